@@ -1,0 +1,198 @@
+# rspwalk -- one non-recursive Makefile.  `make help` lists the targets.
+#
+# Out-of-tree builds: build/release (default), build/asan (ASan+UBSan, unit
+# tests), build/fuzz (clang libFuzzer).  Sources are found by folder, so a new
+# .c file in a module folder is built without touching this file.
+
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+
+PREFIX ?= /usr/local
+CC ?= cc
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+CLANG ?= clang
+V ?= 0
+Q := $(if $(filter 1,$(V)),,@)
+
+VERSION := 0.1.0
+
+CSTD := -std=c11 -D_POSIX_C_SOURCE=200809L
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
+        -Wundef -Wwrite-strings -Wvla -Wimplicit-fallthrough
+WERROR ?= -Werror
+INCS := -I. -Iinclude -I/usr/include/libdwarf $(shell pkg-config --cflags capstone 2>/dev/null)
+LIBS := -lelf -ldwarf -lcapstone -lexpat -lz
+OPT ?= -O2 -g
+SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+BASE_CFLAGS = $(CSTD) $(WARN) $(WERROR) $(INCS) -MMD -MP -DSW_VERSION='"$(VERSION)"'
+
+LIB_SRCS := $(sort $(wildcard util/*.c rsp/*.c arch/*.c targets/*.c walker/*.c walker/steppers/*.c))
+CLI_SRCS := $(sort $(wildcard cli/*.c))
+TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+UNIT_NAMES := $(patsubst tests/unit/%.c,%,$(UNIT_SRCS))
+FUZZ_NAMES := $(patsubst tests/fuzz/%.c,%,$(FUZZ_SRCS))
+PUBLIC_HDRS := $(sort $(wildcard include/rspwalk/*.h))
+
+# ---- per-configuration rules ----------------------------------------------
+# $(call config,NAME,CC,EXTRA_CFLAGS,EXTRA_LDFLAGS)
+define config
+$(1)_DIR := build/$(1)
+$(1)_CFLAGS := $$(BASE_CFLAGS) $(3)
+$(1)_LDFLAGS := $(4)
+$(1)_LIB_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(LIB_SRCS))
+$(1)_CLI_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(CLI_SRCS))
+$(1)_TOOL_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(TOOL_SRCS))
+
+build/$(1)/%.o: %.c
+	@mkdir -p $$(@D)
+	$$(if $$(Q),@echo "  CC[$(1)] $$<")
+	$$(Q)$(2) $$($(1)_CFLAGS) -c -o $$@ $$<
+
+build/$(1)/librspwalk.a: $$($(1)_LIB_OBJS)
+	@mkdir -p $$(@D)
+	$$(Q)rm -f $$@ && ar rcs $$@ $$^
+
+build/$(1)/rspwalk: $$($(1)_CLI_OBJS) build/$(1)/librspwalk.a
+	$$(if $$(Q),@echo "  LD[$(1)] $$@")
+	$$(Q)$(2) $$($(1)_CFLAGS) -o $$@ $$($(1)_CLI_OBJS) build/$(1)/librspwalk.a $$(LIBS) $$($(1)_LDFLAGS)
+
+build/$(1)/tests/%: build/$(1)/tests/unit/%.o $$($(1)_TOOL_OBJS) build/$(1)/librspwalk.a
+	@mkdir -p $$(@D)
+	$$(if $$(Q),@echo "  LD[$(1)] $$@")
+	$$(Q)$(2) $$($(1)_CFLAGS) -o $$@ $$< $$($(1)_TOOL_OBJS) build/$(1)/librspwalk.a -lcmocka $$(LIBS) $$($(1)_LDFLAGS)
+
+-include $$(wildcard build/$(1)/*/*.d build/$(1)/*/*/*.d build/$(1)/*/*/*/*.d)
+endef
+
+$(eval $(call config,release,$(CC),$(OPT) -fPIC -fvisibility=hidden -DSW_TESTING,))
+$(eval $(call config,asan,$(CC),-O1 -g $(SAN) -DSW_TESTING,$(SAN)))
+$(eval $(call config,fuzz,$(CLANG),-O1 -g -fsanitize=fuzzer-no-link,address,undefined -DSW_TESTING,))
+
+# The shared library carries only the public API (visibility=hidden elsewhere).
+build/release/librspwalk.so: $(release_LIB_OBJS)
+	$(if $(Q),@echo "  LD[release] $@")
+	$(Q)$(CC) -shared -Wl,-soname,librspwalk.so.0 -o $@ $^ $(LIBS)
+
+UNIT_BINS := $(addprefix build/release/tests/,$(UNIT_NAMES))
+ASAN_BINS := $(addprefix build/asan/tests/,$(UNIT_NAMES))
+
+build/fuzz/%: tests/fuzz/%.c build/fuzz/librspwalk.a
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  FUZZ $@")
+	$(Q)$(CLANG) $(fuzz_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< build/fuzz/librspwalk.a $(LIBS)
+FUZZ_BINS := $(addprefix build/fuzz/,$(FUZZ_NAMES))
+
+# ---- fixtures and integration ---------------------------------------------
+-include fixtures/fixtures.mk
+
+.PHONY: all lib cli check check-unit check-asan check-fuzz fuzz check-integration \
+        check-valgrind check-headers check-symbols format format-check fixtures install \
+        uninstall demo bench clean help deps
+
+all: build/release/librspwalk.a build/release/librspwalk.so build/release/rspwalk
+lib: build/release/librspwalk.a build/release/librspwalk.so
+cli: build/release/rspwalk
+
+deps:
+	$(Q)scripts/deps
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)scripts/check-run format-check check-headers check-symbols check-unit check-asan \
+	    check-fuzz check-integration check-valgrind
+
+check-unit: $(UNIT_BINS)
+	$(Q)tests/run-units build/release/tests $(UNIT_NAMES)
+
+check-asan: $(ASAN_BINS)
+	$(Q)ASAN_OPTIONS=detect_leaks=1 tests/run-units build/asan/tests $(UNIT_NAMES)
+
+FUZZ_SECONDS ?= 10
+check-fuzz: $(FUZZ_BINS)
+	$(Q)tests/run-fuzz $(FUZZ_SECONDS) $(FUZZ_BINS)
+
+fuzz: $(FUZZ_BINS)
+	$(Q)tests/run-fuzz $(or $(FUZZ_LONG),300) $(FUZZ_BINS)
+
+check-integration: build/release/rspwalk fixtures
+	$(Q)tests/integration/run-all
+
+check-valgrind: build/release/rspwalk fixtures
+	$(Q)tests/integration/run-valgrind
+
+check-headers:
+	$(Q)set -e; for h in $(PUBLIC_HDRS); do \
+	    echo "#include \"$${h#include/}\"" | $(CC) $(CSTD) $(WARN) -Werror -Iinclude -x c -fsyntax-only - \
+	    || { echo "check-headers: $$h does not compile on its own"; exit 1; }; \
+	done; echo "check-headers: $(words $(PUBLIC_HDRS)) headers compile on their own"
+
+# Every exported symbol carries a module prefix (libunwind's check-namespace).
+check-symbols: build/release/librspwalk.a build/release/librspwalk.so
+	$(Q)bad=$$(nm -g --defined-only build/release/librspwalk.a | awk 'NF==3{print $$3}' \
+	    | grep -Ev '^(sw_|rsp_|arch_|tgt_)' | sort -u); \
+	if [ -n "$$bad" ]; then echo "check-symbols: symbols without a module prefix:"; echo "$$bad"; exit 1; fi; \
+	bad=$$(nm -D --defined-only build/release/librspwalk.so | awk 'NF==3{print $$3}' \
+	    | grep -Ev '^(sw_|rsp_|arch_|_init|_fini)' | sort -u); \
+	if [ -n "$$bad" ]; then echo "check-symbols: the shared library exports:"; echo "$$bad"; exit 1; fi; \
+	echo "check-symbols: every symbol has a module prefix"
+
+FORMAT_SRCS = $(filter-out %.def,$(LIB_SRCS) $(CLI_SRCS) $(TOOL_SRCS) $(UNIT_SRCS) $(FUZZ_SRCS) \
+              $(wildcard util/*.h rsp/*.h arch/*.h targets/*.h walker/*.h walker/steppers/*.h \
+              cli/*.h tests/tools/*.h) $(PUBLIC_HDRS) $(wildcard fixtures/src/*.c))
+format:
+	$(Q)clang-format -i $(FORMAT_SRCS)
+format-check:
+	$(Q)clang-format --dry-run -Werror $(FORMAT_SRCS) && echo "format-check: $(words $(FORMAT_SRCS)) files formatted"
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/rspwalk \
+	    $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 build/release/librspwalk.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 build/release/librspwalk.so $(DESTDIR)$(PREFIX)/lib/librspwalk.so.0
+	ln -sf librspwalk.so.0 $(DESTDIR)$(PREFIX)/lib/librspwalk.so
+	install -m 644 $(PUBLIC_HDRS) $(DESTDIR)$(PREFIX)/include/rspwalk/
+	install -m 755 build/release/rspwalk $(DESTDIR)$(PREFIX)/bin/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' rspwalk.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rspwalk.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/lib/librspwalk.a $(DESTDIR)$(PREFIX)/lib/librspwalk.so \
+	    $(DESTDIR)$(PREFIX)/lib/librspwalk.so.0 $(DESTDIR)$(PREFIX)/bin/rspwalk \
+	    $(DESTDIR)$(PREFIX)/lib/pkgconfig/rspwalk.pc
+	rm -rf $(DESTDIR)$(PREFIX)/include/rspwalk
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all fixtures
+	$(Q)scripts/demo
+
+bench: all fixtures
+	$(Q)scripts/bench
+
+clean:
+	rm -rf build
+
+help:
+	@echo "rspwalk make targets:"
+	@echo "  all                library (build/release/librspwalk.a, .so) and the rspwalk CLI"
+	@echo "  demo               install what is missing, build, walk a fixture under gdbserver"
+	@echo "  check              everything CI runs (.ci/run): the targets below, in order"
+	@echo "  format-check       clang-format --dry-run over every source"
+	@echo "  check-headers      each public header compiles on its own"
+	@echo "  check-symbols      every exported symbol has a module prefix"
+	@echo "  check-unit         cmocka unit tests, release build"
+	@echo "  check-asan         the same unit tests under ASan+UBSan"
+	@echo "  check-fuzz         each libFuzzer target for FUZZ_SECONDS (10)"
+	@echo "  check-integration  walks under real gdbserver against gdb-multiarch's backtrace"
+	@echo "  check-valgrind     the CLI under valgrind: no errors, no leaks"
+	@echo "  fuzz               each libFuzzer target for FUZZ_LONG seconds (300)"
+	@echo "  fixtures           fixture programs under build/fixtures/<arch>/"
+	@echo "  bench              timings and round trips, written to docs/bench.md"
+	@echo "  install            PREFIX=$(PREFIX): library, headers, CLI, pkg-config file"
+	@echo "  format             clang-format -i over every source"
+	@echo "  clean              remove build/"
+	@echo "Variables: V=1 shows commands; WERROR= to build without -Werror."

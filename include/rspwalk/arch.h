@@ -1,0 +1,102 @@
+/* rspwalk/arch.h -- architecture descriptions: leaf tables, no I/O.
+ *
+ * One static const struct arch_desc per target architecture, built and tested
+ * on every host.  Registers are named by their DWARF number; the few roles
+ * DWARF lacks (the PC where it is not a DWARF column) get a pseudo number
+ * above every real one.  Target byte order is decoded only through arch_load.
+ */
+#ifndef RSPWALK_ARCH_H
+#define RSPWALK_ARCH_H
+
+#include "rspwalk/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum arch_role {
+    ARCH_ROLE_NONE = 0,
+    ARCH_ROLE_PC,
+    ARCH_ROLE_SP,
+    ARCH_ROLE_FP,
+    ARCH_ROLE_RA,
+};
+
+/* One register row of a .def table. */
+struct arch_reg {
+    const char *name; /* as gdb's target descriptions name it: "rip", "x29", "r1" */
+    int16_t dwarf;    /* DWARF number; -1 if the register has none */
+    int16_t gdb;      /* gdb's default register number (no target.xml); -1 if none */
+    uint8_t size;     /* bytes in the g packet */
+    uint8_t role;     /* enum arch_role */
+};
+
+/* The Linux signal frame as the return trampoline sees it.  At the first
+ * instruction of the trampoline the stack pointer SP is known; the saved
+ * general registers of the interrupted code are at
+ * SP + uc_offset + mcontext_offset + i * greg_size for each row i. */
+struct arch_sigframe {
+    uint32_t uc_offset;        /* from SP at the trampoline to the ucontext */
+    uint32_t mcontext_offset;  /* from the ucontext to the saved general registers */
+    uint8_t greg_size;         /* bytes per saved register */
+    const int16_t *greg_dwarf; /* DWARF number of each saved slot, -1 to skip */
+    size_t ngregs;
+    const uint8_t *tramp;      /* the rt_sigreturn trampoline's instruction bytes */
+    size_t tramp_len;
+};
+
+struct arch_desc {
+    const char *name;       /* "x86_64": the JSON "arch" value */
+    const char *tdesc_arch; /* "i386:x86-64": <architecture> in target.xml */
+    uint16_t elf_machine;   /* EM_X86_64 */
+    uint8_t elf_class;      /* ELFCLASS64 */
+    uint8_t word_size;      /* bytes in an address */
+    bool big_endian;
+    const struct arch_reg *regs; /* nregs rows */
+    size_t nregs;
+    int16_t dw_pc, dw_sp, dw_fp, dw_ra; /* DWARF numbers of the roles (see above) */
+    uint16_t dw_max;        /* every DWARF number of this arch is below this */
+    int cs_arch, cs_mode;   /* capstone, used only by walker/disasm.c */
+    uint8_t call_ra_on_stack; /* 1 if a call pushes the return address (x86) */
+    uint8_t pc_after_trap;  /* bytes a software breakpoint advances the PC (x86: 1) */
+    const struct arch_sigframe *sigframe; /* Linux rt signal frame; NULL if unknown */
+};
+
+extern SW_API const struct arch_desc arch_x86_64;
+
+/* The description for an ELF header's e_machine, EI_CLASS and EI_DATA.
+ * Returns NULL if no supported architecture matches. */
+SW_API const struct arch_desc *arch_by_elf(uint16_t e_machine, uint8_t ei_class, uint8_t ei_data);
+
+/* The description for target.xml's <architecture> text ("i386:x86-64").
+ * Returns NULL if none matches. */
+SW_API const struct arch_desc *arch_by_tdesc(const char *architecture);
+
+/* The description named NAME ("x86_64"); NULL if none. */
+SW_API const struct arch_desc *arch_by_name(const char *name);
+
+/* Every description, NULL-terminated; static. */
+SW_API const struct arch_desc *const *arch_all(void);
+
+/* The row named NAME (case-insensitive, as target.xml requires); NULL if none. */
+SW_API const struct arch_reg *arch_reg_by_name(const struct arch_desc *a, const char *name);
+
+/* The row whose DWARF number is DW; NULL if none. */
+SW_API const struct arch_reg *arch_reg_by_dwarf(const struct arch_desc *a, int dw);
+
+/* The row with gdb's default number GDB; NULL if none. */
+SW_API const struct arch_reg *arch_reg_by_gdb(const struct arch_desc *a, int gdb);
+
+/* Decode SIZE (1, 2, 4 or 8) bytes at P in A's byte order. */
+SW_API uint64_t arch_load(const struct arch_desc *a, const uint8_t *p, size_t size);
+
+/* Encode V as SIZE bytes at P in A's byte order. */
+SW_API void arch_store(const struct arch_desc *a, uint8_t *p, size_t size, uint64_t v);
+
+/* The name of DWARF register DW on A ("rbp"), or NULL. */
+SW_API const char *arch_dwarf_name(const struct arch_desc *a, int dw);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RSPWALK_ARCH_H */

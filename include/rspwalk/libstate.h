@@ -1,0 +1,74 @@
+/* rspwalk/libstate.h -- LibraryState: the modules loaded in the target.
+ *
+ * Built from what the ProcessState reports (libraries-svr4), the executable
+ * (--exe, else the stub's exec-file) and the auxiliary vector (the PIE load
+ * bias); each module resolved to a local file under the sysroot.
+ */
+#ifndef RSPWALK_LIBSTATE_H
+#define RSPWALK_LIBSTATE_H
+
+#include "rspwalk/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sw_proc;
+struct sw_libstate;
+struct sw_elf;
+
+/* One loaded module (StackwalkerAPI's LibAddrPair, grown). */
+struct sw_lib {
+    char *name;       /* owned: the target's path, or "[vdso]" */
+    char *path;       /* owned: the local file read for it; NULL if none was found */
+    sw_addr bias;     /* load displacement: runtime address = link-time address + bias */
+    sw_addr start;    /* lowest runtime address of its PT_LOAD segments */
+    sw_addr end;      /* one past the highest */
+    sw_addr l_ld;     /* runtime address of PT_DYNAMIC, 0 if unknown */
+    bool is_exe;      /* the main executable */
+    struct sw_elf *elf; /* borrowed from the libstate's ELF cache; NULL if no local file */
+};
+
+struct sw_libstate_config {
+    const char *sysroot;   /* prefix for target paths; NULL or "" for none */
+    const char *exe;       /* local executable, overriding the stub's exec-file */
+    const char *debug_dir; /* separate debug files; NULL means /usr/lib/debug */
+};
+
+/* A new library state over P (borrowed: must outlive it).  Nothing is read
+ * from the target until sw_libstate_refresh.  Returns 0, SW_ENOMEM.
+ * *OUT: caller frees with sw_libstate_free. */
+SW_API int sw_libstate_new(struct sw_proc *p, const struct sw_libstate_config *cfg,
+                           struct sw_libstate **out);
+
+/* Free LS and every module and ELF file it holds.  NULL is a no-op. */
+SW_API void sw_libstate_free(struct sw_libstate *ls);
+
+/* notifyOfUpdate: read the module list from the target again.  Returns 0, or
+ * an error when even the executable cannot be placed. */
+SW_API int sw_libstate_refresh(struct sw_libstate *ls);
+
+/* getLibraryAtAddr: the module whose segments cover ADDR.  *LIB is valid until
+ * the next refresh.  Returns 0 or SW_ENOENT. */
+SW_API int sw_libstate_lib_at(struct sw_libstate *ls, sw_addr addr, const struct sw_lib **lib);
+
+/* getLibraries: every module; *LIBS valid until the next refresh. */
+SW_API int sw_libstate_libs(struct sw_libstate *ls, const struct sw_lib **libs, size_t *n);
+
+/* getLibOffset: the module covering ADDR and ADDR's offset from its bias. */
+SW_API int sw_libstate_lib_offset(struct sw_libstate *ls, sw_addr addr, const char **name,
+                                  sw_addr *offset);
+
+/* The message of the last failure; valid until the next call on LS. */
+SW_API const char *sw_libstate_errmsg(const struct sw_libstate *ls);
+
+/* Callback for a load or unload seen by a refresh. */
+typedef void (*sw_lib_change_cb)(void *arg, const struct sw_lib *lib, int change);
+
+/* Call CB for every module that a refresh adds (change 0) or drops (change 1). */
+SW_API void sw_libstate_set_change_cb(struct sw_libstate *ls, sw_lib_change_cb cb, void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RSPWALK_LIBSTATE_H */

@@ -1,0 +1,125 @@
+/* rspwalk/proc.h -- ProcessState and ProcDebug: the walker's view of a target.
+ *
+ * A backend embeds struct sw_proc as its first member and hands it a static
+ * const struct sw_proc_ops.  The walker reads registers and memory only
+ * through that table.  The RSP backend (targets/) is the default one; tests
+ * use a fake over tables of registers and memory.
+ */
+#ifndef RSPWALK_PROC_H
+#define RSPWALK_PROC_H
+
+#include "rspwalk/arch.h"
+#include "rspwalk/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sw_proc;
+
+/* One module the target reports as loaded (libraries-svr4 or the link map). */
+struct sw_modinfo {
+    char *name;      /* owned: the path as the target knows it */
+    sw_addr l_addr;  /* load displacement (link_map.l_addr) */
+    sw_addr l_ld;    /* address of its PT_DYNAMIC, 0 if unknown */
+    sw_addr lm;      /* address of its link_map, 0 if unknown */
+};
+
+/* Free an array of N modules returned by sw_proc_ops.modules.  NULL is a no-op. */
+SW_API void sw_modinfo_free(struct sw_modinfo *mods, size_t n);
+
+/* Operations a ProcessState backend provides.
+ *
+ * REQUIRED members must be non-NULL: sw_proc_init() fails with SW_EINVAL
+ * otherwise.  OPTIONAL members may be NULL; the default is named beside each.
+ * Every member returns 0 or a negative SW_E* code, writes its out parameters
+ * only when it returns 0, and leaves a message in P->err when it fails.
+ * The table is borrowed: it must outlive every sw_proc that points at it.
+ */
+struct sw_proc_ops {
+    /* REQUIRED.  Copy LEN bytes of target memory at ADDR into BUF.  Memory
+     * that cannot be read is SW_EMEM naming ADDR, never a partial success. */
+    int (*read_mem)(struct sw_proc *p, sw_addr addr, void *buf, size_t len);
+
+    /* REQUIRED.  Store in *VAL the value of DWARF register REGNO (or the
+     * arch's pseudo PC number) of thread TID, in host byte order.
+     * SW_ENOREG if the target has no such register. */
+    int (*read_reg)(struct sw_proc *p, sw_tid tid, unsigned regno, sw_word *val);
+
+    /* OPTIONAL (default: the single thread P->default_tid).  Store up to MAX
+     * thread ids in TIDS and the number of threads in *N (which may exceed MAX). */
+    int (*threads)(struct sw_proc *p, sw_tid *tids, size_t max, size_t *n);
+
+    /* OPTIONAL (default: "TID" in decimal).  Write the thread's id as the
+     * stub prints it ("p1f2.1f2") into BUF of LEN bytes, NUL-terminated. */
+    int (*thread_label)(struct sw_proc *p, sw_tid tid, char *buf, size_t len);
+
+    /* OPTIONAL (default: SW_EUNSUP).  The modules the target reports as
+     * loaded, the main executable excluded.  *MODS: caller frees with
+     * sw_modinfo_free(*MODS, *N). */
+    int (*modules)(struct sw_proc *p, struct sw_modinfo **mods, size_t *n);
+
+    /* OPTIONAL (default: SW_EUNSUP).  The raw auxiliary vector in target
+     * format.  *BUF: caller frees with free(). */
+    int (*auxv)(struct sw_proc *p, uint8_t **buf, size_t *len);
+
+    /* OPTIONAL (default: P->exe_path or SW_EUNSUP).  The main executable's
+     * path on the target.  *PATH: caller frees with free(). */
+    int (*exec_path)(struct sw_proc *p, char **path);
+
+    /* OPTIONAL (default: nothing to release).  Called once by sw_proc_free(). */
+    void (*destroy)(struct sw_proc *p);
+};
+
+/* ProcDebug: control of a target that can be stopped and resumed.  Every
+ * member is REQUIRED when the table is present; sw_proc.debug may be NULL. */
+struct sw_procdebug_ops {
+    /* Stop thread TID, or every thread if TID is SW_TID_DEFAULT. */
+    int (*pause)(struct sw_proc *p, sw_tid tid);
+    /* Resume thread TID, or every thread if TID is SW_TID_DEFAULT, delivering
+     * signal SIG (gdb's numbering; 0 for none) to the thread that stopped. */
+    int (*resume)(struct sw_proc *p, sw_tid tid, int sig);
+    /* Detach.  LEAVE_STOPPED keeps the target stopped where the stub allows it. */
+    int (*detach)(struct sw_proc *p, bool leave_stopped);
+    /* Whether the target has exited or was killed. */
+    bool (*is_terminated)(struct sw_proc *p);
+    /* A descriptor that polls readable when a debug event may be pending. */
+    int (*notification_fd)(struct sw_proc *p);
+    /* Wait for (BLOCK) or poll for the next stop or exit and take it in.
+     * Returns 0 when an event was handled, SW_ETIMEDOUT when none came. */
+    int (*handle_debug_event)(struct sw_proc *p, bool block);
+};
+
+struct sw_proc {
+    const struct sw_proc_ops *ops;          /* borrowed, static */
+    const struct sw_procdebug_ops *debug;   /* borrowed, static; NULL: no ProcDebug */
+    const struct arch_desc *arch;           /* borrowed, static table in arch/ */
+    int64_t pid;                            /* 0 if the target has no process id */
+    sw_tid default_tid;                     /* the thread that reported the stop */
+    char *exe_path;                         /* owned, may be NULL: the local executable */
+    struct sw_errbuf err;                   /* last failure on this object */
+};
+
+/* Initialise the base of a backend.  OPS must have read_mem and read_reg,
+ * ARCH must be non-NULL.  Returns 0 or SW_EINVAL. */
+SW_API int sw_proc_init(struct sw_proc *p, const struct sw_proc_ops *ops,
+                        const struct sw_procdebug_ops *debug, const struct arch_desc *arch);
+
+/* Call OPS->destroy, free EXE_PATH and the object itself with free().
+ * NULL is a no-op.  Backends allocate the object with malloc. */
+SW_API void sw_proc_free(struct sw_proc *p);
+
+/* Read one target word (the arch's word size and byte order) at ADDR. */
+SW_API int sw_proc_read_word(struct sw_proc *p, sw_addr addr, sw_word *val);
+
+/* The OPTIONAL wrappers: apply the defaults named in struct sw_proc_ops. */
+SW_API int sw_proc_threads(struct sw_proc *p, sw_tid *tids, size_t max, size_t *n);
+SW_API int sw_proc_thread_label(struct sw_proc *p, sw_tid tid, char *buf, size_t len);
+
+/* The message of the last failure on P; valid until the next call on P. */
+SW_API const char *sw_proc_errmsg(const struct sw_proc *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RSPWALK_PROC_H */

@@ -1,0 +1,214 @@
+/* rspwalk/rsp.h -- the GDB Remote Serial Protocol client session.
+ *
+ * A session speaks to one stub over one transport: the connect sequence,
+ * features, stop replies, threads, registers, memory, qXfer objects and
+ * resumption.  It knows nothing of walking stacks.  Every read has a
+ * timeout; every packet sent and received is counted.
+ */
+#ifndef RSPWALK_RSP_H
+#define RSPWALK_RSP_H
+
+#include "rspwalk/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rsp_session;
+struct rsp_transport;
+
+/* Features a stub may offer in its qSupported reply, or that we probe. */
+enum rsp_feat {
+    RSP_FEAT_NOACK = 0,        /* QStartNoAckMode+ */
+    RSP_FEAT_MULTIPROCESS,     /* multiprocess+ */
+    RSP_FEAT_XFER_FEATURES,    /* qXfer:features:read+ */
+    RSP_FEAT_XFER_THREADS,     /* qXfer:threads:read+ */
+    RSP_FEAT_XFER_LIBS_SVR4,   /* qXfer:libraries-svr4:read+ */
+    RSP_FEAT_XFER_AUXV,        /* qXfer:auxv:read+ */
+    RSP_FEAT_XFER_EXEC_FILE,   /* qXfer:exec-file:read+ */
+    RSP_FEAT_QPASS_SIGNALS,    /* QPassSignals+ */
+    RSP_FEAT_VCONT,            /* vContSupported+ */
+    RSP_FEAT_BINARY_UPLOAD,    /* binary-upload+ (the 'x' packet) */
+    RSP_FEAT_P_PACKET,         /* 'p' answered (probed; gdbserver has none) */
+    RSP_FEAT__COUNT
+};
+
+/* Thread ids as the stub writes them: "pPID.TID" with multiprocess, "TID"
+ * without.  -1 means all, 0 means any. */
+struct rsp_thread_id {
+    int64_t pid; /* 0 when the stub does not use multiprocess ids */
+    int64_t tid;
+};
+
+/* Registers a stop reply carried ("expedited"): raw bytes in target order. */
+struct rsp_expedited {
+    unsigned regnum; /* the stub's register number */
+    uint8_t len;
+    uint8_t bytes[64];
+};
+
+#define RSP_MAX_EXPEDITED 16
+
+enum rsp_stop_kind {
+    RSP_STOP_NONE = 0,
+    RSP_STOP_SIGNAL, /* S or T: stopped by signal SIGNAL */
+    RSP_STOP_EXITED, /* W: exited with status CODE */
+    RSP_STOP_KILLED, /* X: killed by signal SIGNAL */
+    RSP_STOP_NO_RESUMED, /* N: no resumed threads left */
+};
+
+/* A parsed stop reply.  Signals are gdb's numbers (SIGTRAP is 5). */
+struct rsp_stop {
+    enum rsp_stop_kind kind;
+    int signal;
+    int code;
+    bool has_thread;
+    struct rsp_thread_id thread;
+    int core;             /* -1 if not given */
+    bool swbreak, hwbreak, library;
+    size_t nexpedited;
+    struct rsp_expedited expedited[RSP_MAX_EXPEDITED];
+};
+
+/* One register of the target description. */
+struct rsp_treg {
+    char *name;       /* owned */
+    char *feature;    /* owned: the <feature name> it came from */
+    char *type;       /* owned, may be NULL */
+    unsigned regnum;  /* the stub's number */
+    unsigned bitsize;
+    size_t offset;    /* byte offset in the 'g' reply (registers in regnum order) */
+};
+
+/* A parsed target.xml with its includes. */
+struct rsp_tdesc {
+    char *arch;  /* owned, may be NULL: <architecture> */
+    char *osabi; /* owned, may be NULL: <osabi> */
+    struct rsp_treg *regs; /* owned: nregs rows, in regnum order */
+    size_t nregs;
+    size_t g_size; /* bytes of every register, i.e. the longest 'g' this layout allows */
+};
+
+/* Fetch the document named ANNEX ("i386-64bit.xml") for an xi:include.
+ * Store a malloc'd buffer in *DATA (the parser frees it) and its length. */
+typedef int (*rsp_tdesc_include_fn)(void *arg, const char *annex, char **data, size_t *len);
+
+/* Parse target.xml text XML of LEN bytes, following xi:include through
+ * INCLUDE (may be NULL: includes are then an error).  Comments are
+ * stripped; registers without regnum follow the previous one.  Returns 0,
+ * SW_EPROTO with a message in ERR naming the offset, SW_ENOMEM.
+ * *OUT: caller frees with rsp_tdesc_free. */
+SW_API int rsp_tdesc_parse(const char *xml, size_t len, rsp_tdesc_include_fn include, void *arg,
+                           struct rsp_tdesc **out, struct sw_errbuf *err);
+SW_API void rsp_tdesc_free(struct rsp_tdesc *td);
+
+/* Packet-level counters. */
+struct rsp_stats {
+    uint64_t packets_sent, packets_received;
+    uint64_t bytes_sent, bytes_received; /* every byte on the wire, acks included */
+    uint64_t round_trips;                /* requests that waited for a reply */
+    uint64_t retransmits;                /* packets sent again after a '-' */
+    uint64_t notifications;              /* '%' packets received */
+    uint64_t elapsed_us;                 /* time spent waiting on the link */
+    uint64_t by_kind[64];                /* requests per packet kind (rsp_packet_name) */
+};
+
+struct rsp_session_config {
+    int timeout_ms;   /* per read; 0: the default, 5000 */
+    bool allow_noack; /* use QStartNoAckMode when offered (default true via rsp_session_config_init) */
+    bool trace;       /* print the packet trace to stderr ("-> ..." / "<- ..."); also RSPWALK_DEBUG=pkt */
+};
+
+SW_API void rsp_session_config_init(struct rsp_session_config *cfg);
+
+/* Open a transport for SPEC (HOST:PORT, [V6]:PORT, unix:PATH,
+ * /dev/ttyX[@BAUD], '|COMMAND'), run the connect sequence (qSupported,
+ * QStartNoAckMode when offered, '?', target.xml) and return the session.
+ * Returns 0 or a code with the message in ERR.  *OUT: rsp_session_close. */
+SW_API int rsp_session_open(const char *spec, const struct rsp_session_config *cfg,
+                            struct rsp_session **out, struct sw_errbuf *err);
+
+/* The same over an open transport T, which the session takes over (closed on
+ * failure too). */
+SW_API int rsp_session_connect(struct rsp_transport *t, const struct rsp_session_config *cfg,
+                               struct rsp_session **out, struct sw_errbuf *err);
+
+/* Close the link without detaching or killing: the stub keeps the target as
+ * it is (gdbserver leaves it stopped).  NULL is a no-op. */
+SW_API void rsp_session_close(struct rsp_session *s);
+
+SW_API const char *rsp_session_errmsg(const struct rsp_session *s);
+SW_API bool rsp_has_feature(const struct rsp_session *s, enum rsp_feat f);
+SW_API size_t rsp_packet_size(const struct rsp_session *s);
+/* The largest 'm' request this session will send (PacketSize/2 capped by
+ * the stub's known limit). */
+SW_API size_t rsp_mem_chunk(const struct rsp_session *s);
+SW_API const struct rsp_stats *rsp_session_stats(const struct rsp_session *s);
+/* The name of packet kind I of rsp_stats.by_kind ("m", "g", "qXfer:features"),
+ * or NULL past the last. */
+SW_API const char *rsp_packet_name(size_t i);
+/* The parsed target description, or NULL if the stub sent none. */
+SW_API const struct rsp_tdesc *rsp_session_tdesc(const struct rsp_session *s);
+/* The last stop reply (from '?' or a resume). */
+SW_API const struct rsp_stop *rsp_last_stop(const struct rsp_session *s);
+
+/* Format ID as the stub writes it, into BUF of LEN bytes. */
+SW_API void rsp_thread_id_format(const struct rsp_session *s, struct rsp_thread_id id, char *buf,
+                                 size_t len);
+
+/* The threads: qXfer:threads where offered, else qfThreadInfo/qsThreadInfo.
+ * *IDS: caller frees with free(). */
+SW_API int rsp_threads(struct rsp_session *s, struct rsp_thread_id **ids, size_t *n);
+
+/* Read every register of thread ID with 'g' (after Hg, sent only when the
+ * selection changes).  *BUF points into the session, valid until the next
+ * register read or resume; *LEN is its length in bytes. */
+SW_API int rsp_regs_read(struct rsp_session *s, struct rsp_thread_id id, const uint8_t **buf,
+                         size_t *len);
+
+/* Read register REGNUM of thread ID with 'p' into BUF (up to CAP bytes).
+ * SW_EUNSUP when the stub has no 'p'. */
+SW_API int rsp_reg_read(struct rsp_session *s, struct rsp_thread_id id, unsigned regnum,
+                        uint8_t *buf, size_t cap, size_t *len);
+
+/* Read LEN bytes at ADDR into BUF, split into requests of at most
+ * rsp_mem_chunk bytes.  SW_EMEM naming the address when the stub refuses. */
+SW_API int rsp_mem_read(struct rsp_session *s, uint64_t addr, void *buf, size_t len);
+
+/* Read the whole qXfer OBJECT with ANNEX ("" for none), in chunks.
+ * *DATA is NUL-terminated; caller frees with free().  SW_EUNSUP when the stub
+ * does not offer the object. */
+SW_API int rsp_xfer_read(struct rsp_session *s, const char *object, const char *annex,
+                         char **data, size_t *len);
+
+/* Ask the stub to pass these signals (gdb numbers) without stopping. */
+SW_API int rsp_pass_signals(struct rsp_session *s, const int *sigs, size_t n);
+
+/* Resume: every thread, or only ID when ONLY_ONE; deliver SIG (0: none) to
+ * ID.  Drops the per-stop caches.  Does not wait. */
+SW_API int rsp_resume(struct rsp_session *s, struct rsp_thread_id id, bool only_one, int sig);
+
+/* Wait up to TIMEOUT_MS (-1: the session timeout) for a stop reply after a
+ * resume or an interrupt.  O packets are skipped. */
+SW_API int rsp_wait_stop(struct rsp_session *s, int timeout_ms, struct rsp_stop *out);
+
+/* Send the interrupt byte 0x03 (no wait). */
+SW_API int rsp_interrupt(struct rsp_session *s);
+
+/* Ask '?' again and store the reply in *OUT. */
+SW_API int rsp_query_stop(struct rsp_session *s, struct rsp_stop *out);
+
+/* Detach ('D'); the stub resumes the target. */
+SW_API int rsp_detach(struct rsp_session *s);
+
+/* The descriptor the session reads, for poll(); -1 if none. */
+SW_API int rsp_session_fd(const struct rsp_session *s);
+
+/* Parse a stop reply PKT of LEN bytes (pure).  Returns 0 or SW_EPROTO. */
+SW_API int rsp_stop_parse(const char *pkt, size_t len, struct rsp_stop *out,
+                          struct sw_errbuf *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RSPWALK_RSP_H */

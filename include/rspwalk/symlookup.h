@@ -1,0 +1,48 @@
+/* rspwalk/symlookup.h -- SymbolLookup: from an address to a name.
+ *
+ * The default implementation reads ELF symbol tables with libelf: .symtab,
+ * then .dynsym, then the separate debug file found by build-id.
+ */
+#ifndef RSPWALK_SYMLOOKUP_H
+#define RSPWALK_SYMLOOKUP_H
+
+#include "rspwalk/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sw_symlookup;
+struct sw_libstate;
+
+/* What a lookup finds.  Strings are valid until the symbol lookup is freed
+ * or its library state is refreshed. */
+struct sw_symbol {
+    const char *name;   /* the function's name */
+    sw_addr start;      /* runtime address of its first byte */
+    sw_addr size;       /* bytes; 0 if the symbol has no size */
+    const char *module; /* target path of the module that holds it */
+};
+
+struct sw_symlookup_ops {
+    /* REQUIRED.  The function symbol covering ADDR.  Returns 0, SW_ENOSYM. */
+    int (*lookup)(struct sw_symlookup *s, sw_addr addr, struct sw_symbol *out);
+    /* OPTIONAL (default: free(S)). */
+    void (*destroy)(struct sw_symlookup *s);
+};
+
+struct sw_symlookup {
+    const struct sw_symlookup_ops *ops; /* borrowed, static */
+};
+
+/* The default lookup over the modules of LS (borrowed: must outlive it).
+ * Returns NULL when out of memory.  Free with sw_symlookup_free. */
+SW_API struct sw_symlookup *sw_symlookup_elf_new(struct sw_libstate *ls);
+
+/* Call S->ops->destroy.  NULL is a no-op. */
+SW_API void sw_symlookup_free(struct sw_symlookup *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RSPWALK_SYMLOOKUP_H */

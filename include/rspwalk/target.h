@@ -1,0 +1,44 @@
+/* rspwalk/target.h -- ProcessState backends: the RSP one.
+ *
+ * sw_proc_rsp_new wraps an RSP session as a process: registers from the stop
+ * reply and one 'g' per thread per stop, memory through a per-stop cache of
+ * aligned blocks, and ProcDebug's controls.
+ */
+#ifndef RSPWALK_TARGET_H
+#define RSPWALK_TARGET_H
+
+#include "rspwalk/proc.h"
+#include "rspwalk/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rsp_session;
+
+struct sw_rsp_config {
+    const char *exe;      /* local executable, used for the architecture when the
+                           * stub sends no target description; may be NULL */
+    bool no_cache;        /* read every register and memory range from the stub */
+};
+
+/* A process over session S, which it takes over (closed by sw_proc_free,
+ * also on failure).  The architecture comes from the target description,
+ * else from the ELF header of CFG->exe.  Returns 0 or a code with the
+ * message in ERR; *OUT: caller frees with sw_proc_free. */
+SW_API int sw_proc_rsp_new(struct rsp_session *s, const struct sw_rsp_config *cfg,
+                           struct sw_proc **out, struct sw_errbuf *err);
+
+/* The session under P (borrowed), or NULL if P is not an RSP process. */
+SW_API struct rsp_session *sw_proc_rsp_session(struct sw_proc *p);
+
+/* Signals (gdb numbers) passed to the target without stopping when
+ * handle_debug_event sees them. */
+SW_API int sw_proc_rsp_set_pass(struct sw_proc *p, const int *sigs, size_t n);
+
+/* The stub's id string of TID ("p1f2.1f2"); see sw_proc_thread_label. */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RSPWALK_TARGET_H */

@@ -1,0 +1,118 @@
+/* rspwalk/walker.h -- Walker: walks the stacks of one process.
+ *
+ * A walker owns its ProcessState, StepperGroup, LibraryState and
+ * SymbolLookup.  Walks always end: bounded depth, stack pointers that move
+ * outward (signal frames excepted) and no repeated frame.
+ */
+#ifndef RSPWALK_WALKER_H
+#define RSPWALK_WALKER_H
+
+#include "rspwalk/frame.h"
+#include "rspwalk/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sw_walker;
+struct sw_proc;
+struct sw_stepper;
+struct sw_stepper_group;
+struct sw_libstate;
+struct sw_symlookup;
+struct sw_symbol;
+struct sw_elfcache;
+
+/* Why a walk stopped. */
+enum sw_walk_end {
+    SW_END_NONE = 0,   /* not walked yet */
+    SW_END_BOTTOM,     /* the bottom of the stack was reached */
+    SW_END_NO_STEPPER, /* no stepper could find the caller */
+    SW_END_MEMORY,     /* the caller's frame lies in memory that cannot be read */
+    SW_END_DEPTH,      /* the frame limit was reached */
+    SW_END_CORRUPT,    /* a stepper produced a frame that does not move outward */
+    SW_END_LINK,       /* the link to the target failed (timeout, hang-up) */
+};
+
+/* A walked stack: frames[0] is the top. */
+struct sw_stack {
+    struct sw_frame *frames; /* owned: n frames */
+    size_t n, cap;
+    enum sw_walk_end end;
+};
+
+SW_API void sw_stack_init(struct sw_stack *st);
+SW_API void sw_stack_fini(struct sw_stack *st);
+
+/* The name of END: "bottom", "no-stepper", "memory", "depth", "corrupt", "link". */
+SW_API const char *sw_walk_end_name(enum sw_walk_end end);
+
+struct sw_walker_config {
+    const char *sysroot;   /* where target libraries are found locally; NULL: none */
+    const char *exe;       /* local executable; NULL: ask the target */
+    const char *debug_dir; /* separate debug files; NULL: /usr/lib/debug */
+    size_t max_frames;     /* 0: the default, 4096 */
+    bool no_default_steppers; /* start with an empty stepper group */
+};
+
+/* A walker over PROC, which it takes over (freed by sw_walker_free, also on
+ * failure).  The default steppers are added unless the configuration says
+ * otherwise.  Returns 0, SW_EINVAL, SW_ENOMEM; *OUT: caller frees with
+ * sw_walker_free.  ERR (may be NULL) receives the message on failure. */
+SW_API int sw_walker_new(struct sw_proc *proc, const struct sw_walker_config *cfg,
+                         struct sw_walker **out, struct sw_errbuf *err);
+
+/* Free W, its steppers, process state, library state and symbol lookup. */
+SW_API void sw_walker_free(struct sw_walker *w);
+
+/* The message of the last failure on W; valid until the next call on W. */
+SW_API const char *sw_walker_errmsg(const struct sw_walker *w);
+
+/* walkStack: walk thread TID (SW_TID_DEFAULT: the default thread) into ST,
+ * which is reset first.  Returns 0 whenever at least the top frame was found
+ * (ST->end says why the walk stopped), or an error. */
+SW_API int sw_walk_stack(struct sw_walker *w, sw_tid tid, struct sw_stack *st);
+
+/* walkStackFromFrame: walk from FRAME (copied to ST->frames[0]). */
+SW_API int sw_walk_from_frame(struct sw_walker *w, const struct sw_frame *frame,
+                              struct sw_stack *st);
+
+/* walkSingleFrame: the caller of IN.  Returns 0 with *OUT set, or a negative
+ * code; *END (may be NULL) says why there is no caller: SW_END_BOTTOM when IN
+ * is the bottom (then the code is SW_ENOENT). */
+SW_API int sw_walk_single(struct sw_walker *w, const struct sw_frame *in, struct sw_frame *out,
+                          enum sw_walk_end *end);
+
+/* getInitialFrame: the top frame of thread TID from its registers. */
+SW_API int sw_initial_frame(struct sw_walker *w, sw_tid tid, struct sw_frame *out);
+
+/* getAvailableThreads: up to MAX thread ids in TIDS, their number in *N. */
+SW_API int sw_threads(struct sw_walker *w, sw_tid *tids, size_t max, size_t *n);
+
+/* addStepper: add S (W takes ownership) and let it register its ranges. */
+SW_API int sw_add_stepper(struct sw_walker *w, struct sw_stepper *s);
+
+/* version: the library's version. */
+SW_API void sw_version(int *major, int *minor, int *maintenance);
+
+/* The parts; borrowed, valid until sw_walker_free. */
+SW_API struct sw_proc *sw_walker_proc(struct sw_walker *w);
+SW_API struct sw_stepper_group *sw_walker_group(struct sw_walker *w);
+SW_API struct sw_libstate *sw_walker_libstate(struct sw_walker *w);
+SW_API struct sw_symlookup *sw_walker_symlookup(struct sw_walker *w);
+
+/* getName: the function covering F's lookup PC.  Returns 0, SW_ENOSYM. */
+SW_API int sw_frame_symbol(struct sw_walker *w, const struct sw_frame *f, struct sw_symbol *out);
+
+/* getLibOffset: F's module and the offset of its RA from the module's bias. */
+SW_API int sw_frame_lib_offset(struct sw_walker *w, const struct sw_frame *f, const char **lib,
+                               sw_addr *offset);
+
+/* Record a failure on W from inside a stepper or backend: returns CODE. */
+SW_API int sw_walker_fail(struct sw_walker *w, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RSPWALK_WALKER_H */

@@ -1,0 +1,80 @@
+/* util/alloc.c -- every allocation of the library, with a failure hook for tests.
+ *
+ * The allocation-failure sweep (tests/unit/test_allocfail.c) makes the Nth
+ * allocation fail and checks that the caller returns SW_ENOMEM and leaks nothing.
+ */
+#include "util/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned long alloc_count;
+static unsigned long alloc_fail_at;
+
+static bool
+alloc_should_fail(void)
+{
+    alloc_count++;
+    return alloc_fail_at != 0 && alloc_count == alloc_fail_at;
+}
+
+void
+sw_test_fail_alloc_at(unsigned long n)
+{
+    alloc_count = 0;
+    alloc_fail_at = n;
+}
+
+unsigned long
+sw_test_alloc_count(void)
+{
+    return alloc_count;
+}
+
+void *
+sw_malloc(size_t n)
+{
+    if (alloc_should_fail())
+        return NULL;
+    return malloc(n ? n : 1);
+}
+
+void *
+sw_calloc(size_t n, size_t size)
+{
+    if (alloc_should_fail())
+        return NULL;
+    return calloc(n ? n : 1, size ? size : 1);
+}
+
+void *
+sw_realloc(void *p, size_t n)
+{
+    if (alloc_should_fail())
+        return NULL;
+    return realloc(p, n ? n : 1);
+}
+
+char *
+sw_strndup(const char *s, size_t n)
+{
+    size_t len = strnlen(s, n);
+    char *d = sw_malloc(len + 1);
+    if (d == NULL)
+        return NULL;
+    memcpy(d, s, len);
+    d[len] = '\0';
+    return d;
+}
+
+char *
+sw_strdup(const char *s)
+{
+    return sw_strndup(s, strlen(s));
+}
+
+void
+sw_free(void *p)
+{
+    free(p);
+}

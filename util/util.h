@@ -1,0 +1,81 @@
+/* util/util.h -- shared internals: error messages, allocation, debug output, hex.
+ *
+ * The lowest layer: used by rsp/, arch/, targets/, walker/ and cli/; calls
+ * nothing above it.  Not installed.
+ */
+#ifndef RSPWALK_UTIL_H
+#define RSPWALK_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rspwalk/errors.h"
+#include "rspwalk/types.h"
+
+/* Write a message into E and return CODE:
+ *   return sw_fail(&s->err, SW_EPROTO, "reply to 'm%llx,%zx': ...", ...); */
+int sw_fail(struct sw_errbuf *e, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int sw_vfail(struct sw_errbuf *e, int code, const char *fmt, va_list ap);
+
+/* Put "<prefix>" in front of the message already in E (context from a
+ * higher layer).  Returns E->code. */
+int sw_err_prefix(struct sw_errbuf *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Copy the message and code of SRC into DST; returns SRC->code. */
+int sw_err_copy(struct sw_errbuf *dst, const struct sw_errbuf *src);
+
+void sw_err_clear(struct sw_errbuf *e);
+
+/* Every allocation in the library goes through these, so the test build can
+ * make the Nth one fail (sw_test_fail_alloc_at). */
+void *sw_malloc(size_t n);
+void *sw_calloc(size_t n, size_t size);
+void *sw_realloc(void *p, size_t n);
+char *sw_strdup(const char *s);
+char *sw_strndup(const char *s, size_t n);
+void sw_free(void *p);
+
+/* Test hooks: make allocation number N (1-based, counted from this call)
+ * fail; 0 turns failures off.  sw_test_alloc_count returns allocations so far. */
+void sw_test_fail_alloc_at(unsigned long n);
+unsigned long sw_test_alloc_count(void);
+
+/* Debug channels from RSPWALK_DEBUG=pkt,step,cache,all (read once). */
+enum sw_debug_chan {
+    SW_DBG_PKT = 1u << 0,
+    SW_DBG_STEP = 1u << 1,
+    SW_DBG_CACHE = 1u << 2,
+};
+unsigned sw_debug_mask(void);
+void sw_debug_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define sw_debug(chan, ...)                                                                        \
+    do {                                                                                           \
+        if (sw_debug_mask() & (chan))                                                              \
+            sw_debug_printf(__VA_ARGS__);                                                          \
+    } while (0)
+
+/* Hex helpers.  sw_hex_val returns 0-15 or -1. */
+int sw_hex_val(int c);
+/* Decode 2*N hex digits at S into N bytes at OUT; returns 0 or -1 on a bad digit. */
+int sw_hex_decode(const char *s, size_t n, uint8_t *out);
+/* Encode N bytes at IN as 2*N lowercase hex digits at OUT (not terminated). */
+void sw_hex_encode(const uint8_t *in, size_t n, char *out);
+
+/* A growable byte buffer.  Owned data; sw_buf_fini frees it. */
+struct sw_buf {
+    char *data;
+    size_t len, cap;
+};
+void sw_buf_init(struct sw_buf *b);
+void sw_buf_fini(struct sw_buf *b);
+int sw_buf_append(struct sw_buf *b, const void *p, size_t n); /* 0 or SW_ENOMEM */
+int sw_buf_printf(struct sw_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Keep data NUL-terminated after the last byte (not counted in len). */
+int sw_buf_terminate(struct sw_buf *b);
+
+/* Monotonic microseconds. */
+uint64_t sw_now_us(void);
+
+#endif /* RSPWALK_UTIL_H */

@@ -1,0 +1,84 @@
+/* walker/elf.h -- local ELF files: segments, symbols, code bytes, debug links.
+ *
+ * The ELF cache opens each file once (by path) with libelf and keeps what the
+ * walker needs: the PT_LOAD range, the build-id, function symbols merged from
+ * .symtab, .dynsym and the separate debug file (/usr/lib/debug/.build-id),
+ * and the section contents steppers read instead of target memory.
+ * libelf is included here (elfcache.c, symlookup_elf.c) and nowhere else.
+ */
+#ifndef RSPWALK_WALKER_ELF_H
+#define RSPWALK_WALKER_ELF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rspwalk/arch.h"
+#include "rspwalk/types.h"
+
+struct sw_elfcache;
+struct sw_elf;
+
+/* One function symbol, link-time address. */
+struct sw_elfsym {
+    const char *name; /* valid until the cache is freed */
+    sw_addr value;
+    sw_addr size;
+};
+
+/* A new cache; DEBUG_DIR (NULL: /usr/lib/debug) is where separate debug
+ * files are looked up by build-id.  Returns NULL when out of memory.
+ * Free with sw_elfcache_free. */
+struct sw_elfcache *sw_elfcache_new(const char *debug_dir);
+void sw_elfcache_free(struct sw_elfcache *c);
+
+/* Open PATH (once; later calls return the same object).  Returns 0,
+ * SW_ENOENT (no such file), SW_EBADELF (not ELF, truncated, no PT_LOAD), with
+ * the message in ERR naming PATH and the cause.  *OUT is borrowed, valid
+ * until the cache is freed. */
+int sw_elfcache_open(struct sw_elfcache *c, const char *path, struct sw_elf **out,
+                     struct sw_errbuf *err);
+
+/* Open an ELF image held in memory (the vDSO read from the target): IMAGE of
+ * LEN bytes is copied.  NAME is used in messages and as the cache key. */
+int sw_elfcache_open_mem(struct sw_elfcache *c, const char *name, const void *image, size_t len,
+                         struct sw_elf **out, struct sw_errbuf *err);
+
+const char *sw_elf_path(const struct sw_elf *e);
+/* The separate debug file used for symbols and .debug_frame, or NULL. */
+const char *sw_elf_debug_path(const struct sw_elf *e);
+/* The architecture from the ELF header; NULL if unsupported. */
+const struct arch_desc *sw_elf_arch(const struct sw_elf *e);
+/* ET_EXEC (false) or ET_DYN (true). */
+bool sw_elf_is_dyn(const struct sw_elf *e);
+/* e_entry. */
+sw_addr sw_elf_entry(const struct sw_elf *e);
+/* Lowest p_vaddr and highest p_vaddr+p_memsz of the PT_LOAD segments. */
+void sw_elf_load_range(const struct sw_elf *e, sw_addr *lo, sw_addr *hi);
+/* Link-time address of PT_DYNAMIC, 0 if none. */
+sw_addr sw_elf_dynamic_vaddr(const struct sw_elf *e);
+/* The build-id note: *ID is borrowed; *LEN 0 if the file has none. */
+void sw_elf_build_id(const struct sw_elf *e, const uint8_t **id, size_t *len);
+
+/* The function symbol covering link-time address VADDR: the nearest one at
+ * or below it whose size covers it (a sizeless symbol covers up to the next
+ * symbol).  Among several at the same address the global one wins, then the
+ * one from .symtab.  Returns 0 or SW_ENOSYM. */
+int sw_elf_symbol_at(struct sw_elf *e, sw_addr vaddr, struct sw_elfsym *out);
+
+/* The symbol named NAME (first match: .symtab, .dynsym, debug file).
+ * Returns 0 or SW_ENOSYM. */
+int sw_elf_symbol_by_name(struct sw_elf *e, const char *name, struct sw_elfsym *out);
+
+/* Copy LEN bytes at link-time address VADDR from the file's allocated,
+ * non-NOBITS sections or PT_LOAD file contents (code and read-only data).
+ * Returns 0 or SW_EMEM if any byte is not in the file. */
+int sw_elf_read(struct sw_elf *e, sw_addr vaddr, void *buf, size_t len);
+
+/* The contents of section NAME (".eh_frame") of the file itself, or of the
+ * debug file when FROM_DEBUG.  *DATA borrowed (valid until the cache is
+ * freed), *ADDR its sh_addr.  Returns 0 or SW_ENOENT. */
+int sw_elf_section(struct sw_elf *e, const char *name, bool from_debug, const uint8_t **data,
+                   size_t *len, sw_addr *addr);
+
+#endif /* RSPWALK_WALKER_ELF_H */

@@ -1,0 +1,43 @@
+/* tests/tools/fake_proc.h -- a ProcessState over tables of registers and memory.
+ *
+ * For stepper and walker unit tests: build a stack in memory, set the
+ * registers of frame 0, walk.  Test-only; not part of the library.
+ */
+#ifndef RSPWALK_TESTS_FAKE_PROC_H
+#define RSPWALK_TESTS_FAKE_PROC_H
+
+#include "rspwalk/rspwalk.h"
+
+/* A new fake process of architecture A with one thread (tid 1).  Free with
+ * sw_proc_free (or hand to sw_walker_new). */
+struct sw_proc *fake_proc_new(const struct arch_desc *a);
+
+/* Set DWARF register DW (or the arch's pseudo PC number) of thread TID. */
+void fake_proc_set_reg(struct sw_proc *p, sw_tid tid, unsigned dw, sw_word val);
+
+/* Add a readable region of LEN bytes at ADDR, copied from DATA (zeros if NULL). */
+void fake_proc_add_mem(struct sw_proc *p, sw_addr addr, const void *data, size_t len);
+
+/* Store a target word (arch width and byte order) at ADDR inside a region. */
+void fake_proc_put_word(struct sw_proc *p, sw_addr addr, sw_word val);
+
+/* Copy LEN bytes into a region at ADDR. */
+void fake_proc_put(struct sw_proc *p, sw_addr addr, const void *data, size_t len);
+
+/* The thread list (default: {1}). */
+void fake_proc_set_threads(struct sw_proc *p, const sw_tid *tids, size_t n);
+
+/* Add a module the target reports (what libraries-svr4 would list). */
+void fake_proc_add_module(struct sw_proc *p, const char *name, sw_addr l_addr);
+
+/* The executable path the target reports (exec-file); NULL for none. */
+void fake_proc_set_exec_path(struct sw_proc *p, const char *path);
+
+/* Make every later memory read fail with CODE (SW_ETIMEDOUT to fake a dead
+ * link); 0 restores normal reads. */
+void fake_proc_fail_reads(struct sw_proc *p, int code);
+
+/* Memory reads served so far. */
+unsigned fake_proc_reads(const struct sw_proc *p);
+
+#endif /* RSPWALK_TESTS_FAKE_PROC_H */

@@ -1,0 +1,692 @@
+/* targets/rsp_proc.c -- ProcessState and ProcDebug over an RSP session.
+ *
+ * Registers come from the stop reply's expedited registers, then one 'g' per
+ * thread per stop; memory through a per-stop cache of aligned blocks as large
+ * as the stub safely serves.  Everything is dropped when the target resumes
+ * (DESIGN.md decision 3).  The register map joins the arch table to the
+ * stub's target description by register name (notes/rsp.md section 2.5:
+ * QEMU and gdbserver number registers differently).
+ */
+#include "rspwalk/target.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "rspwalk/rsp.h"
+#include "targets/targets_internal.h"
+#include "util/util.h"
+
+#define TGT_MAX_ROWS 96
+#define TGT_MAX_PASS 64
+/* Below this a failing block is not split further; the request is read as is. */
+#define TGT_MIN_BLOCK 64
+/* Blocks are powers of two up to this (gdbserver 13 serves 9211-byte 'm'). */
+#define TGT_MAX_BLOCK 8192
+
+struct tgt_regmap {
+    bool mapped;
+    unsigned regnum; /* the stub's number */
+    size_t offset;   /* in the 'g' reply */
+    unsigned size;   /* bytes */
+};
+
+struct tgt_gcache {
+    sw_tid tid;
+    uint8_t *data; /* owned */
+    size_t len;
+};
+
+struct tgt_mem_range {
+    sw_addr addr;
+    size_t len;
+    uint8_t *data; /* owned; NULL for a range known to be unreadable */
+};
+
+struct tgt_rsp_proc {
+    struct sw_proc base;
+    struct rsp_session *s; /* owned */
+    struct tgt_regmap map[TGT_MAX_ROWS];
+    struct tgt_gcache *gcache; /* owned: one per thread read this stop */
+    size_t ngcache;
+    struct tgt_mem_range *mem; /* owned: per-stop memory cache */
+    size_t nmem, capmem;
+    struct rsp_thread_id *threads; /* owned: the last thread list */
+    size_t nthreads;
+    struct rsp_stop stop; /* the stop being walked */
+    int pass[TGT_MAX_PASS];
+    size_t npass;
+    size_t block;
+    bool no_cache;
+    bool terminated;
+    bool running;
+};
+
+static struct tgt_rsp_proc *
+to_rp(struct sw_proc *p)
+{
+    return (struct tgt_rsp_proc *)p;
+}
+
+static int
+proc_fail_from_session(struct tgt_rsp_proc *rp, int code)
+{
+    return sw_fail(&rp->base.err, code, "%s", rsp_session_errmsg(rp->s));
+}
+
+/* ---- per-stop caches ---------------------------------------------------- */
+
+static void
+drop_caches(struct tgt_rsp_proc *rp)
+{
+    for (size_t i = 0; i < rp->ngcache; i++)
+        sw_free(rp->gcache[i].data);
+    sw_free(rp->gcache);
+    rp->gcache = NULL;
+    rp->ngcache = 0;
+    for (size_t i = 0; i < rp->nmem; i++)
+        sw_free(rp->mem[i].data);
+    sw_free(rp->mem);
+    rp->mem = NULL;
+    rp->nmem = rp->capmem = 0;
+}
+
+static struct rsp_thread_id
+thread_id_of(struct tgt_rsp_proc *rp, sw_tid tid)
+{
+    struct rsp_thread_id id = {.pid = rp->base.pid, .tid = (int64_t)tid};
+    for (size_t i = 0; i < rp->nthreads; i++)
+        if ((sw_tid)rp->threads[i].tid == tid)
+            return rp->threads[i];
+    if (rp->stop.has_thread && (sw_tid)rp->stop.thread.tid == tid)
+        return rp->stop.thread;
+    return id;
+}
+
+static int
+load_threads(struct tgt_rsp_proc *rp)
+{
+    struct rsp_thread_id *ids;
+    size_t n;
+    int rc = rsp_threads(rp->s, &ids, &n);
+    if (rc < 0)
+        return proc_fail_from_session(rp, rc);
+    free(rp->threads);
+    rp->threads = ids;
+    rp->nthreads = n;
+    return 0;
+}
+
+static bool
+thread_known(struct tgt_rsp_proc *rp, sw_tid tid)
+{
+    if (rp->stop.has_thread && (sw_tid)rp->stop.thread.tid == tid)
+        return true;
+    for (size_t i = 0; i < rp->nthreads; i++)
+        if ((sw_tid)rp->threads[i].tid == tid)
+            return true;
+    return false;
+}
+
+/* ---- registers ---------------------------------------------------------- */
+
+static const struct tgt_regmap *
+map_for_dwarf(struct tgt_rsp_proc *rp, unsigned regno, size_t *row)
+{
+    const struct arch_desc *a = rp->base.arch;
+    for (size_t i = 0; i < a->nregs && i < TGT_MAX_ROWS; i++) {
+        bool hit = a->regs[i].dwarf >= 0 && (unsigned)a->regs[i].dwarf == regno;
+        if (!hit && (int)regno == a->dw_pc && a->regs[i].role == ARCH_ROLE_PC)
+            hit = true;
+        if (hit && rp->map[i].mapped) {
+            *row = i;
+            return &rp->map[i];
+        }
+    }
+    return NULL;
+}
+
+static int
+gcache_get(struct tgt_rsp_proc *rp, sw_tid tid, const uint8_t **data, size_t *len)
+{
+    for (size_t i = 0; i < rp->ngcache; i++)
+        if (rp->gcache[i].tid == tid) {
+            *data = rp->gcache[i].data;
+            *len = rp->gcache[i].len;
+            return 0;
+        }
+    const uint8_t *buf;
+    size_t n;
+    int rc = rsp_regs_read(rp->s, thread_id_of(rp, tid), &buf, &n);
+    if (rc < 0)
+        return proc_fail_from_session(rp, rc);
+    if (rp->no_cache) {
+        *data = buf;
+        *len = n;
+        return 0;
+    }
+    struct tgt_gcache *g = sw_realloc(rp->gcache, (rp->ngcache + 1) * sizeof *g);
+    if (g == NULL)
+        return sw_fail(&rp->base.err, SW_ENOMEM, "caching registers: out of memory");
+    rp->gcache = g;
+    uint8_t *copy = sw_malloc(n);
+    if (copy == NULL)
+        return sw_fail(&rp->base.err, SW_ENOMEM, "caching registers: out of memory");
+    memcpy(copy, buf, n);
+    g[rp->ngcache++] = (struct tgt_gcache){.tid = tid, .data = copy, .len = n};
+    *data = copy;
+    *len = n;
+    return 0;
+}
+
+static int
+rsp_read_reg(struct sw_proc *p, sw_tid tid, unsigned regno, sw_word *val)
+{
+    struct tgt_rsp_proc *rp = to_rp(p);
+    const struct arch_desc *a = p->arch;
+    const struct tgt_regmap *m;
+    size_t row;
+
+    if (rp->terminated)
+        return sw_fail(&p->err, SW_EEXITED, "reading registers: the target has exited");
+    if (tid == SW_TID_DEFAULT)
+        tid = p->default_tid;
+    m = map_for_dwarf(rp, regno, &row);
+    if (m == NULL)
+        return sw_fail(&p->err, SW_ENOREG, "register %s (DWARF %u): not in the target description",
+                       arch_dwarf_name(a, (int)regno) ? arch_dwarf_name(a, (int)regno) : "?",
+                       regno);
+
+    /* Registers the stop reply carried cost nothing. */
+    if (!rp->no_cache && rp->stop.has_thread && (sw_tid)rp->stop.thread.tid == tid) {
+        for (size_t i = 0; i < rp->stop.nexpedited; i++) {
+            const struct rsp_expedited *e = &rp->stop.expedited[i];
+            if (e->regnum == m->regnum && e->len >= m->size) {
+                *val = arch_load(a, e->bytes, m->size);
+                return 0;
+            }
+        }
+    }
+    const uint8_t *g = NULL;
+    size_t glen = 0;
+    int rc = gcache_get(rp, tid, &g, &glen);
+    if (rc < 0)
+        return rc;
+    if (m->offset + m->size <= glen) {
+        *val = arch_load(a, g + m->offset, m->size);
+        return 0;
+    }
+    /* Outside the 'g' reply (QEMU sends only core registers): try 'p'. */
+    uint8_t buf[64];
+    size_t n;
+    rc = rsp_reg_read(rp->s, thread_id_of(rp, tid), m->regnum, buf, sizeof buf, &n);
+    if (rc == 0 && n >= m->size) {
+        *val = arch_load(a, buf, m->size);
+        return 0;
+    }
+    if (rc < 0 && rc != SW_EUNSUP && rc != SW_ESTUB)
+        return proc_fail_from_session(rp, rc);
+    return sw_fail(&p->err, SW_ENOREG, "register %s of thread %" PRIu64 ": not available",
+                   a->regs[row].name, tid);
+}
+
+/* Build the register map: by name from the target description, else gdb's
+ * default numbering with offsets accumulated from register 0. */
+static int
+build_regmap(struct tgt_rsp_proc *rp)
+{
+    const struct arch_desc *a = rp->base.arch;
+    const struct rsp_tdesc *td = rsp_session_tdesc(rp->s);
+    bool any = false;
+
+    memset(rp->map, 0, sizeof rp->map);
+    if (td != NULL && td->nregs > 0) {
+        for (size_t i = 0; i < a->nregs && i < TGT_MAX_ROWS; i++) {
+            for (size_t k = 0; k < td->nregs; k++) {
+                if (strcasecmp(td->regs[k].name, a->regs[i].name) != 0)
+                    continue;
+                rp->map[i] = (struct tgt_regmap){.mapped = true,
+                                                 .regnum = td->regs[k].regnum,
+                                                 .offset = td->regs[k].offset,
+                                                 .size = td->regs[k].bitsize / 8};
+                any = true;
+                break;
+            }
+        }
+        if (!any)
+            return sw_fail(&rp->base.err, SW_ENOARCH,
+                           "target description: none of the %s registers is named in it", a->name);
+        return 0;
+    }
+    /* gdb's built-in layout: registers 0..N in order, sizes from the table. */
+    size_t off = 0;
+    for (int gdbno = 0;; gdbno++) {
+        const struct arch_reg *r = arch_reg_by_gdb(a, gdbno);
+        if (r == NULL)
+            break;
+        size_t i = (size_t)(r - a->regs);
+        if (i < TGT_MAX_ROWS)
+            rp->map[i] = (struct tgt_regmap){
+                .mapped = true, .regnum = (unsigned)gdbno, .offset = off, .size = r->size};
+        off += r->size;
+    }
+    return 0;
+}
+
+/* ---- memory ------------------------------------------------------------- */
+
+static int
+mem_cache_add(struct tgt_rsp_proc *rp, sw_addr addr, size_t len, const uint8_t *data)
+{
+    if (rp->nmem == rp->capmem) {
+        size_t cap = rp->capmem ? rp->capmem * 2 : 16;
+        struct tgt_mem_range *m = sw_realloc(rp->mem, cap * sizeof *m);
+        if (m == NULL)
+            return SW_ENOMEM;
+        rp->mem = m;
+        rp->capmem = cap;
+    }
+    uint8_t *copy = NULL;
+    if (data != NULL) {
+        copy = sw_malloc(len);
+        if (copy == NULL)
+            return SW_ENOMEM;
+        memcpy(copy, data, len);
+    }
+    rp->mem[rp->nmem++] = (struct tgt_mem_range){.addr = addr, .len = len, .data = copy};
+    return 0;
+}
+
+/* The cached range holding [ADDR, ADDR+LEN), or NULL. */
+static const struct tgt_mem_range *
+mem_cache_find(struct tgt_rsp_proc *rp, sw_addr addr, size_t len)
+{
+    for (size_t i = 0; i < rp->nmem; i++) {
+        const struct tgt_mem_range *m = &rp->mem[i];
+        if (addr >= m->addr && addr - m->addr < m->len && len <= m->len - (addr - m->addr))
+            return m;
+    }
+    return NULL;
+}
+
+/* Fetch the aligned block of SIZE bytes around ADDR into the cache; halve it
+ * while the stub refuses (gdbserver answers E01 for a block that crosses the
+ * end of a mapping, notes/rsp.md 2.4). */
+static int
+mem_fetch_block(struct tgt_rsp_proc *rp, sw_addr addr, size_t len, size_t size)
+{
+    uint8_t buf[TGT_MAX_BLOCK];
+
+    for (; size >= TGT_MIN_BLOCK; size /= 2) {
+        sw_addr start = addr & ~(sw_addr)(size - 1);
+        if (addr + len > start + size)
+            continue; /* the request crosses this block: a smaller one won't hold it either */
+        if (mem_cache_find(rp, start, size) != NULL)
+            return 0;
+        int rc = rsp_mem_read(rp->s, start, buf, size);
+        if (rc == 0)
+            return mem_cache_add(rp, start, size, buf) < 0 ? SW_ENOMEM : 0;
+        if (rc != SW_EMEM)
+            return proc_fail_from_session(rp, rc);
+    }
+    return SW_EMEM;
+}
+
+static int
+rsp_read_mem(struct sw_proc *p, sw_addr addr, void *buf, size_t len)
+{
+    struct tgt_rsp_proc *rp = to_rp(p);
+    int rc;
+
+    if (rp->terminated)
+        return sw_fail(&p->err, SW_EEXITED, "reading memory: the target has exited");
+    if (len == 0)
+        return 0;
+    if (addr + len < addr)
+        return sw_fail(&p->err, SW_EMEM, "reading %zu bytes at 0x%" PRIx64 ": wraps around", len,
+                       addr);
+    if (rp->no_cache || len > rp->block) {
+        rc = rsp_mem_read(rp->s, addr, buf, len);
+        return rc < 0 ? proc_fail_from_session(rp, rc) : 0;
+    }
+    const struct tgt_mem_range *m = mem_cache_find(rp, addr, len);
+    if (m == NULL) {
+        rc = mem_fetch_block(rp, addr, len, rp->block);
+        if (rc == SW_EMEM || rc == 0)
+            m = mem_cache_find(rp, addr, len);
+        else
+            return rc;
+        if (m == NULL) {
+            /* No block holds it (it crosses a block boundary, or only the
+             * exact bytes are readable): read exactly what was asked. */
+            rc = rsp_mem_read(rp->s, addr, buf, len);
+            if (rc < 0)
+                return proc_fail_from_session(rp, rc);
+            mem_cache_add(rp, addr, len, buf);
+            return 0;
+        }
+    }
+    if (m->data == NULL)
+        return sw_fail(&p->err, SW_EMEM, "reading %zu bytes at 0x%" PRIx64 ": not readable", len,
+                       addr);
+    memcpy(buf, m->data + (addr - m->addr), len);
+    return 0;
+}
+
+/* ---- threads, modules, files ------------------------------------------- */
+
+static int
+rsp_proc_threads(struct sw_proc *p, sw_tid *tids, size_t max, size_t *n)
+{
+    struct tgt_rsp_proc *rp = to_rp(p);
+    if (rp->terminated)
+        return sw_fail(&p->err, SW_EEXITED, "listing threads: the target has exited");
+    if (rp->threads == NULL) {
+        int rc = load_threads(rp);
+        if (rc < 0)
+            return rc;
+    }
+    for (size_t i = 0; i < rp->nthreads && i < max; i++)
+        tids[i] = (sw_tid)rp->threads[i].tid;
+    *n = rp->nthreads;
+    return 0;
+}
+
+static int
+rsp_thread_label(struct sw_proc *p, sw_tid tid, char *buf, size_t len)
+{
+    struct tgt_rsp_proc *rp = to_rp(p);
+    rsp_thread_id_format(rp->s, thread_id_of(rp, tid), buf, len);
+    return 0;
+}
+
+static int
+rsp_modules(struct sw_proc *p, struct sw_modinfo **mods, size_t *n)
+{
+    struct tgt_rsp_proc *rp = to_rp(p);
+    char *xml;
+    size_t len;
+    int rc;
+
+    if (!rsp_has_feature(rp->s, RSP_FEAT_XFER_LIBS_SVR4))
+        return sw_fail(&p->err, SW_EUNSUP, "library list: the stub offers no libraries-svr4");
+    rc = rsp_xfer_read(rp->s, "libraries-svr4", "", &xml, &len);
+    if (rc < 0)
+        return proc_fail_from_session(rp, rc);
+    rc = tgt_parse_svr4(xml, len, mods, n, &p->err);
+    free(xml);
+    return rc;
+}
+
+static int
+rsp_auxv(struct sw_proc *p, uint8_t **buf, size_t *len)
+{
+    struct tgt_rsp_proc *rp = to_rp(p);
+    char *data;
+    if (!rsp_has_feature(rp->s, RSP_FEAT_XFER_AUXV))
+        return sw_fail(&p->err, SW_EUNSUP, "auxv: the stub does not offer it");
+    int rc = rsp_xfer_read(rp->s, "auxv", "", &data, len);
+    if (rc < 0)
+        return proc_fail_from_session(rp, rc);
+    *buf = (uint8_t *)data;
+    return 0;
+}
+
+static int
+rsp_exec_path(struct sw_proc *p, char **path)
+{
+    struct tgt_rsp_proc *rp = to_rp(p);
+    char annex[32] = "";
+    size_t len;
+    if (!rsp_has_feature(rp->s, RSP_FEAT_XFER_EXEC_FILE))
+        return sw_fail(&p->err, SW_EUNSUP, "exec-file: the stub does not offer it");
+    if (p->pid > 0)
+        snprintf(annex, sizeof annex, "%" PRIx64, (uint64_t)p->pid);
+    int rc = rsp_xfer_read(rp->s, "exec-file", annex, path, &len);
+    return rc < 0 ? proc_fail_from_session(rp, rc) : 0;
+}
+
+static void
+rsp_destroy(struct sw_proc *p)
+{
+    struct tgt_rsp_proc *rp = to_rp(p);
+    drop_caches(rp);
+    free(rp->threads);
+    rsp_session_close(rp->s);
+}
+
+static const struct sw_proc_ops rsp_proc_ops = {
+    .read_mem = rsp_read_mem,
+    .read_reg = rsp_read_reg,
+    .threads = rsp_proc_threads,
+    .thread_label = rsp_thread_label,
+    .modules = rsp_modules,
+    .auxv = rsp_auxv,
+    .exec_path = rsp_exec_path,
+    .destroy = rsp_destroy,
+};
+
+/* ---- ProcDebug ---------------------------------------------------------- */
+
+/* Take in stop reply ST: who stopped, what was expedited; caches dropped. */
+static void
+take_stop(struct tgt_rsp_proc *rp, const struct rsp_stop *st)
+{
+    drop_caches(rp);
+    rp->stop = *st;
+    rp->running = false;
+    if (st->kind == RSP_STOP_EXITED || st->kind == RSP_STOP_KILLED) {
+        rp->terminated = true;
+        return;
+    }
+    if (st->has_thread) {
+        rp->base.default_tid = (sw_tid)st->thread.tid;
+        if (st->thread.pid > 0)
+            rp->base.pid = st->thread.pid;
+    }
+    free(rp->threads); /* threads may have come and gone */
+    rp->threads = NULL;
+    rp->nthreads = 0;
+}
+
+static int
+dbg_resume(struct sw_proc *p, sw_tid tid, int sig)
+{
+    struct tgt_rsp_proc *rp = to_rp(p);
+    struct rsp_thread_id id = thread_id_of(rp, tid == SW_TID_DEFAULT ? p->default_tid : tid);
+    if (rp->terminated)
+        return sw_fail(&p->err, SW_EEXITED, "resuming: the target has exited");
+    drop_caches(rp);
+    int rc = rsp_resume(rp->s, id, tid != SW_TID_DEFAULT, sig);
+    if (rc < 0)
+        return proc_fail_from_session(rp, rc);
+    rp->running = true;
+    return 0;
+}
+
+static bool
+is_passed(struct tgt_rsp_proc *rp, int sig)
+{
+    for (size_t i = 0; i < rp->npass; i++)
+        if (rp->pass[i] == sig)
+            return true;
+    return false;
+}
+
+static int
+dbg_handle_event(struct sw_proc *p, bool block)
+{
+    struct tgt_rsp_proc *rp = to_rp(p);
+    struct rsp_stop st;
+
+    for (;;) {
+        int rc = rsp_wait_stop(rp->s, block ? -1 : 0, &st);
+        if (rc < 0) {
+            if (rc == SW_ETIMEDOUT && !block)
+                return rc;
+            return proc_fail_from_session(rp, rc);
+        }
+        /* A passed signal goes straight back to the thread it stopped
+         * (stubs without QPassSignals report it, notes/peers.md 3). */
+        if (st.kind == RSP_STOP_SIGNAL && st.signal != 0 && is_passed(rp, st.signal)) {
+            struct rsp_thread_id id = st.has_thread ? st.thread : thread_id_of(rp, p->default_tid);
+            rc = rsp_resume(rp->s, id, false, st.signal);
+            if (rc < 0)
+                return proc_fail_from_session(rp, rc);
+            continue;
+        }
+        take_stop(rp, &st);
+        if (rp->terminated)
+            return sw_fail(&p->err, SW_EEXITED, "the target %s %d before stopping",
+                           st.kind == RSP_STOP_EXITED ? "exited with status" : "was killed by signal",
+                           st.kind == RSP_STOP_EXITED ? st.code : st.signal);
+        return 0;
+    }
+}
+
+static int
+dbg_pause(struct sw_proc *p, sw_tid tid)
+{
+    struct tgt_rsp_proc *rp = to_rp(p);
+    (void)tid; /* all-stop stubs stop every thread */
+    if (!rp->running)
+        return 0;
+    int rc = rsp_interrupt(rp->s);
+    if (rc < 0)
+        return proc_fail_from_session(rp, rc);
+    return dbg_handle_event(p, true);
+}
+
+static int
+dbg_detach(struct sw_proc *p, bool leave_stopped)
+{
+    struct tgt_rsp_proc *rp = to_rp(p);
+    if (leave_stopped || rp->terminated)
+        return 0; /* closing the link leaves a gdbserver target stopped */
+    int rc = rsp_detach(rp->s);
+    return rc < 0 ? proc_fail_from_session(rp, rc) : 0;
+}
+
+static bool
+dbg_is_terminated(struct sw_proc *p)
+{
+    return to_rp(p)->terminated;
+}
+
+static int
+dbg_notification_fd(struct sw_proc *p)
+{
+    return rsp_session_fd(to_rp(p)->s);
+}
+
+static const struct sw_procdebug_ops rsp_debug_ops = {
+    .pause = dbg_pause,
+    .resume = dbg_resume,
+    .detach = dbg_detach,
+    .is_terminated = dbg_is_terminated,
+    .notification_fd = dbg_notification_fd,
+    .handle_debug_event = dbg_handle_event,
+};
+
+/* ---- construction ------------------------------------------------------- */
+
+int
+sw_proc_rsp_set_pass(struct sw_proc *p, const int *sigs, size_t n)
+{
+    struct tgt_rsp_proc *rp = to_rp(p);
+    if (n > TGT_MAX_PASS)
+        return sw_fail(&p->err, SW_EINVAL, "passing %zu signals: at most %d", n, TGT_MAX_PASS);
+    memcpy(rp->pass, sigs, n * sizeof *sigs);
+    rp->npass = n;
+    /* Tell stubs that can filter (gdbserver) so they never report them. */
+    if (n > 0 && rsp_has_feature(rp->s, RSP_FEAT_QPASS_SIGNALS)) {
+        int rc = rsp_pass_signals(rp->s, sigs, n);
+        if (rc < 0 && rc != SW_EUNSUP)
+            return proc_fail_from_session(rp, rc);
+    }
+    return 0;
+}
+
+struct rsp_session *
+sw_proc_rsp_session(struct sw_proc *p)
+{
+    return p && p->ops == &rsp_proc_ops ? to_rp(p)->s : NULL;
+}
+
+int
+sw_proc_rsp_new(struct rsp_session *s, const struct sw_rsp_config *cfg, struct sw_proc **out,
+                struct sw_errbuf *err)
+{
+    const struct rsp_tdesc *td = rsp_session_tdesc(s);
+    const struct arch_desc *a = NULL;
+    const char *exe = cfg ? cfg->exe : NULL;
+    int rc;
+
+    if (td != NULL && td->arch != NULL)
+        a = arch_by_tdesc(td->arch);
+    if (a == NULL && exe != NULL) {
+        rc = tgt_arch_from_elf(exe, &a, err);
+        if (rc < 0) {
+            rsp_session_close(s);
+            return rc;
+        }
+    }
+    if (a == NULL) {
+        rc = sw_fail(err, SW_ENOARCH, "target architecture: the stub says %s%s%s and no --exe was given",
+                     td && td->arch ? "\"" : "", td && td->arch ? td->arch : "nothing",
+                     td && td->arch ? "\", which is not supported," : "");
+        rsp_session_close(s);
+        return rc;
+    }
+
+    struct tgt_rsp_proc *rp = calloc(1, sizeof *rp);
+    if (rp == NULL) {
+        rsp_session_close(s);
+        return sw_fail(err, SW_ENOMEM, "creating the process: out of memory");
+    }
+    sw_proc_init(&rp->base, &rsp_proc_ops, &rsp_debug_ops, a);
+    rp->s = s;
+    rp->no_cache = (cfg && cfg->no_cache) || getenv("RSPWALK_NO_CACHE") != NULL;
+    size_t chunk = rsp_mem_chunk(s);
+    rp->block = TGT_MIN_BLOCK;
+    while (rp->block * 2 <= chunk && rp->block * 2 <= TGT_MAX_BLOCK)
+        rp->block *= 2;
+    if (exe != NULL && (rp->base.exe_path = sw_strdup(exe)) == NULL) {
+        sw_proc_free(&rp->base);
+        return sw_fail(err, SW_ENOMEM, "creating the process: out of memory");
+    }
+    rc = build_regmap(rp);
+    if (rc < 0) {
+        sw_err_copy(err, &rp->base.err);
+        sw_proc_free(&rp->base);
+        return rc;
+    }
+    const struct rsp_stop *st = rsp_last_stop(s);
+    if (st != NULL)
+        take_stop(rp, st);
+    if (rp->base.default_tid == SW_TID_DEFAULT && !rp->terminated) {
+        /* No thread in the stop reply: the first listed thread. */
+        rc = load_threads(rp);
+        if (rc == 0 && rp->nthreads > 0) {
+            rp->base.default_tid = (sw_tid)rp->threads[0].tid;
+            if (rp->threads[0].pid > 0)
+                rp->base.pid = rp->threads[0].pid;
+        }
+    }
+    *out = &rp->base;
+    return 0;
+}
+
+int
+tgt_rsp_thread_check(struct sw_proc *p, sw_tid tid)
+{
+    struct tgt_rsp_proc *rp = to_rp(p);
+    if (rp->threads == NULL) {
+        int rc = load_threads(rp);
+        if (rc < 0)
+            return rc;
+    }
+    return thread_known(rp, tid) ? 0 : SW_ENOENT;
+}

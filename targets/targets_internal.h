@@ -1,0 +1,19 @@
+/* targets/targets_internal.h -- helpers shared by the targets/ backends. */
+#ifndef RSPWALK_TARGETS_INTERNAL_H
+#define RSPWALK_TARGETS_INTERNAL_H
+
+#include "rspwalk/rspwalk.h"
+
+/* Parse a qXfer:libraries-svr4 document (XML of LEN bytes) into modules.
+ * *MODS: caller frees with sw_modinfo_free.  Returns 0, SW_EPROTO, SW_ENOMEM. */
+int tgt_parse_svr4(const char *xml, size_t len, struct sw_modinfo **mods, size_t *n,
+                   struct sw_errbuf *err);
+
+/* The architecture of the ELF file at PATH from its header alone.
+ * Returns 0, SW_ENOENT, SW_EBADELF, SW_ENOARCH with the message in ERR. */
+int tgt_arch_from_elf(const char *path, const struct arch_desc **out, struct sw_errbuf *err);
+
+/* Whether thread TID exists in the RSP process P: 0 or SW_ENOENT. */
+int tgt_rsp_thread_check(struct sw_proc *p, sw_tid tid);
+
+#endif /* RSPWALK_TARGETS_INTERNAL_H */

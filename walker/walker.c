@@ -1,0 +1,542 @@
+/* walker/walker.c -- Walker: the walk loop and what it owns.
+ *
+ * Each step asks the stepper group for the steppers covering the frame's
+ * lookup PC, in priority order, until one succeeds or says the stack ends.
+ * Walks always end: a frame limit, stack pointers that move outward (signal
+ * frames excepted), no repeated frame, a timeout on every protocol read.
+ * The steppers themselves live in walker/steppers/.
+ */
+#include "rspwalk/walker.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "walker/stepper_group.h"
+#include "walker/walker_internal.h"
+
+#define SW_DEFAULT_MAX_FRAMES 4096
+
+struct sw_walker {
+    struct sw_proc *proc;           /* owned */
+    struct sw_stepper_group group;  /* owned storage; steppers borrowed from STEPPERS */
+    struct sw_stepper **steppers;   /* owned: every stepper added */
+    size_t nsteppers, capsteppers;
+    struct sw_libstate *libs;       /* owned */
+    struct sw_symlookup *sym;       /* owned */
+    size_t max_frames;
+    struct sw_errbuf err;
+};
+
+void
+sw_version(int *major, int *minor, int *maintenance)
+{
+    *major = 0;
+    *minor = 1;
+    *maintenance = 0;
+}
+
+const char *
+sw_walk_end_name(enum sw_walk_end end)
+{
+    switch (end) {
+    case SW_END_NONE:
+        return "none";
+    case SW_END_BOTTOM:
+        return "bottom";
+    case SW_END_NO_STEPPER:
+        return "no-stepper";
+    case SW_END_MEMORY:
+        return "memory";
+    case SW_END_DEPTH:
+        return "depth";
+    case SW_END_CORRUPT:
+        return "corrupt";
+    case SW_END_LINK:
+        return "link";
+    }
+    return "unknown";
+}
+
+void
+sw_stack_init(struct sw_stack *st)
+{
+    memset(st, 0, sizeof *st);
+}
+
+void
+sw_stack_fini(struct sw_stack *st)
+{
+    sw_free(st->frames);
+    sw_stack_init(st);
+}
+
+static int
+stack_push(struct sw_stack *st, const struct sw_frame *f)
+{
+    if (st->n == st->cap) {
+        size_t cap = st->cap ? st->cap * 2 : 32;
+        struct sw_frame *nf = sw_realloc(st->frames, cap * sizeof *nf);
+        if (nf == NULL)
+            return SW_ENOMEM;
+        st->frames = nf;
+        st->cap = cap;
+    }
+    st->frames[st->n++] = *f;
+    return 0;
+}
+
+int
+sw_walker_fail(struct sw_walker *w, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sw_vfail(&w->err, code, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int
+sw_walker_fail_from_proc(struct sw_walker *w, int code)
+{
+    if (w->proc->err.code == code && w->proc->err.msg[0])
+        return sw_fail(&w->err, code, "%s", w->proc->err.msg);
+    return sw_fail(&w->err, code, "%s", sw_strerror(code));
+}
+
+const char *
+sw_walker_errmsg(const struct sw_walker *w)
+{
+    return w->err.msg;
+}
+
+struct sw_proc *
+sw_walker_proc(struct sw_walker *w)
+{
+    return w->proc;
+}
+
+struct sw_stepper_group *
+sw_walker_group(struct sw_walker *w)
+{
+    return &w->group;
+}
+
+struct sw_libstate *
+sw_walker_libstate(struct sw_walker *w)
+{
+    return w->libs;
+}
+
+struct sw_symlookup *
+sw_walker_symlookup(struct sw_walker *w)
+{
+    return w->sym;
+}
+
+struct sw_elfcache *
+sw_walker_elfcache(struct sw_walker *w)
+{
+    return sw_libstate_elfcache(w->libs);
+}
+
+int
+sw_walker_read_word(struct sw_walker *w, sw_addr addr, sw_word *val)
+{
+    return sw_proc_read_word(w->proc, addr, val);
+}
+
+int
+sw_walker_read_code(struct sw_walker *w, sw_addr addr, void *buf, size_t len)
+{
+    const struct sw_lib *lib;
+
+    /* Code comes from the local file when there is one: no round trip
+     * (DESIGN.md decision 3). */
+    if (sw_libstate_lib_at(w->libs, addr, &lib) == 0 && lib->elf != NULL &&
+        sw_elf_read(lib->elf, addr - lib->bias, buf, len) == 0)
+        return 0;
+    return w->proc->ops->read_mem(w->proc, addr, buf, len);
+}
+
+/* Library changes reach every stepper (newLibraryNotification). */
+static void
+walker_lib_changed(void *arg, const struct sw_lib *lib, int change)
+{
+    struct sw_walker *w = arg;
+    for (size_t i = 0; i < w->nsteppers; i++) {
+        struct sw_stepper *s = w->steppers[i];
+        if (s->ops->library_changed)
+            s->ops->library_changed(s, lib, (enum sw_lib_change)change);
+    }
+}
+
+static void
+stepper_destroy(struct sw_stepper *s)
+{
+    if (s->ops->destroy)
+        s->ops->destroy(s);
+    else
+        sw_free(s);
+}
+
+int
+sw_add_stepper(struct sw_walker *w, struct sw_stepper *s)
+{
+    int rc;
+
+    if (s == NULL || s->ops == NULL || s->ops->caller_frame == NULL || s->ops->name == NULL) {
+        if (s != NULL && s->ops != NULL)
+            stepper_destroy(s);
+        return sw_walker_fail(w, SW_EINVAL, "adding a stepper: it lacks a name or caller_frame");
+    }
+    if (w->nsteppers == w->capsteppers) {
+        size_t cap = w->capsteppers ? w->capsteppers * 2 : 8;
+        struct sw_stepper **n = sw_realloc(w->steppers, cap * sizeof *n);
+        if (n == NULL) {
+            stepper_destroy(s);
+            return sw_walker_fail(w, SW_ENOMEM, "adding stepper %s: out of memory", s->ops->name);
+        }
+        w->steppers = n;
+        w->capsteppers = cap;
+    }
+    w->steppers[w->nsteppers++] = s;
+    s->walker = w;
+    if (s->ops->group_registered)
+        rc = s->ops->group_registered(s, &w->group);
+    else
+        rc = sw_stepper_group_add(&w->group, s, 0, UINT64_MAX);
+    if (rc < 0)
+        return sw_walker_fail(w, rc, "registering stepper %s: %s", s->ops->name, sw_strerror(rc));
+    return 0;
+}
+
+int
+sw_walker_new(struct sw_proc *proc, const struct sw_walker_config *cfg, struct sw_walker **out,
+              struct sw_errbuf *err)
+{
+    struct sw_walker_config def = {0};
+    struct sw_walker *w;
+    int rc;
+
+    if (cfg == NULL)
+        cfg = &def;
+    if (proc == NULL)
+        return sw_fail(err, SW_EINVAL, "creating a walker: no process");
+    w = sw_calloc(1, sizeof *w);
+    if (w == NULL) {
+        sw_proc_free(proc);
+        return sw_fail(err, SW_ENOMEM, "creating a walker: out of memory");
+    }
+    w->proc = proc;
+    w->max_frames = cfg->max_frames ? cfg->max_frames : SW_DEFAULT_MAX_FRAMES;
+    sw_stepper_group_init(&w->group);
+
+    struct sw_libstate_config lcfg = {
+        .sysroot = cfg->sysroot, .exe = cfg->exe, .debug_dir = cfg->debug_dir};
+    rc = sw_libstate_new(proc, &lcfg, &w->libs);
+    if (rc < 0) {
+        sw_fail(err, rc, "creating the library state: %s", sw_strerror(rc));
+        goto fail;
+    }
+    sw_libstate_set_change_cb(w->libs, walker_lib_changed, w);
+    w->sym = sw_symlookup_elf_new(w->libs);
+    if (w->sym == NULL) {
+        rc = sw_fail(err, SW_ENOMEM, "creating the symbol lookup: out of memory");
+        goto fail;
+    }
+    if (!cfg->no_default_steppers) {
+        struct sw_stepper *(*ctors[])(void) = {
+            sw_stepper_stackbottom_new,
+            sw_stepper_sighandler_new,
+            sw_stepper_debug_new,
+            sw_stepper_frame_func_new,
+        };
+        for (size_t i = 0; i < sizeof ctors / sizeof ctors[0]; i++) {
+            struct sw_stepper *s = ctors[i]();
+            if (s == NULL) {
+                rc = sw_fail(err, SW_ENOMEM, "creating the default steppers: out of memory");
+                goto fail;
+            }
+            rc = sw_add_stepper(w, s);
+            if (rc < 0) {
+                sw_err_copy(err, &w->err);
+                goto fail;
+            }
+        }
+    }
+    rc = sw_libstate_refresh(w->libs);
+    if (rc < 0) {
+        sw_fail(err, rc, "%s", sw_libstate_errmsg(w->libs));
+        goto fail;
+    }
+    *out = w;
+    return 0;
+
+fail:
+    sw_walker_free(w);
+    return rc;
+}
+
+void
+sw_walker_free(struct sw_walker *w)
+{
+    if (w == NULL)
+        return;
+    for (size_t i = 0; i < w->nsteppers; i++)
+        stepper_destroy(w->steppers[i]);
+    sw_free(w->steppers);
+    sw_stepper_group_fini(&w->group);
+    sw_symlookup_free(w->sym);
+    sw_libstate_free(w->libs);
+    sw_proc_free(w->proc);
+    sw_free(w);
+}
+
+int
+sw_threads(struct sw_walker *w, sw_tid *tids, size_t max, size_t *n)
+{
+    int rc = sw_proc_threads(w->proc, tids, max, n);
+    if (rc < 0)
+        return sw_walker_fail_from_proc(w, rc);
+    return 0;
+}
+
+/* A frame whose RA is the first instruction of the arch's sigreturn
+ * trampoline is the frame the kernel built for a signal handler (gdb's
+ * "<signal handler called>"); it and the frame it interrupted hold exact
+ * PCs.  The check reads the trampoline's bytes, so it finds glibc's
+ * __restore_rt whatever the symbol tables say. */
+static void
+classify_frame(struct sw_walker *w, struct sw_frame *f)
+{
+    const struct arch_sigframe *sf = w->proc->arch->sigframe;
+    uint8_t code[32];
+
+    if (sf == NULL || sf->tramp_len == 0 || sf->tramp_len > sizeof code || f->ra == 0)
+        return;
+    if (sw_walker_read_code(w, f->ra, code, sf->tramp_len) == 0 &&
+        memcmp(code, sf->tramp, sf->tramp_len) == 0) {
+        f->kind = SW_FRAME_SIGNAL;
+        f->non_call = true;
+    }
+}
+
+int
+sw_initial_frame(struct sw_walker *w, sw_tid tid, struct sw_frame *out)
+{
+    const struct arch_desc *a = w->proc->arch;
+    struct sw_frame f;
+    sw_word v;
+    int rc;
+
+    if (tid == SW_TID_DEFAULT)
+        tid = w->proc->default_tid;
+    sw_frame_init(&f);
+    f.thread = tid;
+    f.top = true;
+    f.trust = SW_TRUST_REGISTERS;
+
+    rc = w->proc->ops->read_reg(w->proc, tid, (unsigned)a->dw_pc, &v);
+    if (rc < 0)
+        return sw_walker_fail_from_proc(w, rc);
+    f.ra = v;
+    f.ra_loc = (struct sw_location){.kind = SW_LOC_REGISTER, .reg = (unsigned)a->dw_pc};
+    rc = w->proc->ops->read_reg(w->proc, tid, (unsigned)a->dw_sp, &v);
+    if (rc < 0)
+        return sw_walker_fail_from_proc(w, rc);
+    f.sp = v;
+    f.sp_loc = (struct sw_location){.kind = SW_LOC_REGISTER, .reg = (unsigned)a->dw_sp};
+    if (w->proc->ops->read_reg(w->proc, tid, (unsigned)a->dw_fp, &v) == 0) {
+        f.fp = v;
+        f.fp_loc = (struct sw_location){.kind = SW_LOC_REGISTER, .reg = (unsigned)a->dw_fp};
+    }
+    /* Every register with a DWARF number: CFI of frame 0 may name any of them.
+     * The backend serves them from one 'g' per thread per stop. */
+    for (size_t i = 0; i < a->nregs; i++) {
+        int dw = a->regs[i].dwarf;
+        if (dw < 0 || dw >= SW_FRAME_MAX_REGS)
+            continue;
+        rc = w->proc->ops->read_reg(w->proc, tid, (unsigned)dw, &v);
+        if (rc == 0)
+            sw_frame_set_reg(&f, (unsigned)dw, v);
+        else if (sw_is_link_error(rc))
+            return sw_walker_fail_from_proc(w, rc);
+    }
+    sw_frame_set_reg(&f, (unsigned)a->dw_pc, f.ra);
+    sw_frame_set_reg(&f, (unsigned)a->dw_sp, f.sp);
+    classify_frame(w, &f);
+    *out = f;
+    return 0;
+}
+
+/* Whether OUT, just computed as the caller of IN, moves outward: its SP is
+ * above IN's, or IN is a signal frame (the handler may run on another stack),
+ * or OUT resumes a signal's interrupted code. */
+static bool
+frame_moves_outward(const struct sw_frame *in, const struct sw_frame *out)
+{
+    if (in->kind == SW_FRAME_SIGNAL || out->trust == SW_TRUST_SIGFRAME)
+        return !(out->sp == in->sp && out->ra == in->ra);
+    if (out->sp > in->sp)
+        return true;
+    /* A leaf frame whose caller shares its SP: only when the RA changes and
+     * the frame did not push anything (aarch64/ppc leaves, x86 frame 0 at
+     * function entry has SP + word already). */
+    return out->sp == in->sp && out->ra != in->ra && in->top;
+}
+
+int
+sw_walk_single(struct sw_walker *w, const struct sw_frame *in, struct sw_frame *out,
+               enum sw_walk_end *end)
+{
+    enum sw_walk_end why = SW_END_NO_STEPPER;
+    const struct sw_stepper *last = NULL;
+    sw_addr pc = sw_frame_lookup_pc(in);
+    bool saw_invalid = false;
+
+    sw_err_clear(&w->proc->err);
+    for (;;) {
+        struct sw_stepper *s = sw_stepper_group_find(&w->group, pc, last);
+        struct sw_frame f;
+        enum sw_gcf r;
+
+        if (s == NULL)
+            break;
+        last = s;
+        sw_frame_init(&f);
+        r = s->ops->caller_frame(s, in, &f);
+        sw_debug(SW_DBG_STEP, "step: frame %u ra 0x%" PRIx64 " sp 0x%" PRIx64 ": %s -> %d",
+                 in->level, in->ra, in->sp, s->ops->name, (int)r);
+        switch (r) {
+        case SW_GCF_SUCCESS:
+            if (f.ra == 0) {
+                /* A zero return address is how the outermost frame's caller
+                 * looks (gdb's "zero PC" stop): IN is the bottom. */
+                if (end)
+                    *end = SW_END_BOTTOM;
+                return SW_ENOENT;
+            }
+            if (!frame_moves_outward(in, &f)) {
+                saw_invalid = true;
+                continue;
+            }
+            f.thread = in->thread;
+            f.level = in->level + 1;
+            f.top = false;
+            if (f.stepper == NULL)
+                f.stepper = s;
+            classify_frame(w, &f);
+            *out = f;
+            if (end)
+                *end = SW_END_NONE;
+            return 0;
+        case SW_GCF_STACKBOTTOM:
+            if (end)
+                *end = SW_END_BOTTOM;
+            return SW_ENOENT;
+        case SW_GCF_ERROR:
+            if (end)
+                *end = SW_END_LINK;
+            if (w->err.code == 0)
+                sw_walker_fail(w, SW_EIO, "stepper %s failed at 0x%" PRIx64, s->ops->name, pc);
+            return w->err.code;
+        case SW_GCF_NOT_ME:
+            break;
+        }
+    }
+    if (saw_invalid)
+        why = SW_END_CORRUPT;
+    else if (w->proc->err.code == SW_EMEM)
+        why = SW_END_MEMORY;
+    if (end)
+        *end = why;
+    return SW_ENOENT;
+}
+
+static bool
+frame_repeats(const struct sw_stack *st, const struct sw_frame *f)
+{
+    /* Only frames with the same SP can repeat; SPs grow, so look back while
+     * they are not below F's (signal frames may step back once). */
+    for (size_t i = st->n; i-- > 0;) {
+        const struct sw_frame *g = &st->frames[i];
+        if (g->sp == f->sp && g->ra == f->ra)
+            return true;
+        if (st->n - i > 64)
+            break;
+    }
+    return false;
+}
+
+static int
+walk_from(struct sw_walker *w, struct sw_stack *st)
+{
+    for (;;) {
+        struct sw_frame next;
+        enum sw_walk_end end;
+        int rc;
+
+        if (st->n >= w->max_frames) {
+            st->end = SW_END_DEPTH;
+            return 0;
+        }
+        rc = sw_walk_single(w, &st->frames[st->n - 1], &next, &end);
+        if (rc == SW_ENOENT) {
+            st->end = end;
+            if (end == SW_END_BOTTOM)
+                st->frames[st->n - 1].bottom = true;
+            return 0;
+        }
+        if (rc < 0) {
+            st->end = SW_END_LINK;
+            return 0; /* the frames found so far stand; the reason is on W */
+        }
+        if (frame_repeats(st, &next)) {
+            st->end = SW_END_CORRUPT;
+            return 0;
+        }
+        rc = stack_push(st, &next);
+        if (rc < 0)
+            return sw_walker_fail(w, rc, "walking: out of memory after %zu frames", st->n);
+    }
+}
+
+int
+sw_walk_from_frame(struct sw_walker *w, const struct sw_frame *frame, struct sw_stack *st)
+{
+    st->n = 0;
+    st->end = SW_END_NONE;
+    int rc = stack_push(st, frame);
+    if (rc < 0)
+        return sw_walker_fail(w, rc, "walking: out of memory");
+    return walk_from(w, st);
+}
+
+int
+sw_walk_stack(struct sw_walker *w, sw_tid tid, struct sw_stack *st)
+{
+    struct sw_frame top;
+    int rc;
+
+    st->n = 0;
+    st->end = SW_END_NONE;
+    sw_err_clear(&w->err);
+    rc = sw_initial_frame(w, tid, &top);
+    if (rc < 0)
+        return rc;
+    return sw_walk_from_frame(w, &top, st);
+}
+
+int
+sw_frame_symbol(struct sw_walker *w, const struct sw_frame *f, struct sw_symbol *out)
+{
+    return w->sym->ops->lookup(w->sym, sw_frame_lookup_pc(f), out);
+}
+
+int
+sw_frame_lib_offset(struct sw_walker *w, const struct sw_frame *f, const char **lib,
+                    sw_addr *offset)
+{
+    return sw_libstate_lib_offset(w->libs, f->ra, lib, offset);
+}

@@ -57,6 +57,9 @@ sw_addr sw_elf_entry(const struct sw_elf *e);
 void sw_elf_load_range(const struct sw_elf *e, sw_addr *lo, sw_addr *hi);
 /* Link-time address of PT_DYNAMIC, 0 if none. */
 sw_addr sw_elf_dynamic_vaddr(const struct sw_elf *e);
+/* Link-time address of the program headers (PT_PHDR, else the PT_LOAD that
+ * holds e_phoff), 0 if they are not loaded: AT_PHDR minus this is the bias. */
+sw_addr sw_elf_phdr_vaddr(const struct sw_elf *e);
 /* The build-id note: *ID is borrowed; *LEN 0 if the file has none. */
 void sw_elf_build_id(const struct sw_elf *e, const uint8_t **id, size_t *len);
 

@@ -1,0 +1,889 @@
+/* walker/elfcache.c -- the ELF cache: each local file opened once with libelf.
+ *
+ * Keeps what the walker needs of a module: segments, build-id, function
+ * symbols merged from .symtab, .dynsym and the separate debug file, section
+ * contents.  Reads local files only, never the target.  libelf is included
+ * here and in symlookup_elf.c, nowhere else.
+ */
+#include "walker/elf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "util/util.h"
+
+#define ELF_DEFAULT_DEBUG_DIR "/usr/lib/debug"
+/* Name strings that need a copy ("@VERSION" stripped) go into blocks of this
+ * size; a longer name gets a block of its own. */
+#define NAME_BLOCK_SIZE 4096
+
+enum sym_src { SRC_SYMTAB, SRC_DYNSYM, SRC_DEBUG };
+
+struct elf_seg {
+    sw_addr vaddr, memsz, filesz;
+    uint64_t offset;
+};
+
+struct elf_sym {
+    const char *name;
+    sw_addr value, size;
+    uint8_t local; /* STB_LOCAL: loses to GLOBAL/WEAK at the same address */
+    uint8_t src;   /* enum sym_src */
+    uint32_t order;
+};
+
+/* One libelf handle over a file (fd >= 0) or a memory copy (image). */
+struct elf_file {
+    int fd;
+    void *image;
+    Elf *elf;
+    const uint8_t *raw;
+    size_t rawlen;
+};
+
+struct name_block {
+    struct name_block *next;
+    size_t used, cap;
+    char data[];
+};
+
+struct sw_elf {
+    struct sw_elf *next;
+    struct sw_elfcache *cache;
+    char *path;
+    char *debug_path;
+    struct elf_file main;
+    struct elf_file dbg; /* dbg.elf NULL: no separate debug file */
+    const struct arch_desc *arch;
+    uint16_t machine;
+    uint32_t flags; /* e_flags */
+    bool is_dyn;
+    sw_addr entry, lo, hi, dyn_vaddr, phdr_vaddr;
+    struct elf_seg *segs;
+    size_t nsegs;
+    const uint8_t *build_id; /* borrowed from libelf's data of main */
+    size_t build_id_len;
+    int syms_state; /* 0: not read yet, 1: read, <0: the code reading failed with */
+    struct elf_sym *syms;
+    sw_addr *maxend; /* maxend[i]: highest value+size among syms[0..i] */
+    size_t nsyms, capsyms;
+    struct name_block *names;
+};
+
+struct sw_elfcache {
+    char *debug_dir;
+    struct sw_elf *files;
+};
+
+struct sw_elfcache *
+sw_elfcache_new(const char *debug_dir)
+{
+    if (elf_version(EV_CURRENT) == EV_NONE)
+        return NULL;
+    struct sw_elfcache *c = sw_calloc(1, sizeof *c);
+    if (c == NULL)
+        return NULL;
+    c->debug_dir = sw_strdup(debug_dir ? debug_dir : ELF_DEFAULT_DEBUG_DIR);
+    if (c->debug_dir == NULL) {
+        sw_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+static void
+file_close(struct elf_file *f)
+{
+    if (f->elf)
+        elf_end(f->elf);
+    if (f->fd >= 0)
+        close(f->fd);
+    sw_free(f->image);
+    f->elf = NULL;
+    f->fd = -1;
+    f->image = NULL;
+}
+
+static void
+elf_destroy(struct sw_elf *e)
+{
+    file_close(&e->main);
+    file_close(&e->dbg);
+    while (e->names) {
+        struct name_block *b = e->names;
+        e->names = b->next;
+        sw_free(b);
+    }
+    sw_free(e->syms);
+    sw_free(e->maxend);
+    sw_free(e->segs);
+    sw_free(e->debug_path);
+    sw_free(e->path);
+    sw_free(e);
+}
+
+void
+sw_elfcache_free(struct sw_elfcache *c)
+{
+    if (c == NULL)
+        return;
+    while (c->files) {
+        struct sw_elf *e = c->files;
+        c->files = e->next;
+        elf_destroy(e);
+    }
+    sw_free(c->debug_dir);
+    sw_free(c);
+}
+
+/* ---- opening ------------------------------------------------------------ */
+
+/* Open PATH for reading.  MMAP_PRIVATE (copy on write) because elf_compress
+ * rewrites the section header of a compressed .debug_* section in place. */
+static int
+file_open(struct elf_file *f, const char *path, struct sw_errbuf *err)
+{
+    struct stat st;
+
+    f->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (f->fd < 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return sw_fail(err, SW_ENOENT, "%s: no such file", path);
+        return sw_fail(err, SW_EIO, "%s: %s", path, strerror(errno));
+    }
+    if (fstat(f->fd, &st) != 0)
+        return sw_fail(err, SW_EIO, "%s: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return sw_fail(err, SW_EBADELF, "%s: not a regular file", path);
+    if (st.st_size == 0)
+        return sw_fail(err, SW_EBADELF, "%s: not an ELF file (empty)", path);
+    f->elf = elf_begin(f->fd, ELF_C_READ_MMAP_PRIVATE, NULL);
+    if (f->elf == NULL)
+        return sw_fail(err, SW_EBADELF, "%s: not an ELF file (%s)", path, elf_errmsg(-1));
+    if (elf_kind(f->elf) != ELF_K_ELF)
+        return sw_fail(err, SW_EBADELF, "%s: not an ELF file", path);
+    f->raw = (const uint8_t *)elf_rawfile(f->elf, &f->rawlen);
+    if (f->raw == NULL)
+        return sw_fail(err, SW_EBADELF, "%s: not an ELF file (%s)", path, elf_errmsg(-1));
+    return 0;
+}
+
+static int
+file_open_mem(struct elf_file *f, const char *name, const void *image, size_t len,
+              struct sw_errbuf *err)
+{
+    f->image = sw_malloc(len);
+    if (f->image == NULL)
+        return sw_fail(err, SW_ENOMEM, "%s: out of memory for a %zu-byte image", name, len);
+    memcpy(f->image, image, len);
+    f->elf = elf_memory(f->image, len);
+    if (f->elf == NULL || elf_kind(f->elf) != ELF_K_ELF)
+        return sw_fail(err, SW_EBADELF, "%s: not an ELF file", name);
+    f->raw = f->image;
+    f->rawlen = len;
+    return 0;
+}
+
+/* Check that the header and both header tables lie inside the file, so a
+ * truncated copy is rejected here rather than read past its end later. */
+static int
+check_header(struct elf_file *f, const char *path, GElf_Ehdr *eh, struct sw_errbuf *err)
+{
+    size_t phnum, shnum;
+
+    if (gelf_getehdr(f->elf, eh) == NULL)
+        return sw_fail(err, SW_EBADELF, "%s: truncated ELF file (no complete ELF header)", path);
+    if (elf_getphdrnum(f->elf, &phnum) != 0 || elf_getshdrnum(f->elf, &shnum) != 0)
+        return sw_fail(err, SW_EBADELF, "%s: truncated ELF file (%s)", path, elf_errmsg(-1));
+    size_t phsize = gelf_fsize(f->elf, ELF_T_PHDR, 1, EV_CURRENT);
+    size_t shsize = gelf_fsize(f->elf, ELF_T_SHDR, 1, EV_CURRENT);
+    if (phnum && (eh->e_phoff > f->rawlen || phnum > (f->rawlen - eh->e_phoff) / phsize))
+        return sw_fail(err, SW_EBADELF,
+                       "%s: truncated ELF file (program headers end past its %zu bytes)", path,
+                       f->rawlen);
+    if (eh->e_shoff && shnum &&
+        (eh->e_shoff > f->rawlen || shnum > (f->rawlen - eh->e_shoff) / shsize))
+        return sw_fail(err, SW_EBADELF,
+                       "%s: truncated ELF file (section headers end past its %zu bytes)", path,
+                       f->rawlen);
+    return 0;
+}
+
+/* Walk the notes in DATA for NT_GNU_BUILD_ID. */
+static bool
+find_build_id_in(Elf_Data *data, const uint8_t **id, size_t *len)
+{
+    GElf_Nhdr nh;
+    size_t off = 0, name_off, desc_off, next;
+
+    if (data == NULL || data->d_buf == NULL)
+        return false;
+    while (off < data->d_size && (next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+        const char *nm = (const char *)data->d_buf + name_off;
+        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && memcmp(nm, "GNU", 4) == 0 &&
+            nh.n_descsz > 0) {
+            *id = (const uint8_t *)data->d_buf + desc_off;
+            *len = nh.n_descsz;
+            return true;
+        }
+        off = next;
+    }
+    return false;
+}
+
+/* The build-id from a PT_NOTE segment, else from a SHT_NOTE section. */
+static void
+find_build_id(struct elf_file *f, const uint8_t **id, size_t *len)
+{
+    size_t phnum = 0;
+    GElf_Phdr ph;
+    Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
+
+    *id = NULL;
+    *len = 0;
+    elf_getphdrnum(f->elf, &phnum);
+    for (size_t i = 0; i < phnum; i++) {
+        if (gelf_getphdr(f->elf, (int)i, &ph) == NULL || ph.p_type != PT_NOTE)
+            continue;
+        if (ph.p_offset > f->rawlen || ph.p_filesz > f->rawlen - ph.p_offset)
+            continue;
+        Elf_Data *d = elf_getdata_rawchunk(f->elf, (int64_t)ph.p_offset, ph.p_filesz,
+                                           ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
+        if (find_build_id_in(d, id, len))
+            return;
+    }
+    while ((scn = elf_nextscn(f->elf, scn)) != NULL) {
+        if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_NOTE)
+            continue;
+        if (find_build_id_in(elf_getdata(scn, NULL), id, len))
+            return;
+    }
+}
+
+static Elf_Scn *
+find_section(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+    size_t shstrndx;
+    Elf_Scn *scn = NULL;
+
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return NULL;
+    while ((scn = elf_nextscn(elf, scn)) != NULL) {
+        if (gelf_getshdr(scn, sh) == NULL)
+            continue;
+        const char *n = elf_strptr(elf, shstrndx, sh->sh_name);
+        if (n && strcmp(n, name) == 0)
+            return scn;
+    }
+    return NULL;
+}
+
+static int
+read_segments(struct sw_elf *e, const GElf_Ehdr *eh, struct sw_errbuf *err)
+{
+    size_t phnum = 0;
+    GElf_Phdr ph;
+    sw_addr phdr_load = 0;
+    bool have_phdr = false;
+
+    elf_getphdrnum(e->main.elf, &phnum);
+    e->segs = sw_calloc(phnum ? phnum : 1, sizeof *e->segs);
+    if (e->segs == NULL)
+        return sw_fail(err, SW_ENOMEM, "%s: out of memory", e->path);
+    for (size_t i = 0; i < phnum; i++) {
+        if (gelf_getphdr(e->main.elf, (int)i, &ph) == NULL)
+            return sw_fail(err, SW_EBADELF, "%s: truncated ELF file (program header %zu: %s)",
+                           e->path, i, elf_errmsg(-1));
+        if (ph.p_type == PT_DYNAMIC)
+            e->dyn_vaddr = ph.p_vaddr;
+        if (ph.p_type == PT_PHDR) {
+            e->phdr_vaddr = ph.p_vaddr;
+            have_phdr = true;
+        }
+        if (ph.p_type != PT_LOAD)
+            continue;
+        if (ph.p_offset > e->main.rawlen || ph.p_filesz > e->main.rawlen - ph.p_offset)
+            return sw_fail(err, SW_EBADELF,
+                           "%s: truncated ELF file (segment %zu ends past its %zu bytes)", e->path,
+                           i, e->main.rawlen);
+        struct elf_seg *s = &e->segs[e->nsegs++];
+        s->vaddr = ph.p_vaddr;
+        s->memsz = ph.p_memsz;
+        s->filesz = ph.p_filesz < ph.p_memsz ? ph.p_filesz : ph.p_memsz;
+        s->offset = ph.p_offset;
+        if (e->nsegs == 1 || s->vaddr < e->lo)
+            e->lo = s->vaddr;
+        if (e->nsegs == 1 || s->vaddr + s->memsz > e->hi)
+            e->hi = s->vaddr + s->memsz;
+        if (eh->e_phoff >= ph.p_offset && eh->e_phoff - ph.p_offset < ph.p_filesz)
+            phdr_load = ph.p_vaddr + (eh->e_phoff - ph.p_offset);
+    }
+    if (e->nsegs == 0)
+        return sw_fail(err, SW_EBADELF, "%s: no loadable segments (PT_LOAD)", e->path);
+    if (!have_phdr)
+        e->phdr_vaddr = phdr_load;
+    return 0;
+}
+
+/* ---- the separate debug file -------------------------------------------- */
+
+static bool
+same_build_id(struct sw_elf *e, struct elf_file *f)
+{
+    const uint8_t *id;
+    size_t len;
+
+    find_build_id(f, &id, &len);
+    if (len == 0 || e->build_id_len == 0)
+        return true; /* nothing to compare: the path or the CRC decided */
+    return len == e->build_id_len && memcmp(id, e->build_id, len) == 0;
+}
+
+/* Open PATH as E's debug file if it exists and matches (build-id, else CRC
+ * when CRC_OK is given).  Returns true when it became the debug file. */
+static bool
+try_debug_file(struct sw_elf *e, const char *path, const uint32_t *crc)
+{
+    struct elf_file f = { .fd = -1 };
+    struct sw_errbuf ignored;
+
+    if (strcmp(path, e->path) == 0 || access(path, R_OK) != 0)
+        return false;
+    if (file_open(&f, path, &ignored) != 0)
+        goto reject;
+    if (e->build_id_len == 0 && crc != NULL) {
+        uLong c = crc32(0L, Z_NULL, 0);
+        size_t left = f.rawlen;
+        const uint8_t *p = f.raw;
+        while (left > 0) {
+            uInt n = left > (1u << 30) ? (1u << 30) : (uInt)left;
+            c = crc32(c, p, n);
+            p += n;
+            left -= n;
+        }
+        if ((uint32_t)c != *crc)
+            goto reject;
+    } else if (!same_build_id(e, &f)) {
+        goto reject;
+    }
+    e->debug_path = sw_strdup(path);
+    if (e->debug_path == NULL)
+        goto reject;
+    e->dbg = f;
+    sw_debug(SW_DBG_CACHE, "elf: %s: debug file %s\n", e->path, path);
+    return true;
+reject:
+    file_close(&f);
+    return false;
+}
+
+/* gdb's order: the build-id link under the debug directory, then the
+ * .gnu_debuglink name next to the file, in its .debug/, and under the debug
+ * directory followed by the file's own directory. */
+static void
+find_debug_file(struct sw_elf *e, const char *debug_dir, bool from_memory)
+{
+    char path[4096];
+
+    if (e->build_id_len >= 2) {
+        int n = snprintf(path, sizeof path, "%s/.build-id/%02x/", debug_dir, e->build_id[0]);
+        for (size_t i = 1; i < e->build_id_len && n > 0 && (size_t)n + 3 < sizeof path; i++)
+            n += snprintf(path + n, sizeof path - (size_t)n, "%02x", e->build_id[i]);
+        if (n > 0 && (size_t)n + 7 < sizeof path) {
+            memcpy(path + n, ".debug", 7);
+            if (try_debug_file(e, path, NULL))
+                return;
+        }
+    }
+    if (from_memory)
+        return;
+
+    GElf_Shdr sh;
+    Elf_Scn *scn = find_section(e->main.elf, ".gnu_debuglink", &sh);
+    Elf_Data *d = scn && sh.sh_type != SHT_NOBITS ? elf_getdata(scn, NULL) : NULL;
+    if (d == NULL || d->d_buf == NULL || d->d_size < 8)
+        return;
+    const char *link = d->d_buf;
+    size_t linklen = strnlen(link, d->d_size);
+    size_t crc_off = (linklen + 4) & ~(size_t)3;
+    if (linklen == 0 || linklen == d->d_size || crc_off + 4 > d->d_size)
+        return;
+    const struct arch_desc *a = e->arch;
+    uint32_t crc = 0;
+    const uint8_t *cp = (const uint8_t *)d->d_buf + crc_off;
+    if (a != NULL)
+        crc = (uint32_t)arch_load(a, cp, 4);
+    else
+        memcpy(&crc, cp, 4);
+
+    const char *slash = strrchr(e->path, '/');
+    int dirlen = slash ? (int)(slash - e->path) : 1;
+    const char *dir = slash ? e->path : ".";
+    snprintf(path, sizeof path, "%.*s/%.*s", dirlen, dir, (int)linklen, link);
+    if (try_debug_file(e, path, &crc))
+        return;
+    snprintf(path, sizeof path, "%.*s/.debug/%.*s", dirlen, dir, (int)linklen, link);
+    if (try_debug_file(e, path, &crc))
+        return;
+    if (dir[0] == '/') {
+        snprintf(path, sizeof path, "%s%.*s/%.*s", debug_dir, dirlen, dir, (int)linklen, link);
+        try_debug_file(e, path, &crc);
+    }
+}
+
+/* ---- the cache ---------------------------------------------------------- */
+
+static struct sw_elf *
+cache_find(struct sw_elfcache *c, const char *key)
+{
+    for (struct sw_elf *e = c->files; e; e = e->next)
+        if (strcmp(e->path, key) == 0)
+            return e;
+    return NULL;
+}
+
+static int
+elf_load(struct sw_elfcache *c, struct sw_elf *e, const void *image, size_t len,
+         struct sw_errbuf *err)
+{
+    GElf_Ehdr eh;
+    int rc;
+
+    if (image != NULL)
+        rc = file_open_mem(&e->main, e->path, image, len, err);
+    else
+        rc = file_open(&e->main, e->path, err);
+    if (rc == 0)
+        rc = check_header(&e->main, e->path, &eh, err);
+    if (rc == 0)
+        rc = read_segments(e, &eh, err);
+    if (rc != 0)
+        return rc;
+    e->machine = eh.e_machine;
+    e->flags = eh.e_flags;
+    e->arch = arch_by_elf(eh.e_machine, eh.e_ident[EI_CLASS], eh.e_ident[EI_DATA]);
+    e->is_dyn = eh.e_type == ET_DYN;
+    e->entry = eh.e_entry;
+    find_build_id(&e->main, &e->build_id, &e->build_id_len);
+    find_debug_file(e, c->debug_dir, image != NULL);
+    return 0;
+}
+
+static int
+cache_open(struct sw_elfcache *c, const char *key, const void *image, size_t len,
+           struct sw_elf **out, struct sw_errbuf *err)
+{
+    if (c == NULL || key == NULL || out == NULL)
+        return sw_fail(err, SW_EINVAL, "opening an ELF file: no cache or no path");
+    struct sw_elf *e = cache_find(c, key);
+    if (e != NULL) {
+        *out = e;
+        return 0;
+    }
+    e = sw_calloc(1, sizeof *e);
+    if (e == NULL)
+        return sw_fail(err, SW_ENOMEM, "%s: out of memory", key);
+    e->main.fd = -1;
+    e->dbg.fd = -1;
+    e->cache = c;
+    e->path = sw_strdup(key);
+    if (e->path == NULL) {
+        sw_free(e);
+        return sw_fail(err, SW_ENOMEM, "%s: out of memory", key);
+    }
+    int rc = elf_load(c, e, image, len, err);
+    if (rc != 0) {
+        elf_destroy(e);
+        return rc;
+    }
+    sw_debug(SW_DBG_CACHE, "elf: opened %s (%zu segments)\n", e->path, e->nsegs);
+    e->next = c->files;
+    c->files = e;
+    *out = e;
+    return 0;
+}
+
+int
+sw_elfcache_open(struct sw_elfcache *c, const char *path, struct sw_elf **out,
+                 struct sw_errbuf *err)
+{
+    return cache_open(c, path, NULL, 0, out, err);
+}
+
+int
+sw_elfcache_open_mem(struct sw_elfcache *c, const char *name, const void *image, size_t len,
+                     struct sw_elf **out, struct sw_errbuf *err)
+{
+    if (image == NULL || len == 0)
+        return sw_fail(err, SW_EBADELF, "%s: not an ELF file (empty image)",
+                       name ? name : "(memory)");
+    return cache_open(c, name, image, len, out, err);
+}
+
+/* ---- accessors ---------------------------------------------------------- */
+
+const char *
+sw_elf_path(const struct sw_elf *e)
+{
+    return e->path;
+}
+
+const char *
+sw_elf_debug_path(const struct sw_elf *e)
+{
+    return e->debug_path;
+}
+
+const struct arch_desc *
+sw_elf_arch(const struct sw_elf *e)
+{
+    return e->arch;
+}
+
+bool
+sw_elf_is_dyn(const struct sw_elf *e)
+{
+    return e->is_dyn;
+}
+
+sw_addr
+sw_elf_entry(const struct sw_elf *e)
+{
+    return e->entry;
+}
+
+void
+sw_elf_load_range(const struct sw_elf *e, sw_addr *lo, sw_addr *hi)
+{
+    *lo = e->lo;
+    *hi = e->hi;
+}
+
+sw_addr
+sw_elf_dynamic_vaddr(const struct sw_elf *e)
+{
+    return e->dyn_vaddr;
+}
+
+sw_addr
+sw_elf_phdr_vaddr(const struct sw_elf *e)
+{
+    return e->phdr_vaddr;
+}
+
+void
+sw_elf_build_id(const struct sw_elf *e, const uint8_t **id, size_t *len)
+{
+    *id = e->build_id;
+    *len = e->build_id_len;
+}
+
+/* ---- code bytes --------------------------------------------------------- */
+
+int
+sw_elf_read(struct sw_elf *e, sw_addr vaddr, void *buf, size_t len)
+{
+    uint8_t *out = buf;
+
+    while (len > 0) {
+        const struct elf_seg *s = NULL;
+        for (size_t i = 0; i < e->nsegs; i++)
+            if (vaddr >= e->segs[i].vaddr && vaddr - e->segs[i].vaddr < e->segs[i].filesz) {
+                s = &e->segs[i];
+                break;
+            }
+        if (s == NULL)
+            return SW_EMEM; /* unmapped, or .bss: only the target has it */
+        sw_addr in = vaddr - s->vaddr;
+        size_t n = s->filesz - in < len ? (size_t)(s->filesz - in) : len;
+        memcpy(out, e->main.raw + s->offset + in, n);
+        out += n;
+        vaddr += n;
+        len -= n;
+    }
+    return 0;
+}
+
+int
+sw_elf_section(struct sw_elf *e, const char *name, bool from_debug, const uint8_t **data,
+               size_t *len, sw_addr *addr)
+{
+    struct elf_file *f = from_debug ? &e->dbg : &e->main;
+    GElf_Shdr sh;
+
+    if (f->elf == NULL)
+        return SW_ENOENT;
+    Elf_Scn *scn = find_section(f->elf, name, &sh);
+    if (scn == NULL || sh.sh_type == SHT_NOBITS)
+        return SW_ENOENT;
+    /* Debian's debug files compress .debug_* (SHF_COMPRESSED, zlib);
+     * decompressing once makes later elf_getdata calls return the bytes. */
+    if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+        return SW_ENOENT;
+    Elf_Data *d = elf_getdata(scn, NULL);
+    if (d == NULL || d->d_buf == NULL)
+        return SW_ENOENT;
+    *data = d->d_buf;
+    *len = d->d_size;
+    *addr = sh.sh_addr;
+    return 0;
+}
+
+/* ---- symbols ------------------------------------------------------------ */
+
+/* NAME without its "@VERSION" / "@@VERSION" suffix ("__libc_start_main@@GLIBC_2.34"
+ * in a debug file's .symtab); a copy only when a suffix is there. */
+static const char *
+plain_name(struct sw_elf *e, const char *name)
+{
+    const char *at = strchr(name, '@');
+    if (at == NULL || at == name)
+        return name;
+    size_t n = (size_t)(at - name) + 1;
+    struct name_block *b = e->names;
+    if (b == NULL || b->cap - b->used < n) {
+        size_t cap = n > NAME_BLOCK_SIZE ? n : NAME_BLOCK_SIZE;
+        b = sw_malloc(sizeof *b + cap);
+        if (b == NULL)
+            return NULL;
+        b->used = 0;
+        b->cap = cap;
+        b->next = e->names;
+        e->names = b;
+    }
+    char *s = b->data + b->used;
+    memcpy(s, name, n - 1);
+    s[n - 1] = '\0';
+    b->used += n;
+    return s;
+}
+
+/* The entry point of a PowerPC64 ELFv1 function whose symbol points at its
+ * descriptor in .opd (the first word of the descriptor is the code address). */
+static sw_addr
+opd_entry(struct sw_elf *e, const GElf_Shdr *opd, sw_addr value)
+{
+    uint8_t w[8];
+    if (opd == NULL || e->arch == NULL || value < opd->sh_addr ||
+        value - opd->sh_addr >= opd->sh_size || sw_elf_read(e, value, w, 8) != 0)
+        return value;
+    return arch_load(e->arch, w, 8);
+}
+
+static int
+add_symbols(struct sw_elf *e, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, enum sym_src src,
+            const GElf_Shdr *opd)
+{
+    Elf_Data *d = elf_getdata(scn, NULL);
+    if (d == NULL || sh->sh_entsize == 0)
+        return 0;
+    size_t n = sh->sh_size / sh->sh_entsize;
+    size_t fsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+    if (fsize == 0 || n > d->d_size / fsize)
+        n = fsize ? d->d_size / fsize : 0;
+    for (size_t i = 1; i < n; i++) {
+        GElf_Sym s;
+        if (gelf_getsym(d, (int)i, &s) == NULL)
+            continue;
+        int type = GELF_ST_TYPE(s.st_info);
+        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF)
+            continue;
+        const char *name = elf_strptr(elf, sh->sh_link, s.st_name);
+        if (name == NULL || name[0] == '\0')
+            continue;
+        name = plain_name(e, name);
+        if (name == NULL)
+            return SW_ENOMEM;
+        if (e->nsyms == e->capsyms) {
+            size_t cap = e->capsyms ? e->capsyms * 2 : 256;
+            struct elf_sym *ns = sw_realloc(e->syms, cap * sizeof *ns);
+            if (ns == NULL)
+                return SW_ENOMEM;
+            e->syms = ns;
+            e->capsyms = cap;
+        }
+        struct elf_sym *o = &e->syms[e->nsyms];
+        o->name = name;
+        o->value = opd ? opd_entry(e, opd, s.st_value) : s.st_value;
+        o->size = s.st_size;
+        o->local = GELF_ST_BIND(s.st_info) == STB_LOCAL;
+        o->src = (uint8_t)src;
+        o->order = (uint32_t)e->nsyms++;
+    }
+    return 0;
+}
+
+/* .symtab and the debug file's .symtab are the full table; .dynsym the
+ * exported subset, so it ranks last at an equal address. */
+static int
+sym_rank(const struct elf_sym *s)
+{
+    return s->local * 2 + (s->src == SRC_DYNSYM);
+}
+
+static int
+sym_cmp(const void *a, const void *b)
+{
+    const struct elf_sym *x = a, *y = b;
+    if (x->value != y->value)
+        return x->value < y->value ? -1 : 1;
+    if (sym_rank(x) != sym_rank(y))
+        return sym_rank(x) - sym_rank(y);
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int
+load_table(struct sw_elf *e, Elf *elf, GElf_Word type, enum sym_src src, const GElf_Shdr *opd)
+{
+    Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
+    while ((scn = elf_nextscn(elf, scn)) != NULL) {
+        if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != type)
+            continue;
+        int rc = add_symbols(e, elf, scn, &sh, src, opd);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static bool
+has_section_type(Elf *elf, GElf_Word type)
+{
+    Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
+    while ((scn = elf_nextscn(elf, scn)) != NULL)
+        if (gelf_getshdr(scn, &sh) != NULL && sh.sh_type == type)
+            return true;
+    return false;
+}
+
+/* Read the symbol tables on first use.  The debug file's .symtab is read
+ * only when the file itself has none: a file that kept its .symtab has the
+ * same symbols as its debug file. */
+static int
+load_symbols(struct sw_elf *e)
+{
+    GElf_Shdr opd_sh;
+    const GElf_Shdr *opd = NULL;
+
+    if (e->syms_state != 0)
+        return e->syms_state < 0 ? e->syms_state : 0;
+    /* PowerPC64 ELFv1 (e_flags ABI 0 or 1): function symbols name descriptors. */
+    if (e->machine == EM_PPC64 && (e->flags & 3) != 2 &&
+        find_section(e->main.elf, ".opd", &opd_sh) != NULL)
+        opd = &opd_sh;
+    int rc = load_table(e, e->main.elf, SHT_SYMTAB, SRC_SYMTAB, opd);
+    if (rc == 0)
+        rc = load_table(e, e->main.elf, SHT_DYNSYM, SRC_DYNSYM, opd);
+    if (rc == 0 && e->dbg.elf && !has_section_type(e->main.elf, SHT_SYMTAB))
+        rc = load_table(e, e->dbg.elf, SHT_SYMTAB, SRC_DEBUG, opd);
+    if (rc == 0 && e->nsyms > 0) {
+        qsort(e->syms, e->nsyms, sizeof *e->syms, sym_cmp);
+        e->maxend = sw_malloc(e->nsyms * sizeof *e->maxend);
+        if (e->maxend == NULL)
+            rc = SW_ENOMEM;
+    }
+    if (rc != 0) {
+        /* Not sticky: a later call may find the memory. */
+        sw_free(e->syms);
+        e->syms = NULL;
+        e->nsyms = e->capsyms = 0;
+        return rc;
+    }
+    for (size_t i = 0; i < e->nsyms; i++) {
+        sw_addr end = e->syms[i].value + e->syms[i].size;
+        if (end < e->syms[i].value)
+            end = UINT64_MAX;
+        e->maxend[i] = i > 0 && e->maxend[i - 1] > end ? e->maxend[i - 1] : end;
+    }
+    sw_debug(SW_DBG_CACHE, "elf: %s: %zu function symbols\n", e->path, e->nsyms);
+    e->syms_state = 1;
+    return 0;
+}
+
+/* End of the PT_LOAD segment holding VADDR (a sizeless symbol ends there at
+ * the latest); VADDR itself if none holds it. */
+static sw_addr
+segment_end(const struct sw_elf *e, sw_addr vaddr)
+{
+    for (size_t i = 0; i < e->nsegs; i++)
+        if (vaddr >= e->segs[i].vaddr && vaddr - e->segs[i].vaddr < e->segs[i].memsz)
+            return e->segs[i].vaddr + e->segs[i].memsz;
+    return vaddr;
+}
+
+/* The nearest start wins; at one address, GLOBAL/WEAK before LOCAL, then
+ * .symtab or the debug file before .dynsym (the order sym_cmp sorted in).
+ * gdb names the function from DWARF when it can, so for aliases its name may
+ * differ from ours: `raise` here, `__GI_raise` there; `__libc_start_main`
+ * here, `__libc_start_main_impl` there.  Two names of one entry address are
+ * the same function (the integration tests compare them that way). */
+int
+sw_elf_symbol_at(struct sw_elf *e, sw_addr vaddr, struct sw_elfsym *out)
+{
+    int rc = load_symbols(e);
+    if (rc != 0)
+        return rc;
+    size_t lo = 0, hi = e->nsyms; /* first index with value > vaddr */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (e->syms[mid].value <= vaddr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return SW_ENOSYM;
+    sw_addr top = e->syms[lo - 1].value;
+    sw_addr next = lo < e->nsyms ? e->syms[lo].value : segment_end(e, top);
+    const struct elf_sym *best = NULL;
+    for (size_t j = lo; j-- > 0;) {
+        const struct elf_sym *s = &e->syms[j];
+        if (best != NULL && s->value != best->value)
+            break;
+        if (best == NULL && s->value != top && e->maxend[j] <= vaddr)
+            break; /* nothing at or below j reaches VADDR */
+        bool covers = s->size ? vaddr - s->value < s->size : (s->value == top && vaddr < next);
+        if (covers)
+            best = s; /* lower index at the same address ranks higher */
+    }
+    if (best == NULL)
+        return SW_ENOSYM;
+    out->name = best->name;
+    out->value = best->value;
+    out->size = best->size;
+    return 0;
+}
+
+int
+sw_elf_symbol_by_name(struct sw_elf *e, const char *name, struct sw_elfsym *out)
+{
+    int rc = load_symbols(e);
+    if (rc != 0)
+        return rc;
+    const struct elf_sym *best = NULL;
+    for (size_t i = 0; i < e->nsyms; i++) {
+        const struct elf_sym *s = &e->syms[i];
+        if (strcmp(s->name, name) != 0)
+            continue;
+        if (best == NULL || s->src < best->src || (s->src == best->src && s->order < best->order))
+            best = s;
+    }
+    if (best == NULL)
+        return SW_ENOSYM;
+    out->name = best->name;
+    out->value = best->value;
+    out->size = best->size;
+    return 0;
+}

@@ -1,0 +1,466 @@
+/* walker/libstate.c -- LibraryState: the modules loaded in the target.
+ *
+ * Places the executable (its PIE bias from the auxiliary vector) and the
+ * modules the ProcessState reports, each matched to a local file under the
+ * sysroot and opened through the ELF cache.  Not a link-map reader: the
+ * backend supplies the module list.
+ */
+#include "rspwalk/libstate.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rspwalk/proc.h"
+#include "util/util.h"
+#include "walker/elf.h"
+#include "walker/walker_internal.h"
+
+/* Auxiliary vector tags (Linux include/uapi/linux/auxvec.h). */
+#define AUX_AT_NULL  0
+#define AUX_AT_PHDR  3
+#define AUX_AT_ENTRY 9
+/* A load bias is a multiple of the page size; 4 KiB divides every page size
+ * of the supported targets, so a bias that is not a multiple is a mismatch. */
+#define BIAS_ALIGN 0xfffu
+
+struct sw_libstate {
+    struct sw_proc *proc;
+    struct sw_elfcache *cache;
+    char *sysroot; /* NULL: none */
+    char *exe;     /* NULL: ask the target */
+    struct sw_lib *libs;
+    size_t nlibs;
+    sw_lib_change_cb cb;
+    void *cb_arg;
+    struct sw_errbuf err;
+};
+
+int
+sw_libstate_new(struct sw_proc *p, const struct sw_libstate_config *cfg, struct sw_libstate **out)
+{
+    if (p == NULL || out == NULL)
+        return SW_EINVAL;
+    struct sw_libstate *ls = sw_calloc(1, sizeof *ls);
+    if (ls == NULL)
+        return SW_ENOMEM;
+    ls->proc = p;
+    ls->cache = sw_elfcache_new(cfg ? cfg->debug_dir : NULL);
+    if (ls->cache == NULL)
+        goto nomem;
+    if (cfg && cfg->sysroot && cfg->sysroot[0]) {
+        ls->sysroot = sw_strdup(cfg->sysroot);
+        if (ls->sysroot == NULL)
+            goto nomem;
+        size_t n = strlen(ls->sysroot);
+        while (n > 1 && ls->sysroot[n - 1] == '/')
+            ls->sysroot[--n] = '\0';
+    }
+    if (cfg && cfg->exe) {
+        ls->exe = sw_strdup(cfg->exe);
+        if (ls->exe == NULL)
+            goto nomem;
+    }
+    *out = ls;
+    return 0;
+nomem:
+    sw_libstate_free(ls);
+    return SW_ENOMEM;
+}
+
+static void
+libs_free(struct sw_lib *libs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        sw_free(libs[i].name);
+        sw_free(libs[i].path);
+    }
+    sw_free(libs);
+}
+
+void
+sw_libstate_free(struct sw_libstate *ls)
+{
+    if (ls == NULL)
+        return;
+    libs_free(ls->libs, ls->nlibs);
+    sw_elfcache_free(ls->cache);
+    sw_free(ls->sysroot);
+    sw_free(ls->exe);
+    sw_free(ls);
+}
+
+struct sw_elfcache *
+sw_libstate_elfcache(struct sw_libstate *ls)
+{
+    return ls->cache;
+}
+
+/* TARGET_PATH under the sysroot ("" or NULL sysroot: the path itself).
+ * Returns an owned string or NULL when out of memory. */
+static char *
+local_path(const struct sw_libstate *ls, const char *target_path)
+{
+    if (ls->sysroot == NULL)
+        return sw_strdup(target_path);
+    size_t a = strlen(ls->sysroot), b = strlen(target_path);
+    bool slash = target_path[0] != '/' && ls->sysroot[a - 1] != '/';
+    char *s = sw_malloc(a + b + 2);
+    if (s == NULL)
+        return NULL;
+    memcpy(s, ls->sysroot, a);
+    if (slash)
+        s[a++] = '/';
+    memcpy(s + a, target_path, b + 1);
+    return s;
+}
+
+/* The vDSO has no file: gdbserver lists it as "linux-vdso.so.1" (i386 and
+ * older kernels: "linux-gate.so.1"). */
+static bool
+is_vdso(const char *name)
+{
+    return strncmp(name, "linux-vdso", 10) == 0 || strncmp(name, "linux-gate", 10) == 0 ||
+           strcmp(name, "[vdso]") == 0;
+}
+
+/* Open PATH for a module; a missing or unusable file, or one built for
+ * another architecture than the target's, leaves the module without a file. */
+static struct sw_elf *
+open_module_file(struct sw_libstate *ls, const char *path)
+{
+    struct sw_elf *elf;
+    struct sw_errbuf err;
+
+    if (access(path, F_OK) != 0)
+        return NULL;
+    if (sw_elfcache_open(ls->cache, path, &elf, &err) != 0) {
+        sw_debug(SW_DBG_CACHE, "libstate: %s\n", err.msg);
+        return NULL;
+    }
+    if (sw_elf_arch(elf) != ls->proc->arch) {
+        sw_debug(SW_DBG_CACHE, "libstate: %s: built for %s, the target is %s\n", path,
+                 sw_elf_arch(elf) ? sw_elf_arch(elf)->name : "an unsupported architecture",
+                 ls->proc->arch->name);
+        return NULL;
+    }
+    return elf;
+}
+
+/* Set START, END and L_LD from the file's PT_LOAD range and BIAS.  Without a
+ * file the range is empty at BIAS: it covers no address. */
+static void
+place(struct sw_lib *lib, sw_addr bias)
+{
+    sw_addr lo, hi;
+
+    lib->bias = bias;
+    lib->start = lib->end = bias;
+    if (lib->elf == NULL)
+        return;
+    sw_elf_load_range(lib->elf, &lo, &hi);
+    lib->start = lo + bias;
+    lib->end = hi + bias;
+    if (lib->l_ld == 0 && sw_elf_dynamic_vaddr(lib->elf) != 0)
+        lib->l_ld = sw_elf_dynamic_vaddr(lib->elf) + bias;
+}
+
+/* The PIE bias from the auxiliary vector: AT_ENTRY - e_entry, else
+ * AT_PHDR - the program headers' link-time address.  Returns 0 and the bias,
+ * or a negative code (SW_EUNSUP: no usable auxv; the caller assumes 0). */
+static int
+pie_bias(struct sw_libstate *ls, struct sw_elf *elf, sw_addr *bias)
+{
+    struct sw_proc *p = ls->proc;
+    uint8_t *buf = NULL;
+    size_t len = 0;
+
+    if (p->ops->auxv == NULL)
+        return SW_EUNSUP;
+    int rc = p->ops->auxv(p, &buf, &len);
+    if (rc != 0)
+        return rc;
+    size_t w = p->arch->word_size;
+    sw_addr at_entry = 0, at_phdr = 0;
+    for (size_t off = 0; off + 2 * w <= len; off += 2 * w) {
+        uint64_t tag = arch_load(p->arch, buf + off, w);
+        uint64_t val = arch_load(p->arch, buf + off + w, w);
+        if (tag == AUX_AT_NULL)
+            break;
+        if (tag == AUX_AT_ENTRY)
+            at_entry = val;
+        else if (tag == AUX_AT_PHDR)
+            at_phdr = val;
+    }
+    free(buf);
+    if (at_entry != 0 && ((at_entry - sw_elf_entry(elf)) & BIAS_ALIGN) == 0) {
+        *bias = at_entry - sw_elf_entry(elf);
+        return 0;
+    }
+    if (at_phdr != 0 && sw_elf_phdr_vaddr(elf) != 0 &&
+        ((at_phdr - sw_elf_phdr_vaddr(elf)) & BIAS_ALIGN) == 0) {
+        *bias = at_phdr - sw_elf_phdr_vaddr(elf);
+        return 0;
+    }
+    return SW_EUNSUP;
+}
+
+/* The executable's local path (owned) and whether it came from the target
+ * (then it goes through the sysroot).  *PATH NULL: no executable is known. */
+static int
+exe_source(struct sw_libstate *ls, char **path, bool *from_target)
+{
+    struct sw_proc *p = ls->proc;
+    const char *given = ls->exe ? ls->exe : p->exe_path;
+
+    *path = NULL;
+    *from_target = false;
+    if (given != NULL) {
+        *path = sw_strdup(given);
+        return *path ? 0 : SW_ENOMEM;
+    }
+    if (p->ops->exec_path == NULL)
+        return 0;
+    char *target = NULL;
+    int rc = p->ops->exec_path(p, &target);
+    if (rc != 0) {
+        if (sw_is_link_error(rc))
+            return sw_fail(&ls->err, rc, "asking the target for its executable: %s",
+                           sw_proc_errmsg(p));
+        sw_debug(SW_DBG_CACHE, "libstate: no executable from the target: %s\n", sw_proc_errmsg(p));
+        return 0;
+    }
+    *path = target;
+    *from_target = true;
+    return 0;
+}
+
+/* Place the executable as LIB.  A file the user named (--exe, or the
+ * process's local exe_path) must be a usable ELF file for the target: any
+ * failure is the refresh's error.  A path the target named is only a hint:
+ * without a usable local copy under the sysroot the executable is listed
+ * without a file (path NULL), and its frames get no names. */
+static int
+place_exe(struct sw_libstate *ls, struct sw_lib *lib, bool *have)
+{
+    char *path = NULL;
+    bool from_target;
+    int rc;
+
+    *have = false;
+    rc = exe_source(ls, &path, &from_target);
+    if (rc != 0 || path == NULL)
+        return rc;
+    *have = true;
+    lib->is_exe = true;
+    lib->name = path;
+    if (from_target) {
+        char *local = local_path(ls, path);
+        if (local == NULL)
+            return SW_ENOMEM;
+        lib->elf = open_module_file(ls, local);
+        if (lib->elf == NULL) {
+            sw_debug(SW_DBG_CACHE, "libstate: executable %s: no usable local copy at %s\n",
+                     lib->name, local);
+            sw_free(local);
+            place(lib, 0);
+            return 0;
+        }
+        lib->path = local;
+    } else {
+        lib->path = sw_strdup(path);
+        if (lib->path == NULL)
+            return SW_ENOMEM;
+        rc = sw_elfcache_open(ls->cache, lib->path, &lib->elf, &ls->err);
+        if (rc != 0)
+            return rc;
+        const struct arch_desc *a = sw_elf_arch(lib->elf);
+        if (a != ls->proc->arch)
+            return sw_fail(&ls->err, SW_EBADELF, "%s: built for %s, the target is %s", lib->path,
+                           a ? a->name : "an unsupported architecture", ls->proc->arch->name);
+    }
+    sw_addr bias = 0;
+    if (sw_elf_is_dyn(lib->elf)) {
+        rc = pie_bias(ls, lib->elf, &bias);
+        if (rc != 0 && sw_is_link_error(rc))
+            return sw_fail(&ls->err, rc, "reading the auxiliary vector: %s",
+                           sw_proc_errmsg(ls->proc));
+        if (rc != 0) {
+            /* libraries-svr4's main-lm would give l_addr, but sw_modinfo
+             * does not carry it; 0 is right for a non-randomised PIE only. */
+            sw_debug(SW_DBG_CACHE,
+                     "libstate: %s is PIE but the target offers no usable auxv; "
+                     "assuming bias 0\n",
+                     lib->path);
+            bias = 0;
+        }
+    }
+    place(lib, bias);
+    return 0;
+}
+
+static int
+add_module(struct sw_libstate *ls, struct sw_lib *lib, const struct sw_modinfo *m)
+{
+    bool vdso = is_vdso(m->name);
+    lib->name = sw_strdup(vdso ? "[vdso]" : m->name);
+    if (lib->name == NULL)
+        return SW_ENOMEM;
+    lib->l_ld = m->l_ld;
+    if (!vdso) {
+        char *path = local_path(ls, m->name);
+        if (path == NULL)
+            return SW_ENOMEM;
+        lib->elf = open_module_file(ls, path);
+        if (lib->elf != NULL)
+            lib->path = path;
+        else
+            sw_free(path);
+    }
+    place(lib, m->l_addr);
+    return 0;
+}
+
+static bool
+same_lib(const struct sw_lib *a, const struct sw_lib *b)
+{
+    return a->bias == b->bias && a->is_exe == b->is_exe && strcmp(a->name, b->name) == 0;
+}
+
+static bool
+lib_in(const struct sw_lib *lib, const struct sw_lib *libs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (same_lib(lib, &libs[i]))
+            return true;
+    return false;
+}
+
+/* The module list: not offered (no op, SW_EUNSUP) is an empty list; a link
+ * failure or no memory is an error; any other failure (a malformed list)
+ * leaves the executable alone, with the message kept on LS. */
+static int
+read_modules(struct sw_libstate *ls, struct sw_modinfo **mods, size_t *n)
+{
+    struct sw_proc *p = ls->proc;
+
+    *mods = NULL;
+    *n = 0;
+    if (p->ops->modules == NULL)
+        return 0;
+    int rc = p->ops->modules(p, mods, n);
+    if (rc == 0)
+        return 0;
+    *mods = NULL;
+    *n = 0;
+    if (rc == SW_EUNSUP)
+        return 0;
+    sw_fail(&ls->err, rc, "reading the module list: %s", sw_proc_errmsg(p));
+    return sw_is_link_error(rc) ? rc : 0;
+}
+
+/* Builds the new list completely before replacing the old one, so a failed
+ * refresh leaves the previous list in place.  No executable at all (no
+ * --exe, no exec-file from the target) is not an error: the modules are
+ * listed and frames in the executable get no names. */
+int
+sw_libstate_refresh(struct sw_libstate *ls)
+{
+    struct sw_modinfo *mods = NULL;
+    size_t nmods = 0;
+    struct sw_lib *libs = NULL;
+    size_t n = 0;
+    bool have_exe;
+    int rc;
+
+    sw_err_clear(&ls->err);
+    rc = read_modules(ls, &mods, &nmods);
+    if (rc != 0)
+        return rc;
+    libs = sw_calloc(nmods + 1, sizeof *libs);
+    if (libs == NULL) {
+        rc = sw_fail(&ls->err, SW_ENOMEM, "refreshing the module list: out of memory");
+        goto out;
+    }
+    rc = place_exe(ls, &libs[0], &have_exe);
+    if (rc != 0)
+        goto out;
+    n = have_exe ? 1 : 0;
+    for (size_t i = 0; i < nmods; i++) {
+        if (mods[i].name == NULL || mods[i].name[0] == '\0')
+            continue;
+        rc = add_module(ls, &libs[n++], &mods[i]);
+        if (rc != 0) {
+            sw_fail(&ls->err, rc, "%s: out of memory", mods[i].name);
+            goto out;
+        }
+    }
+
+    if (ls->cb) {
+        for (size_t i = 0; i < ls->nlibs; i++)
+            if (!lib_in(&ls->libs[i], libs, n))
+                ls->cb(ls->cb_arg, &ls->libs[i], 1);
+        for (size_t i = 0; i < n; i++)
+            if (!lib_in(&libs[i], ls->libs, ls->nlibs))
+                ls->cb(ls->cb_arg, &libs[i], 0);
+    }
+    libs_free(ls->libs, ls->nlibs);
+    ls->libs = libs;
+    ls->nlibs = n;
+    libs = NULL;
+    n = 0;
+    sw_debug(SW_DBG_CACHE, "libstate: %zu modules\n", ls->nlibs);
+out:
+    if (libs)
+        libs_free(libs, nmods + 1); /* calloc'd: unused entries hold NULL */
+    sw_modinfo_free(mods, nmods);
+    return rc;
+}
+
+int
+sw_libstate_lib_at(struct sw_libstate *ls, sw_addr addr, const struct sw_lib **lib)
+{
+    for (size_t i = 0; i < ls->nlibs; i++) {
+        const struct sw_lib *l = &ls->libs[i];
+        if (addr >= l->start && addr < l->end) {
+            *lib = l;
+            return 0;
+        }
+    }
+    return SW_ENOENT;
+}
+
+int
+sw_libstate_libs(struct sw_libstate *ls, const struct sw_lib **libs, size_t *n)
+{
+    *libs = ls->libs;
+    *n = ls->nlibs;
+    return 0;
+}
+
+int
+sw_libstate_lib_offset(struct sw_libstate *ls, sw_addr addr, const char **name, sw_addr *offset)
+{
+    const struct sw_lib *lib;
+    int rc = sw_libstate_lib_at(ls, addr, &lib);
+    if (rc != 0)
+        return rc;
+    *name = lib->name;
+    *offset = addr - lib->bias;
+    return 0;
+}
+
+const char *
+sw_libstate_errmsg(const struct sw_libstate *ls)
+{
+    return ls->err.msg;
+}
+
+void
+sw_libstate_set_change_cb(struct sw_libstate *ls, sw_lib_change_cb cb, void *arg)
+{
+    ls->cb = cb;
+    ls->cb_arg = arg;
+}

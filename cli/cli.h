@@ -1,0 +1,40 @@
+/* cli/cli.h -- what cli/main.c and cli/output.c share. */
+#ifndef RSPWALK_CLI_H
+#define RSPWALK_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rspwalk/rspwalk.h"
+
+enum cli_format {
+    CLI_TEXT,
+    CLI_JSON,
+};
+
+struct cli_opts {
+    const char *target;
+    const char *exe;
+    const char *sysroot;
+    const char *thread;
+    const char *debug_dir;
+    enum cli_format format;
+    size_t max_frames;
+    int timeout_ms;
+    bool cont;
+    bool stats;
+    bool no_cache;
+    int pass[64];
+    size_t npass;
+};
+
+int cli_run(const struct cli_opts *o);
+
+/* Walk each of the N threads TIDS of W and print them in O->format on stdout.
+ * Returns 0, or -1 when a walk failed (the message is on stderr too). */
+int cli_print_walks(const struct cli_opts *o, struct sw_walker *w, const sw_tid *tids, size_t n);
+
+/* The gdb signal number's name without "SIG", or NULL. */
+const char *cli_signal_name(int gdb_sig);
+
+#endif /* RSPWALK_CLI_H */

@@ -1,0 +1,349 @@
+/* cli/main.c -- the rspwalk program: arguments, the session, the walks, exit codes.
+ *
+ * No walking logic here: the library walks, cli/output.c prints.  Every
+ * failure is one line on stderr, "rspwalk: <what>: <why>", and a non-zero
+ * exit; the target is left as found (the link is closed without detaching).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli/cli.h"
+#include "rspwalk/rspwalk.h"
+
+enum {
+    EXIT_OK = 0,
+    EXIT_FAIL = 1,  /* connection, protocol, file or walk failure */
+    EXIT_USAGE = 2, /* bad command line */
+    EXIT_EXITED = 3 /* the target exited before it stopped */
+};
+
+enum {
+    OPT_SYSROOT = 256,
+    OPT_STATS,
+    OPT_TIMEOUT,
+    OPT_PASS,
+    OPT_NO_CACHE,
+    OPT_DEBUG_DIR,
+};
+
+/* gdb's signal numbers (include/gdb/signals.def), which RSP uses. */
+static const struct {
+    const char *name;
+    int num;
+} gdb_signals[] = {
+    {"HUP", 1},   {"INT", 2},    {"QUIT", 3},   {"ILL", 4},   {"TRAP", 5},     {"ABRT", 6},
+    {"FPE", 8},   {"KILL", 9},   {"BUS", 10},   {"SEGV", 11}, {"SYS", 12},     {"PIPE", 13},
+    {"ALRM", 14}, {"TERM", 15},  {"URG", 16},   {"STOP", 17}, {"TSTP", 18},    {"CONT", 19},
+    {"CHLD", 20}, {"TTIN", 21},  {"TTOU", 22},  {"IO", 23},   {"XCPU", 24},    {"XFSZ", 25},
+    {"VTALRM", 26}, {"PROF", 27}, {"WINCH", 28}, {"USR1", 30}, {"USR2", 31},
+};
+
+/* Signals a program handles in normal operation: passed by default, so
+ * `--continue` stops where something went wrong (a trap, a crash), not where
+ * a handler was about to run.  gdb's own default "nostop" set is ALRM, URG,
+ * CHLD, IO, VTALRM, PROF, WINCH; USR1, USR2 and PIPE are added as the
+ * oracle of notes/peers.md does. */
+static const char default_pass[] = "USR1,USR2,ALRM,CHLD,PIPE,URG,IO,VTALRM,PROF,WINCH";
+
+static void
+usage(FILE *f)
+{
+    fputs("usage: rspwalk [OPTIONS] TARGET\n"
+          "Walk the call stacks of a program behind a GDB remote stub.\n\n"
+          "  TARGET             HOST:PORT | [V6ADDR]:PORT | unix:PATH | /dev/ttyX[@BAUD] | '|COMMAND'\n"
+          "  -e, --exe FILE     local copy of the main executable (default: ask the stub)\n"
+          "      --sysroot DIR  where target libraries are found locally\n"
+          "  -t, --thread ID    walk one thread: pPID.TID (hex, as printed), or the LWP in decimal\n"
+          "  -c, --continue     resume the target and walk at its next stop (signal, trap, crash)\n"
+          "      --pass LIST    with -c, signals handed to the program without stopping\n"
+          "                     (default USR1,USR2,ALRM,CHLD,PIPE,URG,IO,VTALRM,PROF,WINCH; 'none')\n"
+          "  -f, --format FMT   text (gdb-like, default) or json\n"
+          "  -n, --max-frames N stop each walk after N frames (default 4096)\n"
+          "      --stats        protocol statistics: packets, bytes each way, round trips, time\n"
+          "      --timeout SEC  per protocol read, and for the stop with -c (default 10)\n"
+          "      --debug-dir DIR  separate debug files (default /usr/lib/debug)\n"
+          "      --no-cache     read every register and memory range from the stub\n"
+          "  -h, --help         this text\n"
+          "  -V, --version      the version\n",
+          f);
+}
+
+static int
+parse_signal_list(const char *list, int *sigs, size_t max, size_t *n)
+{
+    *n = 0;
+    if (strcasecmp(list, "none") == 0 || *list == '\0')
+        return 0;
+    char *copy = strdup(list), *save = NULL;
+    if (copy == NULL)
+        return -1;
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        const char *name = strncasecmp(tok, "SIG", 3) == 0 ? tok + 3 : tok;
+        int num = -1;
+        for (size_t i = 0; i < sizeof gdb_signals / sizeof gdb_signals[0]; i++)
+            if (strcasecmp(name, gdb_signals[i].name) == 0)
+                num = gdb_signals[i].num;
+        if (num < 0 || *n == max) {
+            fprintf(stderr, "rspwalk: --pass: unknown signal '%s'\n", tok);
+            free(copy);
+            return -1;
+        }
+        sigs[(*n)++] = num;
+    }
+    free(copy);
+    return 0;
+}
+
+const char *
+cli_signal_name(int gdb_sig)
+{
+    for (size_t i = 0; i < sizeof gdb_signals / sizeof gdb_signals[0]; i++)
+        if (gdb_signals[i].num == gdb_sig)
+            return gdb_signals[i].name;
+    return NULL;
+}
+
+static bool
+parse_uint(const char *s, unsigned long long max, unsigned long long *out)
+{
+    char *e;
+    errno = 0;
+    if (*s == '-' || *s == '\0')
+        return false;
+    unsigned long long v = strtoull(s, &e, 10);
+    if (errno || *e != '\0' || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* Find the thread named by ARG: "pPID.TID" in hex (as rspwalk prints it) or
+ * the LWP in decimal. */
+static int
+find_thread(struct sw_walker *w, const char *arg, const sw_tid *tids, size_t n, sw_tid *out)
+{
+    struct sw_proc *p = sw_walker_proc(w);
+    char label[64];
+
+    for (size_t i = 0; i < n; i++) {
+        sw_proc_thread_label(p, tids[i], label, sizeof label);
+        if (strcasecmp(label, arg) == 0) {
+            *out = tids[i];
+            return 0;
+        }
+    }
+    unsigned long long v;
+    if (parse_uint(arg, UINT64_MAX, &v)) {
+        for (size_t i = 0; i < n; i++)
+            if (tids[i] == v) {
+                *out = tids[i];
+                return 0;
+            }
+    }
+    return -1;
+}
+
+int
+main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"exe", required_argument, NULL, 'e'},
+        {"sysroot", required_argument, NULL, OPT_SYSROOT},
+        {"thread", required_argument, NULL, 't'},
+        {"continue", no_argument, NULL, 'c'},
+        {"format", required_argument, NULL, 'f'},
+        {"max-frames", required_argument, NULL, 'n'},
+        {"stats", no_argument, NULL, OPT_STATS},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"pass", required_argument, NULL, OPT_PASS},
+        {"no-cache", no_argument, NULL, OPT_NO_CACHE},
+        {"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    struct cli_opts o = {.format = CLI_TEXT, .timeout_ms = 10000};
+    const char *pass_list = default_pass;
+    int c;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":e:t:cf:n:hV", longopts, NULL)) != -1) {
+        unsigned long long v;
+        switch (c) {
+        case 'e':
+            o.exe = optarg;
+            break;
+        case OPT_SYSROOT:
+            o.sysroot = optarg;
+            break;
+        case 't':
+            o.thread = optarg;
+            break;
+        case 'c':
+            o.cont = true;
+            break;
+        case 'f':
+            if (strcmp(optarg, "text") == 0)
+                o.format = CLI_TEXT;
+            else if (strcmp(optarg, "json") == 0)
+                o.format = CLI_JSON;
+            else {
+                fprintf(stderr, "rspwalk: --format: '%s' is neither text nor json\n", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'n':
+            if (!parse_uint(optarg, 1000000, &v) || v == 0) {
+                fprintf(stderr, "rspwalk: --max-frames: '%s' is not a number from 1 to 1000000\n",
+                        optarg);
+                return EXIT_USAGE;
+            }
+            o.max_frames = (size_t)v;
+            break;
+        case OPT_STATS:
+            o.stats = true;
+            break;
+        case OPT_TIMEOUT: {
+            char *e;
+            errno = 0;
+            double sec = strtod(optarg, &e);
+            if (errno || *e != '\0' || !(sec > 0) || sec > 86400) {
+                fprintf(stderr, "rspwalk: --timeout: '%s' is not a number of seconds (0 < SEC <= 86400)\n",
+                        optarg);
+                return EXIT_USAGE;
+            }
+            o.timeout_ms = (int)(sec * 1000 + 0.5);
+            if (o.timeout_ms == 0)
+                o.timeout_ms = 1;
+            break;
+        }
+        case OPT_PASS:
+            pass_list = optarg;
+            break;
+        case OPT_NO_CACHE:
+            o.no_cache = true;
+            break;
+        case OPT_DEBUG_DIR:
+            o.debug_dir = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return EXIT_OK;
+        case 'V': {
+            int ma, mi, pa;
+            sw_version(&ma, &mi, &pa);
+            printf("rspwalk %d.%d.%d\n", ma, mi, pa);
+            return EXIT_OK;
+        }
+        case ':':
+            fprintf(stderr, "rspwalk: option '%s' needs a value\n", argv[optind - 1]);
+            return EXIT_USAGE;
+        default:
+            fprintf(stderr, "rspwalk: unknown option '%s' (see rspwalk --help)\n", argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "rspwalk: %s (see rspwalk --help)\n",
+                optind == argc ? "no TARGET given" : "more than one TARGET given");
+        return EXIT_USAGE;
+    }
+    o.target = argv[optind];
+    if (parse_signal_list(pass_list, o.pass, sizeof o.pass / sizeof o.pass[0], &o.npass) < 0)
+        return EXIT_USAGE;
+
+    return cli_run(&o);
+}
+
+/* Connect, optionally resume to the next stop, walk, print. */
+int
+cli_run(const struct cli_opts *o)
+{
+    struct rsp_session_config scfg;
+    struct rsp_session *s = NULL;
+    struct sw_proc *p = NULL;
+    struct sw_walker *w = NULL;
+    struct sw_errbuf err = {0};
+    sw_tid *tids = NULL;
+    size_t ntids = 0;
+    int rc, status = EXIT_FAIL;
+
+    rsp_session_config_init(&scfg);
+    scfg.timeout_ms = o->timeout_ms;
+    rc = rsp_session_open(o->target, &scfg, &s, &err);
+    if (rc < 0) {
+        fprintf(stderr, "rspwalk: %s\n", err.msg);
+        return EXIT_FAIL;
+    }
+    struct sw_rsp_config pcfg = {.exe = o->exe, .no_cache = o->no_cache};
+    rc = sw_proc_rsp_new(s, &pcfg, &p, &err);
+    if (rc < 0) {
+        fprintf(stderr, "rspwalk: %s\n", err.msg);
+        return rc == SW_EEXITED ? EXIT_EXITED : EXIT_FAIL;
+    }
+    if (p->debug && p->debug->is_terminated(p)) {
+        fprintf(stderr, "rspwalk: %s: the target has already exited\n", o->target);
+        sw_proc_free(p);
+        return EXIT_EXITED;
+    }
+    if (o->cont) {
+        rc = sw_proc_rsp_set_pass(p, o->pass, o->npass);
+        if (rc == 0)
+            rc = p->debug->resume(p, SW_TID_DEFAULT, 0);
+        if (rc == 0)
+            rc = p->debug->handle_debug_event(p, true);
+        if (rc < 0) {
+            fprintf(stderr, "rspwalk: %s: %s\n", o->target, sw_proc_errmsg(p));
+            sw_proc_free(p);
+            return rc == SW_EEXITED ? EXIT_EXITED : EXIT_FAIL;
+        }
+    }
+
+    struct sw_walker_config wcfg = {
+        .sysroot = o->sysroot, .exe = o->exe, .debug_dir = o->debug_dir, .max_frames = o->max_frames};
+    rc = sw_walker_new(p, &wcfg, &w, &err);
+    if (rc < 0) {
+        fprintf(stderr, "rspwalk: %s\n", err.msg);
+        return EXIT_FAIL;
+    }
+
+    size_t cap = 64;
+    for (;;) {
+        sw_tid *t = realloc(tids, cap * sizeof *t);
+        if (t == NULL) {
+            fprintf(stderr, "rspwalk: listing threads: out of memory\n");
+            goto out;
+        }
+        tids = t;
+        rc = sw_threads(w, tids, cap, &ntids);
+        if (rc < 0) {
+            fprintf(stderr, "rspwalk: listing threads: %s\n", sw_walker_errmsg(w));
+            goto out;
+        }
+        if (ntids <= cap)
+            break;
+        cap = ntids;
+    }
+    if (o->thread) {
+        sw_tid one;
+        if (find_thread(w, o->thread, tids, ntids, &one) < 0) {
+            fprintf(stderr, "rspwalk: thread %s: no such thread in the target (%zu thread%s)\n",
+                    o->thread, ntids, ntids == 1 ? "" : "s");
+            goto out;
+        }
+        tids[0] = one;
+        ntids = 1;
+    }
+    status = cli_print_walks(o, w, tids, ntids) < 0 ? EXIT_FAIL : EXIT_OK;
+
+out:
+    free(tids);
+    sw_walker_free(w); /* closes the link without detaching: the target stays as it is */
+    return status;
+}

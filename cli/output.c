@@ -1,0 +1,208 @@
+/* cli/output.c -- text (gdb-like) and JSON output of the walks.
+ *
+ * The JSON schema is documented in docs/json.md; "version" changes when a
+ * field changes meaning.  Nothing here walks: it asks the library.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static void
+json_str(FILE *f, const char *s)
+{
+    if (s == NULL) {
+        fputs("null", f);
+        return;
+    }
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"':
+            fputs("\\\"", f);
+            break;
+        case '\\':
+            fputs("\\\\", f);
+            break;
+        case '\n':
+            fputs("\\n", f);
+            break;
+        case '\t':
+            fputs("\\t", f);
+            break;
+        default:
+            if (*p < 0x20)
+                fprintf(f, "\\u%04x", *p);
+            else
+                fputc(*p, f);
+        }
+    }
+    fputc('"', f);
+}
+
+static void
+json_stats(FILE *f, const struct rsp_stats *st)
+{
+    fprintf(f,
+            "{\"packets_sent\": %" PRIu64 ", \"packets_received\": %" PRIu64
+            ", \"bytes_sent\": %" PRIu64 ", \"bytes_received\": %" PRIu64 ", \"round_trips\": %" PRIu64
+            ", \"retransmits\": %" PRIu64 ", \"elapsed_us\": %" PRIu64 ", \"by_kind\": {",
+            st->packets_sent, st->packets_received, st->bytes_sent, st->bytes_received,
+            st->round_trips, st->retransmits, st->elapsed_us);
+    bool first = true;
+    for (size_t i = 0; i < sizeof st->by_kind / sizeof st->by_kind[0]; i++) {
+        const char *name = rsp_packet_name(i);
+        if (name == NULL)
+            break;
+        if (st->by_kind[i] == 0)
+            continue;
+        fprintf(f, "%s", first ? "" : ", ");
+        json_str(f, name);
+        fprintf(f, ": %" PRIu64, st->by_kind[i]);
+        first = false;
+    }
+    fputs("}}", f);
+}
+
+static void
+text_stats(FILE *f, const struct rsp_stats *st)
+{
+    fprintf(f,
+            "stats: %" PRIu64 " packets sent, %" PRIu64 " received; %" PRIu64 " bytes sent, %" PRIu64
+            " received; %" PRIu64 " round trips; %" PRIu64 " retransmits; %.3f ms waiting\n",
+            st->packets_sent, st->packets_received, st->bytes_sent, st->bytes_received,
+            st->round_trips, st->retransmits, (double)st->elapsed_us / 1000.0);
+    fputs("stats: requests by kind:", f);
+    for (size_t i = 0; i < sizeof st->by_kind / sizeof st->by_kind[0]; i++) {
+        const char *name = rsp_packet_name(i);
+        if (name == NULL)
+            break;
+        if (st->by_kind[i])
+            fprintf(f, " %s=%" PRIu64, name, st->by_kind[i]);
+    }
+    fputc('\n', f);
+}
+
+static void
+print_frame_text(FILE *f, struct sw_walker *w, const struct sw_frame *fr, unsigned width)
+{
+    struct sw_symbol sym;
+    bool have = sw_frame_symbol(w, fr, &sym) == 0;
+    const char *lib = NULL;
+    sw_addr off;
+
+    if (!have)
+        sw_frame_lib_offset(w, fr, &lib, &off);
+    fprintf(f, "#%-2u 0x%0*" PRIx64 " in ", fr->level, (int)width, fr->ra);
+    if (have)
+        fprintf(f, "%s+%" PRIu64 " (%s)", sym.name, fr->ra - sym.start,
+                sym.module ? sym.module : "?");
+    else
+        fprintf(f, "?? (%s)", lib ? lib : "no module");
+    if (fr->kind == SW_FRAME_SIGNAL)
+        fputs(" <signal handler called>", f);
+    fputc('\n', f);
+}
+
+static void
+print_frame_json(FILE *f, struct sw_walker *w, const struct sw_frame *fr, unsigned width)
+{
+    struct sw_symbol sym;
+    bool have = sw_frame_symbol(w, fr, &sym) == 0;
+    const char *lib = NULL;
+    sw_addr off;
+
+    (void)width;
+    fprintf(f, "{\"level\": %u, \"pc\": \"0x%" PRIx64 "\", \"sp\": \"0x%" PRIx64 "\", \"fp\": \"0x%" PRIx64
+            "\", \"function\": ",
+            fr->level, fr->ra, fr->sp, fr->fp);
+    json_str(f, have ? sym.name : NULL);
+    if (have)
+        fprintf(f, ", \"offset\": %" PRIu64, fr->ra - sym.start);
+    else
+        fputs(", \"offset\": null", f);
+    fputs(", \"module\": ", f);
+    if (have)
+        json_str(f, sym.module);
+    else
+        json_str(f, sw_frame_lib_offset(w, fr, &lib, &off) == 0 ? lib : NULL);
+    fputs(", \"stepper\": ", f);
+    json_str(f, fr->stepper ? fr->stepper->ops->name : NULL);
+    fputs(", \"trust\": ", f);
+    json_str(f, sw_trust_name(fr->trust));
+    fputs(", \"kind\": ", f);
+    json_str(f, fr->kind == SW_FRAME_SIGNAL ? "signal" : "normal");
+    fputc('}', f);
+}
+
+int
+cli_print_walks(const struct cli_opts *o, struct sw_walker *w, const sw_tid *tids, size_t n)
+{
+    struct sw_proc *p = sw_walker_proc(w);
+    struct rsp_session *s = sw_proc_rsp_session(p);
+    unsigned width = p->arch->word_size * 2;
+    FILE *f = stdout;
+    int status = 0;
+    struct sw_stack st;
+
+    sw_stack_init(&st);
+    if (o->format == CLI_JSON) {
+        fprintf(f, "{\"version\": 1, \"arch\": ");
+        json_str(f, p->arch->name);
+        fprintf(f, ", \"target\": ");
+        json_str(f, o->target);
+        fprintf(f, ", \"threads\": [");
+    }
+    for (size_t i = 0; i < n; i++) {
+        char label[64];
+        uint64_t rt0 = s ? rsp_session_stats(s)->round_trips : 0;
+        uint64_t pk0 = s ? rsp_session_stats(s)->packets_sent : 0;
+        sw_proc_thread_label(p, tids[i], label, sizeof label);
+        int rc = sw_walk_stack(w, tids[i], &st);
+        bool stopped = tids[i] == p->default_tid;
+        bool link_failed = rc < 0 || st.end == SW_END_LINK;
+        if (link_failed) {
+            fprintf(stderr, "rspwalk: thread %s: %s\n", label, sw_walker_errmsg(w));
+            status = -1;
+        }
+        if (o->format == CLI_JSON) {
+            fprintf(f, "%s\n  {\"id\": ", i ? "," : "");
+            json_str(f, label);
+            fprintf(f, ", \"lwp\": %" PRIu64 ", \"stopped\": %s, \"end\": ", tids[i],
+                    stopped ? "true" : "false");
+            json_str(f, rc < 0 ? "error" : sw_walk_end_name(st.end));
+            if (link_failed) {
+                fputs(", \"error\": ", f);
+                json_str(f, sw_walker_errmsg(w));
+            }
+            fputs(", \"frames\": [", f);
+            for (size_t k = 0; rc == 0 && k < st.n; k++) {
+                fputs(k ? ",\n    " : "\n    ", f);
+                print_frame_json(f, w, &st.frames[k], width);
+            }
+            uint64_t rt1 = s ? rsp_session_stats(s)->round_trips : 0;
+            uint64_t pk1 = s ? rsp_session_stats(s)->packets_sent : 0;
+            fprintf(f, "], \"stats\": {\"round_trips\": %" PRIu64 ", \"packets\": %" PRIu64 "}}",
+                    rt1 - rt0, pk1 - pk0);
+        } else {
+            fprintf(f, "%sThread %s%s:\n", i ? "\n" : "", label, stopped ? " (stopped)" : "");
+            for (size_t k = 0; rc == 0 && k < st.n; k++)
+                print_frame_text(f, w, &st.frames[k], width);
+            if (rc == 0 && st.end != SW_END_BOTTOM)
+                fprintf(f, "(walk ended: %s)\n", sw_walk_end_name(st.end));
+        }
+    }
+    if (o->format == CLI_JSON) {
+        fputs("\n], \"stats\": ", f);
+        if (s)
+            json_stats(f, rsp_session_stats(s));
+        else
+            fputs("null", f);
+        fputs("}\n", f);
+    } else if (o->stats && s) {
+        text_stats(f, rsp_session_stats(s));
+    }
+    sw_stack_fini(&st);
+    return status;
+}

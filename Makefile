@@ -42,7 +42,7 @@ PUBLIC_HDRS := $(sort $(wildcard include/rspwalk/*.h))
 # $(call config,NAME,CC,EXTRA_CFLAGS,EXTRA_LDFLAGS)
 define config
 $(1)_DIR := build/$(1)
-$(1)_CFLAGS := $$(BASE_CFLAGS) $(3)
+$(1)_CFLAGS := $$(BASE_CFLAGS) $(3) -DSW_TEST_DATA='"build/$(1)/tests/data"'
 $(1)_LDFLAGS := $(4)
 $(1)_LIB_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(LIB_SRCS))
 $(1)_CLI_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(CLI_SRCS))
@@ -61,7 +61,13 @@ build/$(1)/rspwalk: $$($(1)_CLI_OBJS) build/$(1)/librspwalk.a
 	$$(if $$(Q),@echo "  LD[$(1)] $$@")
 	$$(Q)$(2) $$($(1)_CFLAGS) -o $$@ $$($(1)_CLI_OBJS) build/$(1)/librspwalk.a $$(LIBS) $$($(1)_LDFLAGS)
 
-build/$(1)/tests/%: build/$(1)/tests/unit/%.o $$($(1)_TOOL_OBJS) build/$(1)/librspwalk.a
+# Test data: ELF files with known contents, built from tests/unit/data/*.S.
+build/$(1)/tests/data/%.elf: tests/unit/data/%.S
+	@mkdir -p $$(@D)
+	$$(Q)gcc -nostdlib -static -no-pie -o $$@ $$<
+
+build/$(1)/tests/%: build/$(1)/tests/unit/%.o $$($(1)_TOOL_OBJS) build/$(1)/librspwalk.a \
+                    $$(patsubst tests/unit/data/%.S,build/$(1)/tests/data/%.elf,$$(wildcard tests/unit/data/*.S))
 	@mkdir -p $$(@D)
 	$$(if $$(Q),@echo "  LD[$(1)] $$@")
 	$$(Q)$(2) $$($(1)_CFLAGS) -o $$@ $$< $$($(1)_TOOL_OBJS) build/$(1)/librspwalk.a -lcmocka $$(LIBS) $$($(1)_LDFLAGS)

@@ -1,0 +1,436 @@
+#!/usr/bin/env python3
+"""tests/integration/compare.py -- rspwalk's walk of a stop against gdb's, and against the
+stack the fixture says it expects.
+
+usage: compare.py --exe PROG RSPWALK_JSON ORACLE_JSON
+       compare.py --exe PROG --oracle-only ORACLE_JSON
+
+Checks, in order:
+  1. the oracle (gdb_oracle.sh) shows the fixture's expected stack (the ".rspwalk_expect"
+     section of PROG, written by fixtures/src/fixture.c); if not, gdb is no oracle here;
+  2. invariants of rspwalk's output: JSON shape, frame 0 is the stop function (or libc for
+     stop method 1), the expected fixture frames in order, main in the main thread, SPs not
+     decreasing (except next to a signal frame), the main thread ends at _start, the others
+     at the thread start (clone3 / start_thread), every walk ended at the bottom;
+  3. rspwalk against gdb, thread by thread (matched by LWP), frame by frame after dropping
+     gdb's inline frames: same pc, and the same function or an alias of it (same entry
+     address), and gdb's <signal handler called> against rspwalk's "kind": "signal".
+Prints the first problem on one line, then details (both stacks side by side); exit 0 when
+all hold, 1 otherwise, 2 on bad usage or unreadable input.  Python 3 standard library only.
+Not a general ELF tool: symbols come from readelf, the expectation from a tiny ELF reader.
+"""
+
+import argparse
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+
+THREAD_BOTTOMS = ("clone3", "__clone3", "clone", "__clone", "start_thread")
+SIGNAL = "<signal>"
+
+
+class Mismatch(Exception):
+    """One problem: a one-line summary and optional detail lines."""
+
+    def __init__(self, summary, details=()):
+        super().__init__(summary)
+        self.summary = summary
+        self.details = list(details)
+
+
+# ---- the fixture's expectation ---------------------------------------------------------
+
+
+def elf_section(path, wanted):
+    """Bytes of section `wanted` of ELF file `path`, or None (any class, either byte order)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] != b"\x7fELF":
+        return None
+    is64 = data[4] == 2
+    end = "<" if data[5] == 1 else ">"
+    if is64:
+        shoff, = struct.unpack_from(end + "Q", data, 0x28)
+        shentsize, shnum, shstrndx = struct.unpack_from(end + "HHH", data, 0x3A)
+    else:
+        shoff, = struct.unpack_from(end + "I", data, 0x20)
+        shentsize, shnum, shstrndx = struct.unpack_from(end + "HHH", data, 0x2E)
+
+    def header(i):
+        base = shoff + i * shentsize
+        if is64:
+            name, _, _, _, off, size = struct.unpack_from(end + "IIQQQQ", data, base)
+        else:
+            name, _, _, _, off, size = struct.unpack_from(end + "IIIIII", data, base)
+        return name, off, size
+
+    _, str_off, str_size = header(shstrndx)
+    names = data[str_off:str_off + str_size]
+    for i in range(shnum):
+        name_off, off, size = header(i)
+        name = names[name_off:names.index(b"\0", name_off)].decode()
+        if name == wanted:
+            return data[off:off + size]
+    return None
+
+
+def read_expectation(prog):
+    """{"stop": N, "main": [names], "threads": [[names], ...]} from PROG's .rspwalk_expect."""
+    raw = elf_section(prog, ".rspwalk_expect")
+    if raw is None:
+        raise Mismatch("%s: no .rspwalk_expect section (not a fixture?)" % prog)
+    exp = {"stop": 0, "main": None, "threads": []}
+    for line in re.split(r"[\n\0]+", raw.decode()):
+        key, _, value = line.partition(":")
+        words = []
+        for word in value.split():
+            name, star, count = word.partition("*")
+            words += [name] * (int(count) if star else 1)
+        if key == "stop":
+            exp["stop"] = int(value)
+        elif key == "main":
+            exp["main"] = words
+        elif key == "thread":
+            exp["threads"].append(words)
+    if exp["main"] is None:
+        raise Mismatch("%s: .rspwalk_expect has no main: line" % prog)
+    return exp
+
+
+# ---- both documents in one shape -------------------------------------------------------
+
+
+def parse_thread_id(text):
+    """rspwalk's "p1f2.1f2" (multiprocess, hex) or "1f2": (pid or None, tid)."""
+    m = re.fullmatch(r"p(-?[0-9a-fA-F]+)\.(-?[0-9a-fA-F]+)", text)
+    if m:
+        return int(m.group(1), 16), int(m.group(2), 16)
+    return None, int(text, 16)
+
+
+def hexnum(value, what):
+    if value is None:
+        return None
+    if isinstance(value, int):
+        return value
+    try:
+        return int(value, 16)
+    except (TypeError, ValueError):
+        raise Mismatch("%s: not a hex number: %r" % (what, value))
+
+
+def load_rspwalk(doc):
+    """[{lwp, pid, end, frames: [{pc, sp, function, offset, module, signal, raw}]}]"""
+    if not isinstance(doc, dict) or not isinstance(doc.get("threads"), list):
+        raise Mismatch("rspwalk JSON: no \"threads\" list")
+    for key in ("version", "arch"):
+        if key not in doc:
+            raise Mismatch("rspwalk JSON: no \"%s\"" % key)
+    threads = []
+    for t in doc["threads"]:
+        if "id" not in t or not isinstance(t.get("frames"), list):
+            raise Mismatch("rspwalk JSON: a thread without \"id\" or \"frames\": %r" % t)
+        pid, lwp = parse_thread_id(t["id"])
+        frames = []
+        for i, f in enumerate(t["frames"]):
+            where = "rspwalk thread %s frame %d" % (t["id"], i)
+            if f.get("level") != i:
+                raise Mismatch("%s: level is %r" % (where, f.get("level")))
+            for key in ("pc", "sp", "function", "kind"):
+                if key not in f:
+                    raise Mismatch("%s: no \"%s\"" % (where, key))
+            frames.append(
+                {
+                    "pc": hexnum(f["pc"], where + " pc"),
+                    "sp": hexnum(f["sp"], where + " sp"),
+                    "function": f["function"],
+                    "offset": f.get("offset"),
+                    "module": f.get("module"),
+                    "signal": f["kind"] == "signal",
+                    "raw": f,
+                }
+            )
+        threads.append({"id": t["id"], "pid": pid, "lwp": lwp, "end": t.get("end"),
+                        "frames": frames})
+    return threads
+
+
+def load_oracle(doc):
+    """[{lwp, pid, end, stopped, frames (inline frames dropped), inline: count}]"""
+    threads = []
+    for t in doc["threads"]:
+        frames = []
+        inline = 0
+        for f in t["frames"]:
+            if f["type"] == "inline":
+                inline += 1
+                continue
+            frames.append(
+                {
+                    "pc": int(f["pc"], 16),
+                    "sp": hexnum(f.get("sp"), "gdb sp"),
+                    "function": f["function"],
+                    "entry": hexnum(f.get("entry"), "gdb entry"),
+                    "module": f.get("module"),
+                    "signal": f["type"] == "sigtramp",
+                }
+            )
+        threads.append({"lwp": t["lwp"], "pid": doc.get("pid"), "end": t["end"],
+                        "stopped": t.get("stopped", False), "frames": frames,
+                        "inline": inline, "error": t.get("error")})
+    return threads
+
+
+def label(frame):
+    if frame["signal"]:
+        return SIGNAL
+    return frame["function"] or "??"
+
+
+def main_thread(threads, pid):
+    """The thread whose LWP is the pid, else the first."""
+    for t in threads:
+        if pid is not None and t["lwp"] == pid:
+            return t
+    return threads[0] if threads else None
+
+
+# ---- the expectation on either walk ----------------------------------------------------
+
+
+def fixture_frames(frames, fixture_names):
+    return [label(f) for f in frames if f["signal"] or f["function"] in fixture_names]
+
+
+def check_expectation(who, threads, pid, exp):
+    names = set(exp["main"])
+    for t in exp["threads"]:
+        names.update(t)
+    names.discard(SIGNAL)
+    main = main_thread(threads, pid)
+    if main is None:
+        raise Mismatch("%s: no threads" % who)
+    got = fixture_frames(main["frames"], names)
+    if got != exp["main"]:
+        raise Mismatch("%s: main thread %d: fixture frames differ from the expectation"
+                       % (who, main["lwp"]),
+                       ["expected: " + " ".join(exp["main"]), "got:      " + " ".join(got),
+                        "stack:    " + " ".join(label(f) for f in main["frames"])])
+    if not main["frames"]:
+        raise Mismatch("%s: main thread has no frames" % who)
+    top = label(main["frames"][0])
+    if exp["stop"] == 0 and top != exp["main"][0]:
+        raise Mismatch("%s: frame 0 is %s, expected the stop function %s"
+                       % (who, top, exp["main"][0]))
+    if exp["stop"] == 1 and top in names:
+        raise Mismatch("%s: frame 0 is %s, expected a libc frame (raise)" % (who, top))
+    wanted = [list(w) for w in exp["threads"]]
+    others = [t for t in threads if t is not main]
+    for t in others:
+        got = fixture_frames(t["frames"], names)
+        if got in wanted:
+            wanted.remove(got)
+    if wanted or len(others) != len(exp["threads"]):
+        raise Mismatch("%s: %d other threads, expected %d; unmatched: %s"
+                       % (who, len(others), len(exp["threads"]),
+                          "; ".join(" ".join(w) for w in wanted) or "-"),
+                       ["thread %d: %s" % (t["lwp"], " ".join(label(f) for f in t["frames"]))
+                        for t in others])
+
+
+def check_invariants(threads, pid):
+    """rspwalk-only properties that hold for every fixture."""
+    main = main_thread(threads, pid)
+    if main["frames"] and "main" not in [f["function"] for f in main["frames"]]:
+        raise Mismatch("rspwalk: main() is not in the main thread's stack")
+    for t in threads:
+        frames = t["frames"]
+        who = "rspwalk thread %s" % t["id"]
+        if t["end"] != "bottom":
+            raise Mismatch("%s: walk ended with %r, not at the bottom" % (who, t["end"]))
+        if not frames:
+            raise Mismatch("%s: no frames" % who)
+        for i in range(1, len(frames)):
+            near_signal = frames[i]["signal"] or frames[i - 1]["signal"]
+            if frames[i]["sp"] < frames[i - 1]["sp"] and not near_signal:
+                raise Mismatch("%s: sp decreases from frame %d (0x%x) to frame %d (0x%x)"
+                               % (who, i - 1, frames[i - 1]["sp"], i, frames[i]["sp"]))
+        last = frames[-1]["function"]
+        if t is main and last != "_start":
+            raise Mismatch("%s: last frame is %s, expected _start" % (who, last))
+        if t is not main and last not in THREAD_BOTTOMS:
+            raise Mismatch("%s: last frame is %s, expected one of %s"
+                           % (who, last, ", ".join(THREAD_BOTTOMS)))
+
+
+# ---- rspwalk against gdb ---------------------------------------------------------------
+
+
+class Symbols:
+    """Entry addresses of names in a module and in its separate debug file (readelf -Ws)."""
+
+    def __init__(self):
+        self.cache = {}
+
+    @staticmethod
+    def debug_file(path):
+        try:
+            notes = subprocess.run(["readelf", "-n", path], capture_output=True, text=True,
+                                   check=False).stdout
+        except OSError:
+            return None
+        m = re.search(r"Build ID: ([0-9a-f]{2})([0-9a-f]+)", notes)
+        if not m:
+            return None
+        debug = "/usr/lib/debug/.build-id/%s/%s.debug" % (m.group(1), m.group(2))
+        return debug if os.path.exists(debug) else None
+
+    def table(self, path):
+        if path in self.cache:
+            return self.cache[path]
+        table = {}
+        files = [path]
+        debug = self.debug_file(path)
+        if debug:
+            files.append(debug)
+        for file in files:
+            try:
+                out = subprocess.run(["readelf", "-Ws", "--wide", file], capture_output=True,
+                                     text=True, check=False).stdout
+            except OSError:
+                continue
+            for line in out.splitlines():
+                # Num: Value Size Type Bind Vis Ndx Name
+                cols = line.split()
+                if len(cols) < 8 or cols[3] not in ("FUNC", "IFUNC") or cols[6] == "UND":
+                    continue
+                name = cols[7].split("@")[0]
+                table.setdefault(name, set()).add(int(cols[1], 16))
+        self.cache[path] = table
+        return table
+
+    def known(self, module, name):
+        return bool(module) and os.path.exists(module) and name in self.table(module)
+
+    def aliases(self, module, name_a, name_b):
+        if not module or not os.path.exists(module) or not name_a or not name_b:
+            return False
+        table = self.table(module)
+        return bool(table.get(name_a, set()) & table.get(name_b, set()))
+
+
+def same_function(ours, theirs, symbols):
+    if ours["signal"] or theirs["signal"]:
+        return ours["signal"] == theirs["signal"]
+    a, b = ours["function"], theirs["function"]
+    if a == b:
+        return True
+    if a is None or b is None:
+        return False
+    module = ours["module"] or theirs["module"]
+    if symbols.aliases(module, a, b):
+        return True
+    if symbols.known(module, a):
+        return False
+    # A name the module's symbol tables do not hold (rspwalk's own label for something):
+    # the same function if it starts where gdb's does.
+    offset = ours["offset"]
+    return (theirs["entry"] is not None and isinstance(offset, int)
+            and theirs["entry"] == ours["pc"] - offset)
+
+
+def side_by_side(ours, theirs, bad_rows):
+    def cell(f):
+        if f is None:
+            return ""
+        sp = "" if f["sp"] is None else " sp=0x%x" % f["sp"]
+        return "0x%x %s%s" % (f["pc"], label(f), sp)
+
+    rows = ["   # %-56s | %s" % ("rspwalk", "gdb (inline frames dropped)")]
+    for i in range(max(len(ours), len(theirs))):
+        a = ours[i] if i < len(ours) else None
+        b = theirs[i] if i < len(theirs) else None
+        mark = "!" if i in bad_rows else " "
+        rows.append("%s%3d %-56s | %s" % (mark, i, cell(a), cell(b)))
+    return rows
+
+
+def compare_threads(ours, theirs, symbols):
+    by_lwp = {t["lwp"]: t for t in theirs}
+    ours_lwps = sorted(t["lwp"] for t in ours)
+    if ours_lwps != sorted(by_lwp):
+        raise Mismatch("threads differ: rspwalk has LWPs %s, gdb has %s"
+                       % (ours_lwps, sorted(by_lwp)))
+    for t in ours:
+        g = by_lwp[t["lwp"]]
+        if g["end"] not in ("bottom",):
+            raise Mismatch("gdb thread %d: gdb's walk ended with %r (%s); no oracle here"
+                           % (g["lwp"], g["end"], g.get("error") or ""))
+        bad = []
+        first = None
+        for i in range(max(len(t["frames"]), len(g["frames"]))):
+            a = t["frames"][i] if i < len(t["frames"]) else None
+            b = g["frames"][i] if i < len(g["frames"]) else None
+            why = None
+            if a is None or b is None:
+                why = "rspwalk has %d frames, gdb %d" % (len(t["frames"]), len(g["frames"]))
+            elif a["pc"] != b["pc"]:
+                why = "pc 0x%x, gdb 0x%x" % (a["pc"], b["pc"])
+            elif not same_function(a, b, symbols):
+                why = "function %s, gdb %s" % (label(a), label(b))
+            if why:
+                bad.append(i)
+                if first is None:
+                    first = "thread %s: frame %d: %s" % (t["id"], i, why)
+        if first:
+            raise Mismatch(first, side_by_side(t["frames"], g["frames"], set(bad)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--exe", required=True, help="the fixture program")
+    ap.add_argument("--oracle-only", action="store_true",
+                    help="only check gdb's walk against the fixture's expectation")
+    ap.add_argument("files", nargs="+", metavar="JSON")
+    args = ap.parse_args()
+    if len(args.files) != (1 if args.oracle_only else 2):
+        ap.error("expected " + ("ORACLE_JSON" if args.oracle_only else "RSPWALK_JSON ORACLE_JSON"))
+    docs = []
+    for path in args.files:
+        try:
+            with open(path) as f:
+                docs.append(json.load(f))
+        except (OSError, ValueError) as exc:
+            print("compare: %s: %s" % (path, exc))
+            return 2
+    try:
+        exp = read_expectation(args.exe)
+        oracle = load_oracle(docs[-1])
+        pid = docs[-1].get("pid")
+        try:
+            check_expectation("gdb", oracle, pid, exp)
+        except Mismatch as m:
+            m.summary = "no oracle: " + m.summary
+            raise
+        if args.oracle_only:
+            print("compare: gdb shows the expected stack (%d threads)" % len(oracle))
+            return 0
+        ours = load_rspwalk(docs[0])
+        check_expectation("rspwalk", ours, pid, exp)
+        check_invariants(ours, pid)
+        compare_threads(ours, oracle, Symbols())
+    except Mismatch as m:
+        print(m.summary)
+        for line in m.details:
+            print("  " + line)
+        return 1
+    nframes = sum(len(t["frames"]) for t in ours)
+    print("compare: rspwalk matches gdb (%d threads, %d frames)" % (len(ours), nframes))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -65,7 +65,8 @@ struct sw_elf {
     struct elf_file dbg; /* dbg.elf NULL: no separate debug file */
     const struct arch_desc *arch;
     uint16_t machine;
-    uint32_t flags; /* e_flags */
+    uint32_t flags;  /* e_flags */
+    bool big_endian; /* EI_DATA, known even when no arch table matches */
     bool is_dyn;
     sw_addr entry, lo, hi, dyn_vaddr, phdr_vaddr;
     struct elf_seg *segs;
@@ -204,6 +205,12 @@ check_header(struct elf_file *f, const char *path, GElf_Ehdr *eh, struct sw_errb
         return sw_fail(err, SW_EBADELF, "%s: truncated ELF file (no complete ELF header)", path);
     if (elf_getphdrnum(f->elf, &phnum) != 0 || elf_getshdrnum(f->elf, &shnum) != 0)
         return sw_fail(err, SW_EBADELF, "%s: truncated ELF file (%s)", path, elf_errmsg(-1));
+    /* libelf clamps the counts to what fits in the file: use the header's
+     * own numbers unless they are escapes to extended numbering. */
+    if (eh->e_phnum != PN_XNUM)
+        phnum = eh->e_phnum;
+    if (eh->e_shnum != 0)
+        shnum = eh->e_shnum;
     size_t phsize = gelf_fsize(f->elf, ELF_T_PHDR, 1, EV_CURRENT);
     size_t shsize = gelf_fsize(f->elf, ELF_T_SHDR, 1, EV_CURRENT);
     if (phnum && (eh->e_phoff > f->rawlen || phnum > (f->rawlen - eh->e_phoff) / phsize))
@@ -418,13 +425,10 @@ find_debug_file(struct sw_elf *e, const char *debug_dir, bool from_memory)
     size_t crc_off = (linklen + 4) & ~(size_t)3;
     if (linklen == 0 || linklen == d->d_size || crc_off + 4 > d->d_size)
         return;
-    const struct arch_desc *a = e->arch;
-    uint32_t crc = 0;
     const uint8_t *cp = (const uint8_t *)d->d_buf + crc_off;
-    if (a != NULL)
-        crc = (uint32_t)arch_load(a, cp, 4);
-    else
-        memcpy(&crc, cp, 4);
+    uint32_t crc = 0;
+    for (int i = 0; i < 4; i++)
+        crc |= (uint32_t)cp[e->big_endian ? i : 3 - i] << (8 * (3 - i));
 
     const char *slash = strrchr(e->path, '/');
     int dirlen = slash ? (int)(slash - e->path) : 1;
@@ -471,6 +475,7 @@ elf_load(struct sw_elfcache *c, struct sw_elf *e, const void *image, size_t len,
         return rc;
     e->machine = eh.e_machine;
     e->flags = eh.e_flags;
+    e->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
     e->arch = arch_by_elf(eh.e_machine, eh.e_ident[EI_CLASS], eh.e_ident[EI_DATA]);
     e->is_dyn = eh.e_type == ET_DYN;
     e->entry = eh.e_entry;
@@ -674,10 +679,13 @@ static sw_addr
 opd_entry(struct sw_elf *e, const GElf_Shdr *opd, sw_addr value)
 {
     uint8_t w[8];
-    if (opd == NULL || e->arch == NULL || value < opd->sh_addr ||
-        value - opd->sh_addr >= opd->sh_size || sw_elf_read(e, value, w, 8) != 0)
+    uint64_t v = 0;
+    if (opd == NULL || value < opd->sh_addr || value - opd->sh_addr >= opd->sh_size ||
+        sw_elf_read(e, value, w, 8) != 0)
         return value;
-    return arch_load(e->arch, w, 8);
+    for (int i = 0; i < 8; i++)
+        v |= (uint64_t)w[e->big_endian ? i : 7 - i] << (8 * (7 - i));
+    return v;
 }
 
 static int

@@ -11,10 +11,10 @@
 
 #include "util/util.h"
 
-#define FAKE_MAX_REGS 160
+#define FAKE_MAX_REGS    160
 #define FAKE_MAX_THREADS 16
 #define FAKE_MAX_REGIONS 32
-#define FAKE_MAX_MODS 16
+#define FAKE_MAX_MODS    16
 
 struct fake_region {
     sw_addr addr;
@@ -38,6 +38,8 @@ struct fake_proc {
     sw_addr mod_addr[FAKE_MAX_MODS];
     size_t nmods;
     char *exec_path;
+    uint8_t *auxv;
+    size_t auxv_len;
     int fail_code;
     unsigned reads;
 };
@@ -130,6 +132,20 @@ fake_exec_path(struct sw_proc *p, char **path)
     return *path ? 0 : SW_ENOMEM;
 }
 
+static int
+fake_auxv(struct sw_proc *p, uint8_t **buf, size_t *len)
+{
+    struct fake_proc *f = to_fake(p);
+    if (f->auxv == NULL)
+        return sw_fail(&p->err, SW_EUNSUP, "auxv: not offered");
+    *buf = malloc(f->auxv_len);
+    if (*buf == NULL)
+        return SW_ENOMEM;
+    memcpy(*buf, f->auxv, f->auxv_len);
+    *len = f->auxv_len;
+    return 0;
+}
+
 static void
 fake_destroy(struct sw_proc *p)
 {
@@ -139,6 +155,7 @@ fake_destroy(struct sw_proc *p)
     for (size_t i = 0; i < f->nmods; i++)
         free(f->mod_names[i]);
     free(f->exec_path);
+    free(f->auxv);
 }
 
 static const struct sw_proc_ops fake_ops = {
@@ -147,6 +164,7 @@ static const struct sw_proc_ops fake_ops = {
     .threads = fake_threads,
     .modules = fake_modules,
     .exec_path = fake_exec_path,
+    .auxv = fake_auxv,
     .destroy = fake_destroy,
 };
 
@@ -228,6 +246,38 @@ fake_proc_add_module(struct sw_proc *p, const char *name, sw_addr l_addr)
         abort();
     f->mod_names[f->nmods] = strdup(name);
     f->mod_addr[f->nmods++] = l_addr;
+}
+
+void
+fake_proc_remove_module(struct sw_proc *p, const char *name)
+{
+    struct fake_proc *f = to_fake(p);
+    size_t k = 0;
+    for (size_t i = 0; i < f->nmods; i++) {
+        if (strcmp(f->mod_names[i], name) == 0) {
+            free(f->mod_names[i]);
+            continue;
+        }
+        f->mod_names[k] = f->mod_names[i];
+        f->mod_addr[k++] = f->mod_addr[i];
+    }
+    f->nmods = k;
+}
+
+void
+fake_proc_set_auxv(struct sw_proc *p, const void *data, size_t len)
+{
+    struct fake_proc *f = to_fake(p);
+    free(f->auxv);
+    f->auxv = NULL;
+    f->auxv_len = 0;
+    if (data == NULL)
+        return;
+    f->auxv = malloc(len ? len : 1);
+    if (f->auxv == NULL)
+        abort();
+    memcpy(f->auxv, data, len);
+    f->auxv_len = len;
 }
 
 void

@@ -30,6 +30,13 @@ void fake_proc_set_threads(struct sw_proc *p, const sw_tid *tids, size_t n);
 /* Add a module the target reports (what libraries-svr4 would list). */
 void fake_proc_add_module(struct sw_proc *p, const char *name, sw_addr l_addr);
 
+/* Drop every module named NAME from the list the target reports. */
+void fake_proc_remove_module(struct sw_proc *p, const char *name);
+
+/* The raw auxiliary vector the target reports (LEN bytes copied from DATA,
+ * target format); NULL for none, which makes the auxv op SW_EUNSUP. */
+void fake_proc_set_auxv(struct sw_proc *p, const void *data, size_t len);
+
 /* The executable path the target reports (exec-file); NULL for none. */
 void fake_proc_set_exec_path(struct sw_proc *p, const char *path);
 

@@ -50,11 +50,28 @@ int rsp_transport_unix_open(const char *path, int timeout_ms, struct rsp_transpo
                             struct sw_errbuf *err);
 int rsp_transport_serial_open(const char *dev, unsigned baud, struct rsp_transport **out,
                               struct sw_errbuf *err);
-int rsp_transport_pipe_open(const char *command, struct rsp_transport **out,
-                            struct sw_errbuf *err);
-/* A transport over an already connected descriptor FD (taken over), e.g. one
- * end of a socketpair in tests. */
+int rsp_transport_pipe_open(const char *command, struct rsp_transport **out, struct sw_errbuf *err);
+/* A transport over an already connected descriptor FD (taken over, closed
+ * even on failure), e.g. one end of a socketpair in tests.  Sockets are
+ * written with MSG_NOSIGNAL, other descriptors (ttys) with write(): hand it
+ * a socketpair rather than a pipe, whose dead reader would raise SIGPIPE. */
 int rsp_transport_fd_open(int fd, const char *name, struct rsp_transport **out,
                           struct sw_errbuf *err);
+
+/* The process id of a '|COMMAND' transport's child (-1 for any other
+ * transport, or once the child has been reaped). */
+pid_t rsp_transport_pipe_pid(const struct rsp_transport *t);
+
+/* ---- for the rsp/transport_*.c constructors only ----------------------- */
+
+/* Allocate SIZE bytes (a struct whose first member is the rsp_transport) with
+ * OPS, FD (taken over, closed on failure) and a copy of NAME. */
+int rsp_transport_fd_new(int fd, const char *name, const struct rsp_transport_ops *ops, size_t size,
+                         struct rsp_transport **out, struct sw_errbuf *err);
+/* The read op of every descriptor transport: poll() then read(). */
+int rsp_transport_fd_read(struct rsp_transport *t, void *buf, size_t cap, int timeout_ms,
+                          size_t *got);
+/* The write op of every socket transport: send() with MSG_NOSIGNAL. */
+int rsp_transport_sock_write(struct rsp_transport *t, const void *buf, size_t len);
 
 #endif /* RSPWALK_RSP_TRANSPORT_H */

@@ -15,6 +15,9 @@
 #      IT_WRAP           command prefix for rspwalk (run-valgrind sets valgrind here)
 #      IT_TIMEOUT        seconds for one rspwalk or gdb run (default 60)
 #      IT_KEEP=1         keep the artifacts of passed cases too
+#      IT_ARCH, IT_STUB  x86_64 and gdbserver (the only pair so far; qemu-user resumes the
+#                        guest on disconnect, so it will need two runs, peers.md 6a)
+#      IT_SYSROOT        where the target's libraries are (default / for native x86_64)
 
 set -u
 
@@ -22,6 +25,8 @@ IT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 IT_ROOT=$(cd "$IT_DIR/../.." && pwd)
 RSPWALK=${RSPWALK:-$IT_ROOT/build/release/rspwalk}
 IT_ARCH=${IT_ARCH:-x86_64}
+IT_STUB=${IT_STUB:-gdbserver}
+IT_SYSROOT=${IT_SYSROOT:-/}
 IT_TIMEOUT=${IT_TIMEOUT:-60}
 IT_WRAP=${IT_WRAP:-}
 IT_ORACLE_ONLY=${IT_ORACLE_ONLY:-0}
@@ -115,18 +120,22 @@ it_case_run() {
         echo "rspwalk not built: $RSPWALK (make build/release/rspwalk)"
         return 1
     fi
+    if [ "$IT_STUB" != gdbserver ]; then
+        echo "stub not supported yet: $IT_STUB (only gdbserver keeps a stop for a second look)"
+        return 1
+    fi
     it_stub_start "$prog" || return 1
 
     if [ "$IT_ORACLE_ONLY" = 1 ]; then
-        ORACLE_TIMEOUT=$IT_TIMEOUT ORACLE_GDB_LOG=$dir/gdb.log \
+        ORACLE_TIMEOUT=$IT_TIMEOUT ORACLE_GDB_LOG=$dir/gdb.log ORACLE_SYSROOT=$IT_SYSROOT \
             "$IT_DIR/gdb_oracle.sh" --continue "127.0.0.1:$IT_PORT" "$prog" \
             >"$dir/oracle.json" 2>"$dir/oracle.err"
         rc=$?
     else
         # The default --max-frames (4096) covers recurse's 200 frames: no per-fixture options.
         # shellcheck disable=SC2086  # IT_WRAP is a command prefix: word splitting intended
-        timeout -k 5 "$IT_TIMEOUT" $IT_WRAP "$RSPWALK" -c -f json --sysroot / --exe "$prog" \
-            "127.0.0.1:$IT_PORT" >"$dir/rspwalk.json" 2>"$dir/rspwalk.err"
+        timeout -k 5 "$IT_TIMEOUT" $IT_WRAP "$RSPWALK" -c -f json --sysroot "$IT_SYSROOT" \
+            --exe "$prog" "127.0.0.1:$IT_PORT" >"$dir/rspwalk.json" 2>"$dir/rspwalk.err"
         rc=$?
         if [ "$rc" != 0 ]; then
             it_stub_stop
@@ -134,7 +143,7 @@ it_case_run() {
             echo "rspwalk exited $rc: $(head -n 1 "$dir/rspwalk.err")"
             return 1
         fi
-        ORACLE_TIMEOUT=$IT_TIMEOUT ORACLE_GDB_LOG=$dir/gdb.log \
+        ORACLE_TIMEOUT=$IT_TIMEOUT ORACLE_GDB_LOG=$dir/gdb.log ORACLE_SYSROOT=$IT_SYSROOT \
             "$IT_DIR/gdb_oracle.sh" "127.0.0.1:$IT_PORT" "$prog" \
             >"$dir/oracle.json" 2>"$dir/oracle.err"
         rc=$?

@@ -96,6 +96,9 @@ FUZZ_BINS := $(addprefix build/fuzz/,$(FUZZ_NAMES))
 # ---- fixtures and integration ---------------------------------------------
 -include fixtures/fixtures.mk
 
+# Keep intermediate files (test data ELFs, objects) between runs.
+.SECONDARY:
+
 .PHONY: all lib cli check check-unit check-asan check-fuzz fuzz check-integration \
         check-valgrind check-headers check-symbols format format-check fixtures install \
         uninstall demo bench clean help deps

@@ -74,8 +74,8 @@ sw_frame_func_alloc(struct sw_walker *w, sw_addr pc, bool exact, struct sw_frame
         r.state = off == 0 ? SW_FRAME_UNSET : SW_FRAME_SET;
     else if (off <= push_at)
         r.state = SW_FRAME_UNSET;
-    else if (off < set_at)
-        r.state = SW_FRAME_HALFSET;
+    else if (off < set_at || r.type == SW_FRAME_SAVEFP_ONLY)
+        r.state = SW_FRAME_HALFSET; /* the old FP saved; no new one (yet, or ever) */
     else
         r.state = SW_FRAME_SET;
 

@@ -53,16 +53,20 @@ sw_frame_func_alloc(struct sw_walker *w, sw_addr pc, bool exact, struct sw_frame
         *out = r;
         return SW_ENOSYM;
     }
-    int rc = sw_walker_read_code(w, sym.start, code, sizeof code);
+    /* Read no further than the function: the last one in a file may end
+     * right where the file's contents do. */
+    size_t n = sym.size && sym.size < sizeof code ? (size_t)sym.size : sizeof code;
+    memset(code, 0, sizeof code);
+    int rc = sw_walker_read_code(w, sym.start, code, n);
     if (rc < 0) {
         *out = r;
         return rc;
     }
 
-    size_t push_at = skip_endbr(code, sizeof code);
+    size_t push_at = skip_endbr(code, n);
     size_t mov_len = 0, set_at;
-    if (code[push_at] == X86_PUSH_BP) {
-        mov_len = match_mov_sp_bp(code + push_at + 1, sizeof code - push_at - 1, word);
+    if (push_at < n && code[push_at] == X86_PUSH_BP) {
+        mov_len = match_mov_sp_bp(code + push_at + 1, n - push_at - 1, word);
         r.type = mov_len ? SW_FRAME_STANDARD : SW_FRAME_SAVEFP_ONLY;
     } else {
         r.type = SW_FRAME_NO_FRAME;

@@ -62,15 +62,19 @@ int sw_cfi_row_at(struct sw_cfi *c, sw_addr vaddr, struct sw_cfi_row *row, struc
 
 /* Evaluate the DWARF expression EXPR (LEN bytes) for frame F (registers by
  * DWARF number from F, memory through READ).  PUSH_CFA pushes CFA first, as
- * DW_CFA_expression rules require.  Returns 0 with the top of the stack in
- * *RESULT, SW_EMEM when memory could not be read, SW_EPROTO on a bad or
- * unsupported expression, SW_ENOREG when a needed register is unknown. */
+ * DW_CFA_expression and DW_CFA_val_expression rules require; only then may
+ * the expression use DW_OP_call_frame_cfa.  Values are ADDR_SIZE bytes wide
+ * and wrap there.  Returns 0 with the top of the stack in *RESULT, the code
+ * READ returned when memory could not be read (SW_EMEM, or a link error),
+ * SW_EPROTO on a bad, unsupported or runaway expression, SW_ENOREG when a
+ * needed register is unknown; the message goes to ERR when it is not NULL. */
 struct sw_expr_ctx {
     const struct sw_frame *frame;
-    unsigned addr_size;
-    bool big_endian;
+    unsigned addr_size; /* 4 or 8 */
+    bool big_endian;    /* operands and memory */
     int (*read)(void *arg, sw_addr addr, void *buf, size_t len);
     void *arg;
+    struct sw_errbuf *err; /* may be NULL */
 };
 int sw_dwarf_expr_eval(const struct sw_expr_ctx *ctx, const uint8_t *expr, size_t len,
                        bool push_cfa, sw_addr cfa, sw_addr *result);

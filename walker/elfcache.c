@@ -357,15 +357,16 @@ same_build_id(struct sw_elf *e, struct elf_file *f)
 }
 
 /* Open PATH as E's debug file if it exists and matches (build-id, else CRC
- * when CRC_OK is given).  Returns true when it became the debug file. */
-static bool
+ * when CRC is given).  Returns 1 when it became the debug file, 0 when it is
+ * absent or does not match, SW_ENOMEM. */
+static int
 try_debug_file(struct sw_elf *e, const char *path, const uint32_t *crc)
 {
     struct elf_file f = { .fd = -1 };
     struct sw_errbuf ignored;
 
     if (strcmp(path, e->path) == 0 || access(path, R_OK) != 0)
-        return false;
+        return 0;
     if (file_open(&f, path, &ignored) != 0)
         goto reject;
     if (e->build_id_len == 0 && crc != NULL) {
@@ -384,20 +385,23 @@ try_debug_file(struct sw_elf *e, const char *path, const uint32_t *crc)
         goto reject;
     }
     e->debug_path = sw_strdup(path);
-    if (e->debug_path == NULL)
-        goto reject;
+    if (e->debug_path == NULL) {
+        file_close(&f);
+        return SW_ENOMEM;
+    }
     e->dbg = f;
     sw_debug(SW_DBG_CACHE, "elf: %s: debug file %s\n", e->path, path);
-    return true;
+    return 1;
 reject:
     file_close(&f);
-    return false;
+    return 0;
 }
 
 /* gdb's order: the build-id link under the debug directory, then the
  * .gnu_debuglink name next to the file, in its .debug/, and under the debug
- * directory followed by the file's own directory. */
-static void
+ * directory followed by the file's own directory.  Returns 0 (found or
+ * not) or SW_ENOMEM. */
+static int
 find_debug_file(struct sw_elf *e, const char *debug_dir, bool from_memory)
 {
     char path[4096];
@@ -408,23 +412,24 @@ find_debug_file(struct sw_elf *e, const char *debug_dir, bool from_memory)
             n += snprintf(path + n, sizeof path - (size_t)n, "%02x", e->build_id[i]);
         if (n > 0 && (size_t)n + 7 < sizeof path) {
             memcpy(path + n, ".debug", 7);
-            if (try_debug_file(e, path, NULL))
-                return;
+            int rc = try_debug_file(e, path, NULL);
+            if (rc != 0)
+                return rc < 0 ? rc : 0;
         }
     }
     if (from_memory)
-        return;
+        return 0;
 
     GElf_Shdr sh;
     Elf_Scn *scn = find_section(e->main.elf, ".gnu_debuglink", &sh);
     Elf_Data *d = scn && sh.sh_type != SHT_NOBITS ? elf_getdata(scn, NULL) : NULL;
     if (d == NULL || d->d_buf == NULL || d->d_size < 8)
-        return;
+        return 0;
     const char *link = d->d_buf;
     size_t linklen = strnlen(link, d->d_size);
     size_t crc_off = (linklen + 4) & ~(size_t)3;
     if (linklen == 0 || linklen == d->d_size || crc_off + 4 > d->d_size)
-        return;
+        return 0;
     const uint8_t *cp = (const uint8_t *)d->d_buf + crc_off;
     uint32_t crc = 0;
     for (int i = 0; i < 4; i++)
@@ -434,15 +439,18 @@ find_debug_file(struct sw_elf *e, const char *debug_dir, bool from_memory)
     int dirlen = slash ? (int)(slash - e->path) : 1;
     const char *dir = slash ? e->path : ".";
     snprintf(path, sizeof path, "%.*s/%.*s", dirlen, dir, (int)linklen, link);
-    if (try_debug_file(e, path, &crc))
-        return;
+    int rc = try_debug_file(e, path, &crc);
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
     snprintf(path, sizeof path, "%.*s/.debug/%.*s", dirlen, dir, (int)linklen, link);
-    if (try_debug_file(e, path, &crc))
-        return;
+    rc = try_debug_file(e, path, &crc);
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
     if (dir[0] == '/') {
         snprintf(path, sizeof path, "%s%.*s/%.*s", debug_dir, dirlen, dir, (int)linklen, link);
-        try_debug_file(e, path, &crc);
+        rc = try_debug_file(e, path, &crc);
     }
+    return rc < 0 ? rc : 0;
 }
 
 /* ---- the cache ---------------------------------------------------------- */
@@ -480,7 +488,8 @@ elf_load(struct sw_elfcache *c, struct sw_elf *e, const void *image, size_t len,
     e->is_dyn = eh.e_type == ET_DYN;
     e->entry = eh.e_entry;
     find_build_id(&e->main, &e->build_id, &e->build_id_len);
-    find_debug_file(e, c->debug_dir, image != NULL);
+    if (find_debug_file(e, c->debug_dir, image != NULL) != 0)
+        return sw_fail(err, SW_ENOMEM, "%s: out of memory looking for its debug file", e->path);
     return 0;
 }
 

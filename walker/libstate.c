@@ -126,27 +126,32 @@ is_vdso(const char *name)
            strcmp(name, "[vdso]") == 0;
 }
 
-/* Open PATH for a module; a missing or unusable file, or one built for
- * another architecture than the target's, leaves the module without a file. */
-static struct sw_elf *
-open_module_file(struct sw_libstate *ls, const char *path)
+/* Open PATH for a module into *ELF; a missing or unusable file, or one
+ * built for another architecture than the target's, leaves *ELF NULL (the
+ * module is listed without a file).  Returns 0 or SW_ENOMEM. */
+static int
+open_module_file(struct sw_libstate *ls, const char *path, struct sw_elf **elf)
 {
-    struct sw_elf *elf;
     struct sw_errbuf err;
 
+    *elf = NULL;
     if (access(path, F_OK) != 0)
-        return NULL;
-    if (sw_elfcache_open(ls->cache, path, &elf, &err) != 0) {
+        return 0;
+    int rc = sw_elfcache_open(ls->cache, path, elf, &err);
+    if (rc != 0) {
+        *elf = NULL;
+        if (rc == SW_ENOMEM)
+            return sw_err_copy(&ls->err, &err);
         sw_debug(SW_DBG_CACHE, "libstate: %s\n", err.msg);
-        return NULL;
+        return 0;
     }
-    if (sw_elf_arch(elf) != ls->proc->arch) {
+    if (sw_elf_arch(*elf) != ls->proc->arch) {
         sw_debug(SW_DBG_CACHE, "libstate: %s: built for %s, the target is %s\n", path,
-                 sw_elf_arch(elf) ? sw_elf_arch(elf)->name : "an unsupported architecture",
+                 sw_elf_arch(*elf) ? sw_elf_arch(*elf)->name : "an unsupported architecture",
                  ls->proc->arch->name);
-        return NULL;
+        *elf = NULL;
     }
-    return elf;
+    return 0;
 }
 
 /* Set START, END and L_LD from the file's PT_LOAD range and BIAS.  Without a
@@ -260,7 +265,11 @@ place_exe(struct sw_libstate *ls, struct sw_lib *lib, bool *have)
         char *local = local_path(ls, path);
         if (local == NULL)
             return SW_ENOMEM;
-        lib->elf = open_module_file(ls, local);
+        rc = open_module_file(ls, local, &lib->elf);
+        if (rc != 0) {
+            sw_free(local);
+            return rc;
+        }
         if (lib->elf == NULL) {
             sw_debug(SW_DBG_CACHE, "libstate: executable %s: no usable local copy at %s\n",
                      lib->name, local);
@@ -313,7 +322,11 @@ add_module(struct sw_libstate *ls, struct sw_lib *lib, const struct sw_modinfo *
         char *path = local_path(ls, m->name);
         if (path == NULL)
             return SW_ENOMEM;
-        lib->elf = open_module_file(ls, path);
+        int rc = open_module_file(ls, path, &lib->elf);
+        if (rc != 0) {
+            sw_free(path);
+            return rc;
+        }
         if (lib->elf != NULL)
             lib->path = path;
         else
@@ -392,10 +405,8 @@ sw_libstate_refresh(struct sw_libstate *ls)
         if (mods[i].name == NULL || mods[i].name[0] == '\0')
             continue;
         rc = add_module(ls, &libs[n++], &mods[i]);
-        if (rc != 0) {
-            sw_fail(&ls->err, rc, "%s: out of memory", mods[i].name);
+        if (rc != 0)
             goto out;
-        }
     }
 
     if (ls->cb) {
@@ -413,6 +424,8 @@ sw_libstate_refresh(struct sw_libstate *ls)
     n = 0;
     sw_debug(SW_DBG_CACHE, "libstate: %zu modules\n", ls->nlibs);
 out:
+    if (rc == SW_ENOMEM && ls->err.code != SW_ENOMEM)
+        sw_fail(&ls->err, rc, "refreshing the module list: out of memory");
     if (libs)
         libs_free(libs, nmods + 1); /* calloc'd: unused entries hold NULL */
     sw_modinfo_free(mods, nmods);

@@ -1,0 +1,606 @@
+/* tests/unit/test_libstate.c -- LibraryState over a fake process.
+ *
+ * The executable is this test binary (PIE, placed by the auxiliary vector),
+ * the modules are real libraries of this machine, some under a sysroot.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <link.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "rspwalk/rspwalk.h"
+#include "tests/tools/fake_proc.h"
+#include "walker/walker_internal.h"
+
+#define LIBC         "/lib/x86_64-linux-gnu/libc.so.6"
+#define LIBM         "/lib/x86_64-linux-gnu/libm.so.6"
+#define AARCH64_LIBC "/usr/aarch64-linux-gnu/lib/libc.so.6"
+#define LIBC_BIAS    0x7f0000000000ull
+#define LIBM_BIAS    0x7f1000000000ull
+
+static char self_path[4096];
+
+static int
+main_bias_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    *(uintptr_t *)arg = info->dlpi_addr;
+    return 1; /* the first entry is the main program */
+}
+
+static uintptr_t
+self_bias(void)
+{
+    uintptr_t b = 0;
+    dl_iterate_phdr(main_bias_cb, &b);
+    return b;
+}
+
+__attribute__((noinline)) static int
+libstate_test_marker(int x)
+{
+    return x + 7;
+}
+
+static uintptr_t
+marker_addr(void)
+{
+    int (*fn)(int) = libstate_test_marker;
+    uintptr_t a;
+    memcpy(&a, &fn, sizeof a);
+    return a;
+}
+
+/* This process's auxv entries TAGS[] as a target would send them. */
+static void
+set_auxv(struct sw_proc *p, const unsigned long *tags, size_t n)
+{
+    uint64_t buf[16];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        buf[k++] = tags[i];
+        buf[k++] = getauxval(tags[i]);
+    }
+    buf[k++] = AT_NULL;
+    buf[k++] = 0;
+    fake_proc_set_auxv(p, buf, k * sizeof buf[0]);
+}
+
+struct fixture {
+    struct sw_proc *proc;
+    struct sw_libstate *ls;
+    char *sysroot;
+};
+
+static struct sw_libstate *
+new_ls(struct fixture *f, const struct sw_libstate_config *cfg)
+{
+    struct sw_libstate *ls = NULL;
+    assert_int_equal(sw_libstate_new(f->proc, cfg, &ls), 0);
+    f->ls = ls;
+    return ls;
+}
+
+static int
+setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof *f);
+    f->proc = fake_proc_new(&arch_x86_64);
+    ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
+    if (f->proc == NULL || n <= 0)
+        return -1;
+    self_path[n] = '\0';
+    *state = f;
+    return 0;
+}
+
+static void
+rm_tree(const char *dir)
+{
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+}
+
+static int
+teardown(void **state)
+{
+    struct fixture *f = *state;
+    sw_libstate_free(f->ls);
+    sw_proc_free(f->proc);
+    if (f->sysroot) {
+        rm_tree(f->sysroot);
+        free(f->sysroot);
+    }
+    free(f);
+    return 0;
+}
+
+/* A temporary sysroot holding a symlink to LIBC at its target path. */
+static const char *
+make_sysroot(struct fixture *f)
+{
+    char tmpl[] = "/tmp/test_libstate.XXXXXX";
+    char path[4200];
+    assert_non_null(mkdtemp(tmpl));
+    f->sysroot = strdup(tmpl);
+    snprintf(path, sizeof path, "%s/lib", tmpl);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/lib/x86_64-linux-gnu", tmpl);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s%s", tmpl, LIBC);
+    assert_int_equal(symlink(LIBC, path), 0);
+    return f->sysroot;
+}
+
+static const struct sw_lib *
+find_lib(struct sw_libstate *ls, const char *name)
+{
+    const struct sw_lib *libs;
+    size_t n;
+    assert_int_equal(sw_libstate_libs(ls, &libs, &n), 0);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(libs[i].name, name) == 0)
+            return &libs[i];
+    return NULL;
+}
+
+/* ---- the executable ------------------------------------------------------ */
+
+static void
+test_libstate_pie_exe_from_target_placed_by_at_entry(void **state)
+{
+    struct fixture *f = *state;
+    static const unsigned long tags[] = { AT_ENTRY };
+    fake_proc_set_exec_path(f->proc, self_path);
+    set_auxv(f->proc, tags, 1);
+    struct sw_libstate *ls = new_ls(f, NULL);
+    const struct sw_lib *lib;
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_int_equal(sw_libstate_lib_at(ls, marker_addr(), &lib), 0);
+    assert_true(lib->is_exe);
+    assert_string_equal(lib->name, self_path);
+    assert_string_equal(lib->path, self_path);
+    assert_non_null(lib->elf);
+    assert_int_equal(lib->bias, self_bias());
+    assert_true(lib->start <= marker_addr() && marker_addr() < lib->end);
+    assert_true(lib->l_ld != 0);
+    assert_int_equal(libstate_test_marker(0), 7);
+}
+
+static void
+test_libstate_pie_exe_placed_by_at_phdr_without_at_entry(void **state)
+{
+    struct fixture *f = *state;
+    static const unsigned long tags[] = { AT_PHDR };
+    fake_proc_set_exec_path(f->proc, self_path);
+    set_auxv(f->proc, tags, 1);
+    struct sw_libstate *ls = new_ls(f, NULL);
+    const struct sw_lib *lib;
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_int_equal(sw_libstate_lib_at(ls, marker_addr(), &lib), 0);
+    assert_int_equal(lib->bias, self_bias());
+}
+
+static void
+test_libstate_pie_exe_without_auxv_gets_bias_zero(void **state)
+{
+    struct fixture *f = *state;
+    fake_proc_set_exec_path(f->proc, self_path);
+    struct sw_libstate *ls = new_ls(f, NULL);
+    const struct sw_lib *libs;
+    size_t n;
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_int_equal(sw_libstate_libs(ls, &libs, &n), 0);
+    assert_int_equal(n, 1);
+    assert_true(libs[0].is_exe);
+    assert_int_equal(libs[0].bias, 0);
+}
+
+static void
+test_libstate_exe_option_overrides_target_exec_path(void **state)
+{
+    struct fixture *f = *state;
+    static const unsigned long tags[] = { AT_ENTRY };
+    struct sw_libstate_config cfg = { .exe = self_path };
+    fake_proc_set_exec_path(f->proc, "/nonexistent/prog");
+    set_auxv(f->proc, tags, 1);
+    struct sw_libstate *ls = new_ls(f, &cfg);
+    const struct sw_lib *lib;
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_int_equal(sw_libstate_lib_at(ls, marker_addr(), &lib), 0);
+    assert_string_equal(lib->name, self_path);
+}
+
+static void
+test_libstate_exe_option_not_elf_fails_naming_file(void **state)
+{
+    struct fixture *f = *state;
+    struct sw_libstate_config cfg = { .exe = "/etc/passwd" };
+    struct sw_libstate *ls = new_ls(f, &cfg);
+
+    assert_int_equal(sw_libstate_refresh(ls), SW_EBADELF);
+    assert_non_null(strstr(sw_libstate_errmsg(ls), "/etc/passwd: not an ELF file"));
+}
+
+static void
+test_libstate_exe_option_missing_fails_enoent(void **state)
+{
+    struct fixture *f = *state;
+    struct sw_libstate_config cfg = { .exe = "/nonexistent/prog" };
+    struct sw_libstate *ls = new_ls(f, &cfg);
+
+    assert_int_equal(sw_libstate_refresh(ls), SW_ENOENT);
+    assert_non_null(strstr(sw_libstate_errmsg(ls), "/nonexistent/prog: no such file"));
+}
+
+static void
+test_libstate_exe_option_for_other_arch_fails_naming_both(void **state)
+{
+    struct fixture *f = *state;
+    if (access(AARCH64_LIBC, R_OK) != 0)
+        skip();
+    struct sw_libstate_config cfg = { .exe = AARCH64_LIBC };
+    struct sw_libstate *ls = new_ls(f, &cfg);
+
+    assert_int_equal(sw_libstate_refresh(ls), SW_EBADELF);
+    assert_non_null(strstr(sw_libstate_errmsg(ls), AARCH64_LIBC ": built for"));
+    assert_non_null(strstr(sw_libstate_errmsg(ls), "the target is x86_64"));
+}
+
+static void
+test_libstate_target_exe_without_local_copy_listed_without_file(void **state)
+{
+    struct fixture *f = *state;
+    fake_proc_set_exec_path(f->proc, "/nonexistent/prog");
+    struct sw_libstate *ls = new_ls(f, NULL);
+    const struct sw_lib *lib;
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    lib = find_lib(ls, "/nonexistent/prog");
+    assert_non_null(lib);
+    assert_true(lib->is_exe);
+    assert_null(lib->path);
+    assert_null(lib->elf);
+}
+
+static void
+test_libstate_no_executable_known_lists_modules_only(void **state)
+{
+    struct fixture *f = *state;
+    fake_proc_add_module(f->proc, LIBC, LIBC_BIAS);
+    struct sw_libstate *ls = new_ls(f, NULL);
+    const struct sw_lib *libs;
+    size_t n;
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_int_equal(sw_libstate_libs(ls, &libs, &n), 0);
+    assert_int_equal(n, 1);
+    assert_false(libs[0].is_exe);
+    assert_string_equal(libs[0].name, LIBC);
+}
+
+/* ---- the modules --------------------------------------------------------- */
+
+static void
+test_libstate_module_placed_at_l_addr_plus_load_range(void **state)
+{
+    struct fixture *f = *state;
+    fake_proc_add_module(f->proc, LIBC, LIBC_BIAS);
+    struct sw_libstate *ls = new_ls(f, NULL);
+    const struct sw_lib *lib;
+    sw_addr lo, hi;
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    lib = find_lib(ls, LIBC);
+    assert_non_null(lib);
+    assert_string_equal(lib->path, LIBC);
+    assert_non_null(lib->elf);
+    sw_elf_load_range(lib->elf, &lo, &hi);
+    assert_int_equal(lib->bias, LIBC_BIAS);
+    assert_int_equal(lib->start, LIBC_BIAS + lo);
+    assert_int_equal(lib->end, LIBC_BIAS + hi);
+    assert_int_equal(lib->l_ld, LIBC_BIAS + sw_elf_dynamic_vaddr(lib->elf));
+
+    const struct sw_lib *at;
+    assert_int_equal(sw_libstate_lib_at(ls, lib->end - 1, &at), 0);
+    assert_ptr_equal(at, lib);
+    assert_int_equal(sw_libstate_lib_at(ls, lib->end, &at), SW_ENOENT);
+
+    const char *name;
+    sw_addr off;
+    assert_int_equal(sw_libstate_lib_offset(ls, LIBC_BIAS + 0x1234 + lo, &name, &off), 0);
+    assert_string_equal(name, LIBC);
+    assert_int_equal(off, 0x1234 + lo);
+}
+
+static void
+test_libstate_sysroot_prefixes_module_paths(void **state)
+{
+    struct fixture *f = *state;
+    const char *root = make_sysroot(f);
+    struct sw_libstate_config cfg = { .sysroot = root };
+    char want[4200];
+    fake_proc_add_module(f->proc, LIBC, LIBC_BIAS);
+    fake_proc_add_module(f->proc, LIBM, LIBM_BIAS); /* not in the sysroot */
+    struct sw_libstate *ls = new_ls(f, &cfg);
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    snprintf(want, sizeof want, "%s%s", root, LIBC);
+    const struct sw_lib *lib = find_lib(ls, LIBC);
+    assert_non_null(lib);
+    assert_string_equal(lib->path, want);
+    assert_non_null(lib->elf);
+    lib = find_lib(ls, LIBM);
+    assert_non_null(lib);
+    assert_null(lib->path);
+    assert_null(lib->elf);
+}
+
+static void
+test_libstate_sysroot_with_trailing_slash_joins_once(void **state)
+{
+    struct fixture *f = *state;
+    char root[4200], want[4200];
+    snprintf(root, sizeof root, "%s/", make_sysroot(f));
+    struct sw_libstate_config cfg = { .sysroot = root };
+    fake_proc_add_module(f->proc, LIBC, LIBC_BIAS);
+    struct sw_libstate *ls = new_ls(f, &cfg);
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    snprintf(want, sizeof want, "%s%s", f->sysroot, LIBC);
+    assert_string_equal(find_lib(ls, LIBC)->path, want);
+}
+
+static void
+test_libstate_sysroot_applies_to_target_exec_path(void **state)
+{
+    struct fixture *f = *state;
+    const char *root = make_sysroot(f);
+    struct sw_libstate_config cfg = { .sysroot = root };
+    char want[4200];
+    /* A shared library stands in for the executable: any ELF for the arch. */
+    fake_proc_set_exec_path(f->proc, LIBC);
+    struct sw_libstate *ls = new_ls(f, &cfg);
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    snprintf(want, sizeof want, "%s%s", root, LIBC);
+    const struct sw_lib *lib = find_lib(ls, LIBC);
+    assert_non_null(lib);
+    assert_true(lib->is_exe);
+    assert_string_equal(lib->path, want);
+}
+
+static void
+test_libstate_missing_library_listed_without_path(void **state)
+{
+    struct fixture *f = *state;
+    fake_proc_add_module(f->proc, "/nonexistent/libgone.so.1", LIBM_BIAS);
+    struct sw_libstate *ls = new_ls(f, NULL);
+    const struct sw_lib *lib;
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    lib = find_lib(ls, "/nonexistent/libgone.so.1");
+    assert_non_null(lib);
+    assert_null(lib->path);
+    assert_null(lib->elf);
+    assert_int_equal(lib->bias, LIBM_BIAS);
+    assert_int_equal(sw_libstate_lib_at(ls, LIBM_BIAS, &lib), SW_ENOENT);
+}
+
+static void
+test_libstate_library_for_other_arch_listed_without_file(void **state)
+{
+    struct fixture *f = *state;
+    if (access(AARCH64_LIBC, R_OK) != 0)
+        skip();
+    fake_proc_add_module(f->proc, AARCH64_LIBC, LIBM_BIAS);
+    struct sw_libstate *ls = new_ls(f, NULL);
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    const struct sw_lib *lib = find_lib(ls, AARCH64_LIBC);
+    assert_non_null(lib);
+    assert_null(lib->elf);
+    assert_null(lib->path);
+}
+
+static void
+test_libstate_vdso_listed_as_vdso_without_path(void **state)
+{
+    struct fixture *f = *state;
+    fake_proc_add_module(f->proc, "linux-vdso.so.1", 0x7ffff7fc1000ull);
+    struct sw_libstate *ls = new_ls(f, NULL);
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    const struct sw_lib *lib = find_lib(ls, "[vdso]");
+    assert_non_null(lib);
+    assert_null(lib->path);
+    assert_int_equal(lib->bias, 0x7ffff7fc1000ull);
+}
+
+static void
+test_libstate_empty_module_name_skipped(void **state)
+{
+    struct fixture *f = *state;
+    fake_proc_add_module(f->proc, "", 0x1000);
+    fake_proc_add_module(f->proc, LIBC, LIBC_BIAS);
+    struct sw_libstate *ls = new_ls(f, NULL);
+    const struct sw_lib *libs;
+    size_t n;
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_int_equal(sw_libstate_libs(ls, &libs, &n), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(libs[0].name, LIBC);
+}
+
+static void
+test_libstate_elf_cache_kept_across_refreshes(void **state)
+{
+    struct fixture *f = *state;
+    fake_proc_add_module(f->proc, LIBC, LIBC_BIAS);
+    struct sw_libstate *ls = new_ls(f, NULL);
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    struct sw_elf *first = find_lib(ls, LIBC)->elf;
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_ptr_equal(find_lib(ls, LIBC)->elf, first);
+    assert_non_null(sw_libstate_elfcache(ls));
+}
+
+/* ---- change notification ------------------------------------------------- */
+
+struct change {
+    char name[256];
+    sw_addr bias;
+    int change;
+};
+
+struct changes {
+    struct change c[16];
+    size_t n;
+};
+
+static void
+record_change(void *arg, const struct sw_lib *lib, int change)
+{
+    struct changes *cs = arg;
+    assert_true(cs->n < 16);
+    snprintf(cs->c[cs->n].name, sizeof cs->c[cs->n].name, "%s", lib->name);
+    cs->c[cs->n].bias = lib->bias;
+    cs->c[cs->n].change = change;
+    cs->n++;
+}
+
+static void
+test_libstate_change_cb_reports_loads_then_only_differences(void **state)
+{
+    struct fixture *f = *state;
+    struct changes cs = { .n = 0 };
+    fake_proc_set_exec_path(f->proc, self_path);
+    fake_proc_add_module(f->proc, LIBC, LIBC_BIAS);
+    struct sw_libstate *ls = new_ls(f, NULL);
+    sw_libstate_set_change_cb(ls, record_change, &cs);
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_int_equal(cs.n, 2); /* the executable and libc, both loads */
+    assert_int_equal(cs.c[0].change, 0);
+    assert_int_equal(cs.c[1].change, 0);
+    assert_string_equal(cs.c[1].name, LIBC);
+
+    cs.n = 0;
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_int_equal(cs.n, 0); /* nothing changed */
+
+    fake_proc_remove_module(f->proc, LIBC);
+    fake_proc_add_module(f->proc, LIBM, LIBM_BIAS);
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_int_equal(cs.n, 2);
+    assert_string_equal(cs.c[0].name, LIBC);
+    assert_int_equal(cs.c[0].change, 1);
+    assert_int_equal(cs.c[0].bias, LIBC_BIAS);
+    assert_string_equal(cs.c[1].name, LIBM);
+    assert_int_equal(cs.c[1].change, 0);
+    assert_int_equal(cs.c[1].bias, LIBM_BIAS);
+}
+
+static void
+test_libstate_same_library_at_new_address_is_unload_and_load(void **state)
+{
+    struct fixture *f = *state;
+    struct changes cs = { .n = 0 };
+    fake_proc_add_module(f->proc, LIBC, LIBC_BIAS);
+    struct sw_libstate *ls = new_ls(f, NULL);
+    sw_libstate_set_change_cb(ls, record_change, &cs);
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+
+    cs.n = 0;
+    fake_proc_remove_module(f->proc, LIBC);
+    fake_proc_add_module(f->proc, LIBC, LIBM_BIAS);
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_int_equal(cs.n, 2);
+    assert_int_equal(cs.c[0].change, 1);
+    assert_int_equal(cs.c[0].bias, LIBC_BIAS);
+    assert_int_equal(cs.c[1].change, 0);
+    assert_int_equal(cs.c[1].bias, LIBM_BIAS);
+}
+
+static void
+test_libstate_failed_refresh_keeps_previous_list(void **state)
+{
+    struct fixture *f = *state;
+    struct sw_libstate_config cfg = { .exe = self_path };
+    fake_proc_add_module(f->proc, LIBC, LIBC_BIAS);
+    struct sw_libstate *ls = new_ls(f, &cfg);
+    const struct sw_lib *libs;
+    size_t n;
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+
+    /* Out of memory on every allocation of the second refresh. */
+    for (unsigned long k = 1; k < 64; k++) {
+        sw_test_fail_alloc_at(k);
+        int rc = sw_libstate_refresh(ls);
+        sw_test_fail_alloc_at(0);
+        assert_true(rc == 0 || rc == SW_ENOMEM);
+        assert_int_equal(sw_libstate_libs(ls, &libs, &n), 0);
+        assert_int_equal(n, 2);
+        assert_string_equal(libs[1].name, LIBC);
+        if (rc == 0)
+            break;
+    }
+}
+
+static void
+test_libstate_free_null_is_noop(void **state)
+{
+    (void)state;
+    sw_libstate_free(NULL);
+}
+
+int
+main(void)
+{
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+    const struct CMUnitTest tests[] = {
+        T(test_libstate_pie_exe_from_target_placed_by_at_entry),
+        T(test_libstate_pie_exe_placed_by_at_phdr_without_at_entry),
+        T(test_libstate_pie_exe_without_auxv_gets_bias_zero),
+        T(test_libstate_exe_option_overrides_target_exec_path),
+        T(test_libstate_exe_option_not_elf_fails_naming_file),
+        T(test_libstate_exe_option_missing_fails_enoent),
+        T(test_libstate_exe_option_for_other_arch_fails_naming_both),
+        T(test_libstate_target_exe_without_local_copy_listed_without_file),
+        T(test_libstate_no_executable_known_lists_modules_only),
+        T(test_libstate_module_placed_at_l_addr_plus_load_range),
+        T(test_libstate_sysroot_prefixes_module_paths),
+        T(test_libstate_sysroot_with_trailing_slash_joins_once),
+        T(test_libstate_sysroot_applies_to_target_exec_path),
+        T(test_libstate_missing_library_listed_without_path),
+        T(test_libstate_library_for_other_arch_listed_without_file),
+        T(test_libstate_vdso_listed_as_vdso_without_path),
+        T(test_libstate_empty_module_name_skipped),
+        T(test_libstate_elf_cache_kept_across_refreshes),
+        T(test_libstate_change_cb_reports_loads_then_only_differences),
+        T(test_libstate_same_library_at_new_address_is_unload_and_load),
+        T(test_libstate_failed_refresh_keeps_previous_list),
+        cmocka_unit_test(test_libstate_free_null_is_noop),
+    };
+#undef T
+    return cmocka_run_group_tests_name("libstate", tests, NULL, NULL);
+}

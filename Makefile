@@ -100,7 +100,7 @@ FUZZ_BINS := $(addprefix build/fuzz/,$(FUZZ_NAMES))
 .SECONDARY:
 
 .PHONY: all lib cli check check-unit check-asan check-fuzz fuzz check-integration \
-        check-valgrind check-headers check-symbols format format-check fixtures install \
+        check-valgrind check-docs check-headers check-symbols format format-check fixtures install \
         uninstall demo bench clean help deps
 
 all: build/release/librspwalk.a build/release/librspwalk.so build/release/rspwalk
@@ -113,7 +113,7 @@ deps:
 check: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/check-run format-check check-headers check-symbols check-unit check-asan \
-	    check-fuzz check-integration check-valgrind
+	    check-fuzz check-integration check-docs check-valgrind
 
 check-unit: $(UNIT_BINS)
 	$(Q)tests/run-units build/release/tests $(UNIT_NAMES)
@@ -130,6 +130,9 @@ fuzz: $(FUZZ_BINS)
 
 check-integration: build/release/rspwalk fixtures
 	$(Q)tests/integration/run-all
+
+check-docs: build/release/librspwalk.a build/release/rspwalk fixtures
+	$(Q)tests/docs/run-examples
 
 check-valgrind: build/release/rspwalk fixtures
 	$(Q)tests/integration/run-valgrind
@@ -197,6 +200,7 @@ help:
 	@echo "  check-asan         the same unit tests under ASan+UBSan"
 	@echo "  check-fuzz         each libFuzzer target for FUZZ_SECONDS (10)"
 	@echo "  check-integration  walks under real gdbserver against gdb-multiarch's backtrace"
+	@echo "  check-docs         docs/examples built and run against gdbserver"
 	@echo "  check-valgrind     the CLI under valgrind: no errors, no leaks"
 	@echo "  fuzz               each libFuzzer target for FUZZ_LONG seconds (300)"
 	@echo "  fixtures           fixture programs under build/fixtures/<arch>/"

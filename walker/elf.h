@@ -66,11 +66,12 @@ void sw_elf_build_id(const struct sw_elf *e, const uint8_t **id, size_t *len);
 /* The function symbol covering link-time address VADDR: the nearest one at
  * or below it whose size covers it (a sizeless symbol covers up to the next
  * symbol).  Among several at the same address the global one wins, then the
- * one from .symtab.  Returns 0 or SW_ENOSYM. */
+ * one from .symtab.  The symbol tables are read on the first call.  Returns
+ * 0, SW_ENOSYM, or SW_ENOMEM (reading the tables; a later call retries). */
 int sw_elf_symbol_at(struct sw_elf *e, sw_addr vaddr, struct sw_elfsym *out);
 
 /* The symbol named NAME (first match: .symtab, .dynsym, debug file).
- * Returns 0 or SW_ENOSYM. */
+ * Returns 0, SW_ENOSYM or SW_ENOMEM. */
 int sw_elf_symbol_by_name(struct sw_elf *e, const char *name, struct sw_elfsym *out);
 
 /* Copy LEN bytes at link-time address VADDR from the file's allocated,

@@ -390,7 +390,7 @@ try_debug_file(struct sw_elf *e, const char *path, const uint32_t *crc)
         return SW_ENOMEM;
     }
     e->dbg = f;
-    sw_debug(SW_DBG_CACHE, "elf: %s: debug file %s\n", e->path, path);
+    sw_debug(SW_DBG_CACHE, "elf: %s: debug file %s", e->path, path);
     return 1;
 reject:
     file_close(&f);
@@ -520,7 +520,7 @@ cache_open(struct sw_elfcache *c, const char *key, const void *image, size_t len
         elf_destroy(e);
         return rc;
     }
-    sw_debug(SW_DBG_CACHE, "elf: opened %s (%zu segments)\n", e->path, e->nsegs);
+    sw_debug(SW_DBG_CACHE, "elf: opened %s (%zu segments)", e->path, e->nsegs);
     e->next = c->files;
     c->files = e;
     *out = e;
@@ -824,7 +824,7 @@ load_symbols(struct sw_elf *e)
             end = UINT64_MAX;
         e->maxend[i] = i > 0 && e->maxend[i - 1] > end ? e->maxend[i - 1] : end;
     }
-    sw_debug(SW_DBG_CACHE, "elf: %s: %zu function symbols\n", e->path, e->nsyms);
+    sw_debug(SW_DBG_CACHE, "elf: %s: %zu function symbols", e->path, e->nsyms);
     e->syms_state = 1;
     return 0;
 }

@@ -142,11 +142,11 @@ open_module_file(struct sw_libstate *ls, const char *path, struct sw_elf **elf)
         *elf = NULL;
         if (rc == SW_ENOMEM)
             return sw_err_copy(&ls->err, &err);
-        sw_debug(SW_DBG_CACHE, "libstate: %s\n", err.msg);
+        sw_debug(SW_DBG_CACHE, "libstate: %s", err.msg);
         return 0;
     }
     if (sw_elf_arch(*elf) != ls->proc->arch) {
-        sw_debug(SW_DBG_CACHE, "libstate: %s: built for %s, the target is %s\n", path,
+        sw_debug(SW_DBG_CACHE, "libstate: %s: built for %s, the target is %s", path,
                  sw_elf_arch(*elf) ? sw_elf_arch(*elf)->name : "an unsupported architecture",
                  ls->proc->arch->name);
         *elf = NULL;
@@ -234,7 +234,7 @@ exe_source(struct sw_libstate *ls, char **path, bool *from_target)
         if (sw_is_link_error(rc))
             return sw_fail(&ls->err, rc, "asking the target for its executable: %s",
                            sw_proc_errmsg(p));
-        sw_debug(SW_DBG_CACHE, "libstate: no executable from the target: %s\n", sw_proc_errmsg(p));
+        sw_debug(SW_DBG_CACHE, "libstate: no executable from the target: %s", sw_proc_errmsg(p));
         return 0;
     }
     *path = target;
@@ -271,8 +271,8 @@ place_exe(struct sw_libstate *ls, struct sw_lib *lib, bool *have)
             return rc;
         }
         if (lib->elf == NULL) {
-            sw_debug(SW_DBG_CACHE, "libstate: executable %s: no usable local copy at %s\n",
-                     lib->name, local);
+            sw_debug(SW_DBG_CACHE, "libstate: executable %s: no usable local copy at %s", lib->name,
+                     local);
             sw_free(local);
             place(lib, 0);
             return 0;
@@ -301,7 +301,7 @@ place_exe(struct sw_libstate *ls, struct sw_lib *lib, bool *have)
              * does not carry it; 0 is right for a non-randomised PIE only. */
             sw_debug(SW_DBG_CACHE,
                      "libstate: %s is PIE but the target offers no usable auxv; "
-                     "assuming bias 0\n",
+                     "assuming bias 0",
                      lib->path);
             bias = 0;
         }
@@ -422,7 +422,7 @@ sw_libstate_refresh(struct sw_libstate *ls)
     ls->nlibs = n;
     libs = NULL;
     n = 0;
-    sw_debug(SW_DBG_CACHE, "libstate: %zu modules\n", ls->nlibs);
+    sw_debug(SW_DBG_CACHE, "libstate: %zu modules", ls->nlibs);
 out:
     if (rc == SW_ENOMEM && ls->err.code != SW_ENOMEM)
         sw_fail(&ls->err, rc, "refreshing the module list: out of memory");

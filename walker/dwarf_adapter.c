@@ -1,0 +1,374 @@
+/* walker/dwarf_adapter.c -- call frame information through libdwarf.
+ *
+ * The only file that includes <libdwarf.h>: Debian 12 ships the 20210528
+ * API (dwarf_init_path with 12 arguments, the *3 register tables), which
+ * differs from libdwarf 0.x.  Reads .eh_frame and .debug_frame of a file and
+ * .debug_frame of its separate debug file; evaluates nothing.
+ */
+#include "walker/cfi.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <dwarf.h>
+#include <libdwarf.h>
+
+#include "util/util.h"
+
+/* Rule table columns libdwarf tracks.  A DW_CFA_* on a register at or past
+ * this fails the whole FDE (DW_DLE_DF_REG_NUM_TOO_HIGH), so it must cover
+ * every DWARF number a supported ABI uses in CFI (ppc64's vector registers
+ * reach 108, aarch64's SVE 127), while staying below the pseudo columns
+ * DW_FRAME_UNDEFINED_VAL (1034) and DW_FRAME_SAME_VAL (1035). */
+#define CFI_TABLE_COLUMNS 256
+
+/* One FDE list: .eh_frame or .debug_frame of one libdwarf handle. */
+struct cfi_table {
+    Dwarf_Debug dbg; /* borrowed from struct cfi_file */
+    Dwarf_Cie *cies;
+    Dwarf_Signed ncies;
+    Dwarf_Fde *fdes;
+    Dwarf_Signed nfdes;
+    const char *what; /* ".eh_frame of /lib/.../libc.so.6": for messages */
+    char *label;      /* owned storage of WHAT */
+};
+
+struct sw_cfi {
+    Dwarf_Debug dbg[2]; /* the file, its debug file; NULL if not open */
+    struct cfi_table tables[3];
+    size_t ntables;
+    Dwarf_Regtable_Entry3 *scratch; /* CFI_TABLE_COLUMNS entries */
+    char *path;
+};
+
+/* Take libdwarf's message into ERR and release the error object. */
+static int dw_fail(struct sw_errbuf *err, int code, Dwarf_Debug dbg, Dwarf_Error de,
+                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int
+dw_fail(struct sw_errbuf *err, int code, Dwarf_Debug dbg, Dwarf_Error de, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sw_vfail(err, code, fmt, ap);
+    va_end(ap);
+    if (de) {
+        const char *m = dwarf_errmsg(de);
+        size_t n = strlen(err->msg);
+        snprintf(err->msg + n, sizeof err->msg - n, ": %s", m ? m : "libdwarf error");
+        dwarf_dealloc_error(dbg, de);
+    }
+    return code;
+}
+
+static void
+dw_drop_error(Dwarf_Debug dbg, Dwarf_Error de)
+{
+    if (de)
+        dwarf_dealloc_error(dbg, de);
+}
+
+static void
+finish_dbg(Dwarf_Debug dbg)
+{
+    Dwarf_Error de = NULL;
+    if (dwarf_finish(dbg, &de) == DW_DLV_ERROR)
+        dw_drop_error(NULL, de);
+}
+
+/* Whether PATH starts with the ELF magic; SW_ENOENT when it cannot be read. */
+static int
+check_elf_magic(const char *path, struct sw_errbuf *err)
+{
+    unsigned char m[4];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return sw_fail(err, errno == ENOENT ? SW_ENOENT : SW_EIO, "opening %s for CFI: %s", path,
+                       strerror(errno));
+    ssize_t n = read(fd, m, sizeof m);
+    close(fd);
+    if (n != (ssize_t)sizeof m || memcmp(m, "\177ELF", 4) != 0)
+        return sw_fail(err, SW_EBADELF, "reading CFI of %s: not an ELF file", path);
+    return 0;
+}
+
+/* Open PATH with libdwarf.  Returns 0 with *DBG set, 0 with *DBG NULL when
+ * the file has no DWARF sections at all, or an error. */
+static int
+open_dbg(const char *path, unsigned addr_size, Dwarf_Debug *dbg, struct sw_errbuf *err)
+{
+    Dwarf_Error de = NULL;
+    int rc = check_elf_magic(path, err);
+    if (rc < 0)
+        return rc;
+
+    /* No handler and a non-NULL error pointer: libdwarf returns
+     * DW_DLV_ERROR instead of aborting.  No true-path buffer: the debug
+     * file is chosen by the ELF cache, not by libdwarf's debuglink search. */
+    *dbg = NULL;
+    rc = dwarf_init_path(path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, dbg, NULL, 0,
+                         NULL, &de);
+    if (rc == DW_DLV_NO_ENTRY) {
+        *dbg = NULL;
+        return 0;
+    }
+    if (rc != DW_DLV_OK) {
+        *dbg = NULL;
+        return dw_fail(err, SW_EBADELF, NULL, de, "reading CFI of %s", path);
+    }
+
+    Dwarf_Half file_addr_size = 0;
+    if (dwarf_get_address_size(*dbg, &file_addr_size, &de) == DW_DLV_OK && addr_size != 0 &&
+        file_addr_size != addr_size) {
+        finish_dbg(*dbg);
+        *dbg = NULL;
+        return sw_fail(err, SW_EBADELF, "reading CFI of %s: %u-byte addresses, the target has %u",
+                       path, (unsigned)file_addr_size, addr_size);
+    }
+    dw_drop_error(*dbg, de);
+
+    /* The libdwarf defaults, set explicitly so the rule decoding below
+     * does not depend on how the library was configured. */
+    dwarf_set_frame_rule_table_size(*dbg, CFI_TABLE_COLUMNS);
+    dwarf_set_frame_rule_initial_value(*dbg, DW_FRAME_SAME_VAL);
+    dwarf_set_frame_same_value(*dbg, DW_FRAME_SAME_VAL);
+    dwarf_set_frame_undefined_value(*dbg, DW_FRAME_UNDEFINED_VAL);
+    dwarf_set_frame_cfa_value(*dbg, DW_FRAME_CFA_COL3);
+    return 0;
+}
+
+/* Load one FDE list of DBG into a new table of C.  A missing section is no
+ * table; a malformed one is no table either (the other sections may still
+ * serve), with the reason left in ERR for the "no CFI" message. */
+static int
+add_table(struct sw_cfi *c, Dwarf_Debug dbg, bool eh, const char *path, struct sw_errbuf *err)
+{
+    struct cfi_table *t = &c->tables[c->ntables];
+    const char *sec = eh ? ".eh_frame" : ".debug_frame";
+    Dwarf_Error de = NULL;
+    int rc;
+
+    memset(t, 0, sizeof *t);
+    if (eh)
+        rc = dwarf_get_fde_list_eh(dbg, &t->cies, &t->ncies, &t->fdes, &t->nfdes, &de);
+    else
+        rc = dwarf_get_fde_list(dbg, &t->cies, &t->ncies, &t->fdes, &t->nfdes, &de);
+    if (rc == DW_DLV_NO_ENTRY)
+        return 0;
+    if (rc != DW_DLV_OK) {
+        dw_fail(err, SW_ENOCFI, dbg, de, "reading %s of %s", sec, path);
+        return 0;
+    }
+    t->dbg = dbg;
+    size_t n = strlen(sec) + strlen(path) + 5;
+    t->label = sw_malloc(n);
+    if (t->label == NULL) {
+        dwarf_fde_cie_list_dealloc(dbg, t->cies, t->ncies, t->fdes, t->nfdes);
+        return sw_fail(err, SW_ENOMEM, "reading %s of %s: out of memory", sec, path);
+    }
+    snprintf(t->label, n, "%s of %s", sec, path);
+    t->what = t->label;
+    c->ntables++;
+    return 0;
+}
+
+void
+sw_cfi_close(struct sw_cfi *c)
+{
+    if (c == NULL)
+        return;
+    for (size_t i = 0; i < c->ntables; i++) {
+        struct cfi_table *t = &c->tables[i];
+        dwarf_fde_cie_list_dealloc(t->dbg, t->cies, t->ncies, t->fdes, t->nfdes);
+        sw_free(t->label);
+    }
+    for (size_t i = 0; i < 2; i++)
+        if (c->dbg[i])
+            finish_dbg(c->dbg[i]);
+    sw_free(c->scratch);
+    sw_free(c->path);
+    sw_free(c);
+}
+
+int
+sw_cfi_open(const char *path, const char *debug_path, unsigned addr_size, struct sw_cfi **out,
+            struct sw_errbuf *err)
+{
+    struct sw_errbuf why;
+    int rc;
+
+    if (path == NULL || out == NULL)
+        return sw_fail(err, SW_EINVAL, "opening CFI: no file");
+    struct sw_cfi *c = sw_calloc(1, sizeof *c);
+    if (c == NULL)
+        return sw_fail(err, SW_ENOMEM, "opening CFI of %s: out of memory", path);
+    c->path = sw_strdup(path);
+    c->scratch = sw_calloc(CFI_TABLE_COLUMNS, sizeof *c->scratch);
+    if (c->path == NULL || c->scratch == NULL) {
+        sw_cfi_close(c);
+        return sw_fail(err, SW_ENOMEM, "opening CFI of %s: out of memory", path);
+    }
+
+    sw_err_clear(&why);
+    if ((rc = open_dbg(path, addr_size, &c->dbg[0], err)) < 0)
+        goto fail;
+    if (c->dbg[0]) {
+        /* .eh_frame first: it is what the code was built to unwind with;
+         * .debug_frame may describe the same code less precisely. */
+        if ((rc = add_table(c, c->dbg[0], true, path, &why)) < 0 ||
+            (rc = add_table(c, c->dbg[0], false, path, &why)) < 0)
+            goto fail_why;
+    }
+    if (debug_path && strcmp(debug_path, path) != 0) {
+        /* The separate debug file is optional: a broken or missing one
+         * leaves the file's own CFI.  Its .eh_frame is NOBITS. */
+        struct sw_errbuf ignored;
+        if (open_dbg(debug_path, addr_size, &c->dbg[1], &ignored) == 0 && c->dbg[1] &&
+            (rc = add_table(c, c->dbg[1], false, debug_path, &why)) < 0)
+            goto fail_why;
+    }
+    if (c->ntables == 0) {
+        if (why.code)
+            rc = sw_err_copy(err, &why);
+        else
+            rc = sw_fail(err, SW_ENOCFI, "reading CFI of %s: no .eh_frame or .debug_frame", path);
+        goto fail;
+    }
+    *out = c;
+    return 0;
+
+fail_why:
+    sw_err_copy(err, &why);
+fail:
+    sw_cfi_close(c);
+    return rc;
+}
+
+/* Translate one libdwarf register rule. */
+static int
+convert_rule(const Dwarf_Regtable_Entry3 *e, struct sw_cfi_rule *r)
+{
+    memset(r, 0, sizeof *r);
+    switch (e->dw_value_type) {
+    case DW_EXPR_OFFSET:
+        if (e->dw_regnum == DW_FRAME_UNDEFINED_VAL)
+            r->kind = SW_CFI_UNDEFINED;
+        else if (e->dw_regnum == DW_FRAME_SAME_VAL)
+            r->kind = SW_CFI_SAME;
+        else if (e->dw_offset_relevant) {
+            r->kind = SW_CFI_OFFSET;
+            r->offset = (int64_t)e->dw_offset_or_block_len;
+        } else {
+            r->kind = SW_CFI_REGISTER;
+            r->reg = e->dw_regnum;
+        }
+        return 0;
+    case DW_EXPR_VAL_OFFSET:
+        r->kind = SW_CFI_VAL_OFFSET;
+        r->offset = (int64_t)e->dw_offset_or_block_len;
+        return 0;
+    case DW_EXPR_EXPRESSION:
+    case DW_EXPR_VAL_EXPRESSION:
+        r->kind =
+            e->dw_value_type == DW_EXPR_EXPRESSION ? SW_CFI_EXPRESSION : SW_CFI_VAL_EXPRESSION;
+        r->expr = e->dw_block_ptr;
+        r->expr_len = (size_t)e->dw_offset_or_block_len;
+        return r->expr || r->expr_len == 0 ? 0 : -1;
+    default:
+        return -1;
+    }
+}
+
+/* Fill ROW from FDE at VADDR. */
+static int
+row_from_fde(struct sw_cfi *c, struct cfi_table *t, Dwarf_Fde fde, Dwarf_Addr lo, Dwarf_Addr hi,
+             sw_addr vaddr, struct sw_cfi_row *row, struct sw_errbuf *err)
+{
+    Dwarf_Error de = NULL;
+    Dwarf_Cie cie;
+    Dwarf_Unsigned cie_len, caf, init_len;
+    Dwarf_Small version;
+    char *aug = NULL;
+    Dwarf_Signed daf;
+    Dwarf_Half ra_col, offset_size;
+    Dwarf_Ptr init;
+
+    if (dwarf_get_cie_of_fde(fde, &cie, &de) != DW_DLV_OK ||
+        dwarf_get_cie_info_b(cie, &cie_len, &version, &aug, &caf, &daf, &ra_col, &init, &init_len,
+                             &offset_size, &de) != DW_DLV_OK)
+        return dw_fail(err, SW_EBADELF, t->dbg, de, "CIE for 0x%" PRIx64 " in %s", vaddr, t->what);
+
+    Dwarf_Regtable3 rt;
+    Dwarf_Addr row_pc = 0;
+    memset(&rt, 0, sizeof rt);
+    rt.rt3_reg_table_size = CFI_TABLE_COLUMNS;
+    rt.rt3_rules = c->scratch;
+    if (dwarf_get_fde_info_for_all_regs3(fde, vaddr, &rt, &row_pc, &de) != DW_DLV_OK)
+        return dw_fail(err, SW_EBADELF, t->dbg, de, "CFI row for 0x%" PRIx64 " in %s", vaddr,
+                       t->what);
+
+    /* The row ends where the next one starts; libdwarf reports that only
+     * through the single-column query. */
+    Dwarf_Small vt;
+    Dwarf_Signed orel, reg, off;
+    Dwarf_Ptr block;
+    Dwarf_Addr row_pc2, next_pc = 0;
+    Dwarf_Bool more = 0;
+    if (dwarf_get_fde_info_for_cfa_reg3_b(fde, vaddr, &vt, &orel, &reg, &off, &block, &row_pc2,
+                                          &more, &next_pc, &de) != DW_DLV_OK) {
+        dw_drop_error(t->dbg, de);
+        more = 0;
+    }
+
+    memset(row, 0, offsetof(struct sw_cfi_row, rules));
+    row->lo = row_pc;
+    /* dwarf_get_fde_at_pc reports the FDE's last byte, not one past it. */
+    row->hi = (more && next_pc > vaddr && next_pc <= hi) ? next_pc : hi + 1;
+    (void)lo;
+    row->ra_column = ra_col;
+    row->signal_frame = aug && strchr(aug, 'S') != NULL;
+
+    const Dwarf_Regtable_Entry3 *cfa = &rt.rt3_cfa_rule;
+    if (cfa->dw_value_type == DW_EXPR_EXPRESSION || cfa->dw_value_type == DW_EXPR_VAL_EXPRESSION) {
+        row->cfa_is_expr = true;
+        row->cfa_expr = cfa->dw_block_ptr;
+        row->cfa_expr_len = (size_t)cfa->dw_offset_or_block_len;
+    } else if (cfa->dw_value_type == DW_EXPR_OFFSET && cfa->dw_regnum < CFI_TABLE_COLUMNS) {
+        row->cfa_reg = cfa->dw_regnum;
+        row->cfa_offset = cfa->dw_offset_relevant ? (int64_t)cfa->dw_offset_or_block_len : 0;
+    } else {
+        return sw_fail(err, SW_EBADELF, "CFI row for 0x%" PRIx64 " in %s: no usable CFA rule",
+                       vaddr, t->what);
+    }
+
+    for (unsigned i = 0; i < SW_FRAME_MAX_REGS; i++) {
+        if (convert_rule(&c->scratch[i], &row->rules[i]) < 0)
+            return sw_fail(err, SW_EBADELF,
+                           "CFI row for 0x%" PRIx64 " in %s: register %u has rule type %u", vaddr,
+                           t->what, i, (unsigned)c->scratch[i].dw_value_type);
+    }
+    return 0;
+}
+
+int
+sw_cfi_row_at(struct sw_cfi *c, sw_addr vaddr, struct sw_cfi_row *row, struct sw_errbuf *err)
+{
+    for (size_t i = 0; i < c->ntables; i++) {
+        struct cfi_table *t = &c->tables[i];
+        Dwarf_Error de = NULL;
+        Dwarf_Fde fde;
+        Dwarf_Addr lo, hi;
+        int rc = dwarf_get_fde_at_pc(t->fdes, vaddr, &fde, &lo, &hi, &de);
+        if (rc == DW_DLV_NO_ENTRY)
+            continue;
+        if (rc != DW_DLV_OK)
+            return dw_fail(err, SW_EBADELF, t->dbg, de, "finding the FDE for 0x%" PRIx64 " in %s",
+                           vaddr, t->what);
+        return row_from_fde(c, t, fde, lo, hi, vaddr, row, err);
+    }
+    return sw_fail(err, SW_ENOCFI, "no FDE covers 0x%" PRIx64 " in %s", vaddr, c->path);
+}

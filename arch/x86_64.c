@@ -6,7 +6,7 @@
 #include "arch/arch_internal.h"
 
 static const struct arch_reg x86_64_regs[] = {
-#define ARCH_REG(name, dw, gdb, size, role, c) {name, dw, gdb, size, role},
+#define ARCH_REG(name, dw, gdb, size, role, c) { name, dw, gdb, size, role },
 #include "arch/x86_64_regs.def"
 #undef ARCH_REG
 };
@@ -25,7 +25,7 @@ static const int16_t x86_64_sig_gregs[] = {
  *   48 c7 c0 0f 00 00 00    mov $__NR_rt_sigreturn (15), %rax
  *   0f 05                   syscall
  * (gdb/amd64-linux-tdep.c matches the same bytes). */
-static const uint8_t x86_64_sigreturn[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+static const uint8_t x86_64_sigreturn[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
 
 static const struct arch_sigframe x86_64_sigframe = {
     /* The handler's `ret` popped pretcode, the first word of struct

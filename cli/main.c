@@ -37,11 +37,12 @@ static const struct {
     const char *name;
     int num;
 } gdb_signals[] = {
-    {"HUP", 1},   {"INT", 2},    {"QUIT", 3},   {"ILL", 4},   {"TRAP", 5},     {"ABRT", 6},
-    {"FPE", 8},   {"KILL", 9},   {"BUS", 10},   {"SEGV", 11}, {"SYS", 12},     {"PIPE", 13},
-    {"ALRM", 14}, {"TERM", 15},  {"URG", 16},   {"STOP", 17}, {"TSTP", 18},    {"CONT", 19},
-    {"CHLD", 20}, {"TTIN", 21},  {"TTOU", 22},  {"IO", 23},   {"XCPU", 24},    {"XFSZ", 25},
-    {"VTALRM", 26}, {"PROF", 27}, {"WINCH", 28}, {"USR1", 30}, {"USR2", 31},
+    { "HUP", 1 },   { "INT", 2 },    { "QUIT", 3 },  { "ILL", 4 },   { "TRAP", 5 },
+    { "ABRT", 6 },  { "FPE", 8 },    { "KILL", 9 },  { "BUS", 10 },  { "SEGV", 11 },
+    { "SYS", 12 },  { "PIPE", 13 },  { "ALRM", 14 }, { "TERM", 15 }, { "URG", 16 },
+    { "STOP", 17 }, { "TSTP", 18 },  { "CONT", 19 }, { "CHLD", 20 }, { "TTIN", 21 },
+    { "TTOU", 22 }, { "IO", 23 },    { "XCPU", 24 }, { "XFSZ", 25 }, { "VTALRM", 26 },
+    { "PROF", 27 }, { "WINCH", 28 }, { "USR1", 30 }, { "USR2", 31 },
 };
 
 /* Signals a program handles in normal operation: passed by default, so
@@ -54,24 +55,26 @@ static const char default_pass[] = "USR1,USR2,ALRM,CHLD,PIPE,URG,IO,VTALRM,PROF,
 static void
 usage(FILE *f)
 {
-    fputs("usage: rspwalk [OPTIONS] TARGET\n"
-          "Walk the call stacks of a program behind a GDB remote stub.\n\n"
-          "  TARGET             HOST:PORT | [V6ADDR]:PORT | unix:PATH | /dev/ttyX[@BAUD] | '|COMMAND'\n"
-          "  -e, --exe FILE     local copy of the main executable (default: ask the stub)\n"
-          "      --sysroot DIR  where target libraries are found locally\n"
-          "  -t, --thread ID    walk one thread: pPID.TID (hex, as printed), or the LWP in decimal\n"
-          "  -c, --continue     resume the target and walk at its next stop (signal, trap, crash)\n"
-          "      --pass LIST    with -c, signals handed to the program without stopping\n"
-          "                     (default USR1,USR2,ALRM,CHLD,PIPE,URG,IO,VTALRM,PROF,WINCH; 'none')\n"
-          "  -f, --format FMT   text (gdb-like, default) or json\n"
-          "  -n, --max-frames N stop each walk after N frames (default 4096)\n"
-          "      --stats        protocol statistics: packets, bytes each way, round trips, time\n"
-          "      --timeout SEC  per protocol read, and for the stop with -c (default 10)\n"
-          "      --debug-dir DIR  separate debug files (default /usr/lib/debug)\n"
-          "      --no-cache     read every register and memory range from the stub\n"
-          "  -h, --help         this text\n"
-          "  -V, --version      the version\n",
-          f);
+    fputs(
+        "usage: rspwalk [OPTIONS] TARGET\n"
+        "Walk the call stacks of a program behind a GDB remote stub.\n\n"
+        "  TARGET             HOST:PORT | [V6ADDR]:PORT | unix:PATH | /dev/ttyX[@BAUD] | "
+        "'|COMMAND'\n"
+        "  -e, --exe FILE     local copy of the main executable (default: ask the stub)\n"
+        "      --sysroot DIR  where target libraries are found locally\n"
+        "  -t, --thread ID    walk one thread: pPID.TID (hex, as printed), or the LWP in decimal\n"
+        "  -c, --continue     resume the target and walk at its next stop (signal, trap, crash)\n"
+        "      --pass LIST    with -c, signals handed to the program without stopping\n"
+        "                     (default USR1,USR2,ALRM,CHLD,PIPE,URG,IO,VTALRM,PROF,WINCH; 'none')\n"
+        "  -f, --format FMT   text (gdb-like, default) or json\n"
+        "  -n, --max-frames N stop each walk after N frames (default 4096)\n"
+        "      --stats        protocol statistics: packets, bytes each way, round trips, time\n"
+        "      --timeout SEC  per protocol read, and for the stop with -c (default 10)\n"
+        "      --debug-dir DIR  separate debug files (default /usr/lib/debug)\n"
+        "      --no-cache     read every register and memory range from the stub\n"
+        "  -h, --help         this text\n"
+        "  -V, --version      the version\n",
+        f);
 }
 
 static int
@@ -153,22 +156,22 @@ int
 main(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"exe", required_argument, NULL, 'e'},
-        {"sysroot", required_argument, NULL, OPT_SYSROOT},
-        {"thread", required_argument, NULL, 't'},
-        {"continue", no_argument, NULL, 'c'},
-        {"format", required_argument, NULL, 'f'},
-        {"max-frames", required_argument, NULL, 'n'},
-        {"stats", no_argument, NULL, OPT_STATS},
-        {"timeout", required_argument, NULL, OPT_TIMEOUT},
-        {"pass", required_argument, NULL, OPT_PASS},
-        {"no-cache", no_argument, NULL, OPT_NO_CACHE},
-        {"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0},
+        { "exe", required_argument, NULL, 'e' },
+        { "sysroot", required_argument, NULL, OPT_SYSROOT },
+        { "thread", required_argument, NULL, 't' },
+        { "continue", no_argument, NULL, 'c' },
+        { "format", required_argument, NULL, 'f' },
+        { "max-frames", required_argument, NULL, 'n' },
+        { "stats", no_argument, NULL, OPT_STATS },
+        { "timeout", required_argument, NULL, OPT_TIMEOUT },
+        { "pass", required_argument, NULL, OPT_PASS },
+        { "no-cache", no_argument, NULL, OPT_NO_CACHE },
+        { "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 },
     };
-    struct cli_opts o = {.format = CLI_TEXT, .timeout_ms = 10000};
+    struct cli_opts o = { .format = CLI_TEXT, .timeout_ms = 10000 };
     const char *pass_list = default_pass;
     int c;
 
@@ -214,7 +217,8 @@ main(int argc, char **argv)
             errno = 0;
             double sec = strtod(optarg, &e);
             if (errno || *e != '\0' || !(sec > 0) || sec > 86400) {
-                fprintf(stderr, "rspwalk: --timeout: '%s' is not a number of seconds (0 < SEC <= 86400)\n",
+                fprintf(stderr,
+                        "rspwalk: --timeout: '%s' is not a number of seconds (0 < SEC <= 86400)\n",
                         optarg);
                 return EXIT_USAGE;
             }
@@ -245,7 +249,8 @@ main(int argc, char **argv)
             fprintf(stderr, "rspwalk: option '%s' needs a value\n", argv[optind - 1]);
             return EXIT_USAGE;
         default:
-            fprintf(stderr, "rspwalk: unknown option '%s' (see rspwalk --help)\n", argv[optind - 1]);
+            fprintf(stderr, "rspwalk: unknown option '%s' (see rspwalk --help)\n",
+                    argv[optind - 1]);
             return EXIT_USAGE;
         }
     }
@@ -269,7 +274,7 @@ cli_run(const struct cli_opts *o)
     struct rsp_session *s = NULL;
     struct sw_proc *p = NULL;
     struct sw_walker *w = NULL;
-    struct sw_errbuf err = {0};
+    struct sw_errbuf err = { 0 };
     sw_tid *tids = NULL;
     size_t ntids = 0;
     int rc, status = EXIT_FAIL;
@@ -281,7 +286,7 @@ cli_run(const struct cli_opts *o)
         fprintf(stderr, "rspwalk: %s\n", err.msg);
         return EXIT_FAIL;
     }
-    struct sw_rsp_config pcfg = {.exe = o->exe, .no_cache = o->no_cache};
+    struct sw_rsp_config pcfg = { .exe = o->exe, .no_cache = o->no_cache };
     rc = sw_proc_rsp_new(s, &pcfg, &p, &err);
     if (rc < 0) {
         fprintf(stderr, "rspwalk: %s\n", err.msg);
@@ -306,7 +311,8 @@ cli_run(const struct cli_opts *o)
     }
 
     struct sw_walker_config wcfg = {
-        .sysroot = o->sysroot, .exe = o->exe, .debug_dir = o->debug_dir, .max_frames = o->max_frames};
+        .sysroot = o->sysroot, .exe = o->exe, .debug_dir = o->debug_dir, .max_frames = o->max_frames
+    };
     rc = sw_walker_new(p, &wcfg, &w, &err);
     if (rc < 0) {
         fprintf(stderr, "rspwalk: %s\n", err.msg);

@@ -46,8 +46,9 @@ json_stats(FILE *f, const struct rsp_stats *st)
 {
     fprintf(f,
             "{\"packets_sent\": %" PRIu64 ", \"packets_received\": %" PRIu64
-            ", \"bytes_sent\": %" PRIu64 ", \"bytes_received\": %" PRIu64 ", \"round_trips\": %" PRIu64
-            ", \"retransmits\": %" PRIu64 ", \"elapsed_us\": %" PRIu64 ", \"by_kind\": {",
+            ", \"bytes_sent\": %" PRIu64 ", \"bytes_received\": %" PRIu64
+            ", \"round_trips\": %" PRIu64 ", \"retransmits\": %" PRIu64 ", \"elapsed_us\": %" PRIu64
+            ", \"by_kind\": {",
             st->packets_sent, st->packets_received, st->bytes_sent, st->bytes_received,
             st->round_trips, st->retransmits, st->elapsed_us);
     bool first = true;
@@ -69,8 +70,9 @@ static void
 text_stats(FILE *f, const struct rsp_stats *st)
 {
     fprintf(f,
-            "stats: %" PRIu64 " packets sent, %" PRIu64 " received; %" PRIu64 " bytes sent, %" PRIu64
-            " received; %" PRIu64 " round trips; %" PRIu64 " retransmits; %.3f ms waiting\n",
+            "stats: %" PRIu64 " packets sent, %" PRIu64 " received; %" PRIu64
+            " bytes sent, %" PRIu64 " received; %" PRIu64 " round trips; %" PRIu64
+            " retransmits; %.3f ms waiting\n",
             st->packets_sent, st->packets_received, st->bytes_sent, st->bytes_received,
             st->round_trips, st->retransmits, (double)st->elapsed_us / 1000.0);
     fputs("stats: requests by kind:", f);
@@ -114,8 +116,9 @@ print_frame_json(FILE *f, struct sw_walker *w, const struct sw_frame *fr, unsign
     sw_addr off;
 
     (void)width;
-    fprintf(f, "{\"level\": %u, \"pc\": \"0x%" PRIx64 "\", \"sp\": \"0x%" PRIx64 "\", \"fp\": \"0x%" PRIx64
-            "\", \"function\": ",
+    fprintf(f,
+            "{\"level\": %u, \"pc\": \"0x%" PRIx64 "\", \"sp\": \"0x%" PRIx64
+            "\", \"fp\": \"0x%" PRIx64 "\", \"function\": ",
             fr->level, fr->ra, fr->sp, fr->fp);
     json_str(f, have ? sym.name : NULL);
     if (have)

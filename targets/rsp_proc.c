@@ -96,7 +96,7 @@ drop_caches(struct tgt_rsp_proc *rp)
 static struct rsp_thread_id
 thread_id_of(struct tgt_rsp_proc *rp, sw_tid tid)
 {
-    struct rsp_thread_id id = {.pid = rp->base.pid, .tid = (int64_t)tid};
+    struct rsp_thread_id id = { .pid = rp->base.pid, .tid = (int64_t)tid };
     for (size_t i = 0; i < rp->nthreads; i++)
         if ((sw_tid)rp->threads[i].tid == tid)
             return rp->threads[i];
@@ -175,7 +175,7 @@ gcache_get(struct tgt_rsp_proc *rp, sw_tid tid, const uint8_t **data, size_t *le
     if (copy == NULL)
         return sw_fail(&rp->base.err, SW_ENOMEM, "caching registers: out of memory");
     memcpy(copy, buf, n);
-    g[rp->ngcache++] = (struct tgt_gcache){.tid = tid, .data = copy, .len = n};
+    g[rp->ngcache++] = (struct tgt_gcache){ .tid = tid, .data = copy, .len = n };
     *data = copy;
     *len = n;
     return 0;
@@ -247,10 +247,10 @@ build_regmap(struct tgt_rsp_proc *rp)
             for (size_t k = 0; k < td->nregs; k++) {
                 if (strcasecmp(td->regs[k].name, a->regs[i].name) != 0)
                     continue;
-                rp->map[i] = (struct tgt_regmap){.mapped = true,
-                                                 .regnum = td->regs[k].regnum,
-                                                 .offset = td->regs[k].offset,
-                                                 .size = td->regs[k].bitsize / 8};
+                rp->map[i] = (struct tgt_regmap){ .mapped = true,
+                                                  .regnum = td->regs[k].regnum,
+                                                  .offset = td->regs[k].offset,
+                                                  .size = td->regs[k].bitsize / 8 };
                 any = true;
                 break;
             }
@@ -269,7 +269,8 @@ build_regmap(struct tgt_rsp_proc *rp)
         size_t i = (size_t)(r - a->regs);
         if (i < TGT_MAX_ROWS)
             rp->map[i] = (struct tgt_regmap){
-                .mapped = true, .regnum = (unsigned)gdbno, .offset = off, .size = r->size};
+                .mapped = true, .regnum = (unsigned)gdbno, .offset = off, .size = r->size
+            };
         off += r->size;
     }
     return 0;
@@ -295,7 +296,7 @@ mem_cache_add(struct tgt_rsp_proc *rp, sw_addr addr, size_t len, const uint8_t *
             return SW_ENOMEM;
         memcpy(copy, data, len);
     }
-    rp->mem[rp->nmem++] = (struct tgt_mem_range){.addr = addr, .len = len, .data = copy};
+    rp->mem[rp->nmem++] = (struct tgt_mem_range){ .addr = addr, .len = len, .data = copy };
     return 0;
 }
 
@@ -540,7 +541,8 @@ dbg_handle_event(struct sw_proc *p, bool block)
         take_stop(rp, &st);
         if (rp->terminated)
             return sw_fail(&p->err, SW_EEXITED, "the target %s %d before stopping",
-                           st.kind == RSP_STOP_EXITED ? "exited with status" : "was killed by signal",
+                           st.kind == RSP_STOP_EXITED ? "exited with status"
+                                                      : "was killed by signal",
                            st.kind == RSP_STOP_EXITED ? st.code : st.signal);
         return 0;
     }
@@ -634,7 +636,8 @@ sw_proc_rsp_new(struct rsp_session *s, const struct sw_rsp_config *cfg, struct s
         }
     }
     if (a == NULL) {
-        rc = sw_fail(err, SW_ENOARCH, "target architecture: the stub says %s%s%s and no --exe was given",
+        rc = sw_fail(err, SW_ENOARCH,
+                     "target architecture: the stub says %s%s%s and no --exe was given",
                      td && td->arch ? "\"" : "", td && td->arch ? td->arch : "nothing",
                      td && td->arch ? "\", which is not supported," : "");
         rsp_session_close(s);

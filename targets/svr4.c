@@ -37,7 +37,11 @@ attr_dup(const char *p, const char *end, const char *name)
             static const struct {
                 const char *ent;
                 char c;
-            } ents[] = {{"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
+            } ents[] = { { "&amp;", '&' },
+                         { "&lt;", '<' },
+                         { "&gt;", '>' },
+                         { "&quot;", '"' },
+                         { "&apos;", '\'' } };
             while (v < ve) {
                 bool done = false;
                 for (size_t k = 0; k < sizeof ents / sizeof ents[0] && !done; k++) {
@@ -88,7 +92,8 @@ tgt_parse_svr4(const char *xml, size_t len, struct sw_modinfo **mods, size_t *n,
         const char *e = memchr(p, '>', (size_t)(end - p));
         if (e == NULL) {
             sw_modinfo_free(m, k);
-            return sw_fail(err, SW_EPROTO, "qXfer:libraries-svr4: unterminated <library> at offset %zu",
+            return sw_fail(err, SW_EPROTO,
+                           "qXfer:libraries-svr4: unterminated <library> at offset %zu",
                            (size_t)(p - xml));
         }
         if (k == cap) {
@@ -105,7 +110,8 @@ tgt_parse_svr4(const char *xml, size_t len, struct sw_modinfo **mods, size_t *n,
         mi->name = attr_dup(p, e, "name");
         if (mi->name == NULL) {
             sw_modinfo_free(m, k);
-            return sw_fail(err, SW_EPROTO, "qXfer:libraries-svr4: <library> without a name at offset %zu",
+            return sw_fail(err, SW_EPROTO,
+                           "qXfer:libraries-svr4: <library> without a name at offset %zu",
                            (size_t)(p - xml));
         }
         attr_addr(p, e, "l_addr", &mi->l_addr);

@@ -15,7 +15,7 @@ struct err_row {
 };
 
 static const struct err_row err_rows[] = {
-#define SW_ERR_ROW(name, num, msg) {-(num), #name, msg},
+#define SW_ERR_ROW(name, num, msg) { -(num), #name, msg },
     SW_ERRORS(SW_ERR_ROW)
 #undef SW_ERR_ROW
 };

@@ -44,8 +44,8 @@ sw_stepper_group_add(struct sw_stepper_group *g, struct sw_stepper *s, sw_addr s
         g->entries[i] = g->entries[i - 1];
         i--;
     }
-    g->entries[i] = (struct sw_group_entry){
-        .stepper = s, .start = start, .end = end, .seq = g->seq++};
+    g->entries[i] =
+        (struct sw_group_entry){ .stepper = s, .start = start, .end = end, .seq = g->seq++ };
     g->n++;
     return 0;
 }

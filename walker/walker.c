@@ -18,12 +18,12 @@
 #define SW_DEFAULT_MAX_FRAMES 4096
 
 struct sw_walker {
-    struct sw_proc *proc;           /* owned */
-    struct sw_stepper_group group;  /* owned storage; steppers borrowed from STEPPERS */
-    struct sw_stepper **steppers;   /* owned: every stepper added */
+    struct sw_proc *proc;          /* owned */
+    struct sw_stepper_group group; /* owned storage; steppers borrowed from STEPPERS */
+    struct sw_stepper **steppers;  /* owned: every stepper added */
     size_t nsteppers, capsteppers;
-    struct sw_libstate *libs;       /* owned */
-    struct sw_symlookup *sym;       /* owned */
+    struct sw_libstate *libs; /* owned */
+    struct sw_symlookup *sym; /* owned */
     size_t max_frames;
     struct sw_errbuf err;
 };
@@ -215,7 +215,7 @@ int
 sw_walker_new(struct sw_proc *proc, const struct sw_walker_config *cfg, struct sw_walker **out,
               struct sw_errbuf *err)
 {
-    struct sw_walker_config def = {0};
+    struct sw_walker_config def = { 0 };
     struct sw_walker *w;
     int rc;
 
@@ -232,8 +232,9 @@ sw_walker_new(struct sw_proc *proc, const struct sw_walker_config *cfg, struct s
     w->max_frames = cfg->max_frames ? cfg->max_frames : SW_DEFAULT_MAX_FRAMES;
     sw_stepper_group_init(&w->group);
 
-    struct sw_libstate_config lcfg = {
-        .sysroot = cfg->sysroot, .exe = cfg->exe, .debug_dir = cfg->debug_dir};
+    struct sw_libstate_config lcfg = { .sysroot = cfg->sysroot,
+                                       .exe = cfg->exe,
+                                       .debug_dir = cfg->debug_dir };
     rc = sw_libstate_new(proc, &lcfg, &w->libs);
     if (rc < 0) {
         sw_fail(err, rc, "creating the library state: %s", sw_strerror(rc));
@@ -341,15 +342,15 @@ sw_initial_frame(struct sw_walker *w, sw_tid tid, struct sw_frame *out)
     if (rc < 0)
         return sw_walker_fail_from_proc(w, rc);
     f.ra = v;
-    f.ra_loc = (struct sw_location){.kind = SW_LOC_REGISTER, .reg = (unsigned)a->dw_pc};
+    f.ra_loc = (struct sw_location){ .kind = SW_LOC_REGISTER, .reg = (unsigned)a->dw_pc };
     rc = w->proc->ops->read_reg(w->proc, tid, (unsigned)a->dw_sp, &v);
     if (rc < 0)
         return sw_walker_fail_from_proc(w, rc);
     f.sp = v;
-    f.sp_loc = (struct sw_location){.kind = SW_LOC_REGISTER, .reg = (unsigned)a->dw_sp};
+    f.sp_loc = (struct sw_location){ .kind = SW_LOC_REGISTER, .reg = (unsigned)a->dw_sp };
     if (w->proc->ops->read_reg(w->proc, tid, (unsigned)a->dw_fp, &v) == 0) {
         f.fp = v;
-        f.fp_loc = (struct sw_location){.kind = SW_LOC_REGISTER, .reg = (unsigned)a->dw_fp};
+        f.fp_loc = (struct sw_location){ .kind = SW_LOC_REGISTER, .reg = (unsigned)a->dw_fp };
     }
     /* Every register with a DWARF number: CFI of frame 0 may name any of them.
      * The backend serves them from one 'g' per thread per stop. */

@@ -41,7 +41,7 @@ struct arch_sigframe {
     uint8_t greg_size;         /* bytes per saved register */
     const int16_t *greg_dwarf; /* DWARF number of each saved slot, -1 to skip */
     size_t ngregs;
-    const uint8_t *tramp;      /* the rt_sigreturn trampoline's instruction bytes */
+    const uint8_t *tramp; /* the rt_sigreturn trampoline's instruction bytes */
     size_t tramp_len;
 };
 
@@ -54,11 +54,11 @@ struct arch_desc {
     bool big_endian;
     const struct arch_reg *regs; /* nregs rows */
     size_t nregs;
-    int16_t dw_pc, dw_sp, dw_fp, dw_ra; /* DWARF numbers of the roles (see above) */
-    uint16_t dw_max;        /* every DWARF number of this arch is below this */
-    int cs_arch, cs_mode;   /* capstone, used only by walker/disasm.c */
-    uint8_t call_ra_on_stack; /* 1 if a call pushes the return address (x86) */
-    uint8_t pc_after_trap;  /* bytes a software breakpoint advances the PC (x86: 1) */
+    int16_t dw_pc, dw_sp, dw_fp, dw_ra;   /* DWARF numbers of the roles (see above) */
+    uint16_t dw_max;                      /* every DWARF number of this arch is below this */
+    int cs_arch, cs_mode;                 /* capstone, used only by walker/disasm.c */
+    uint8_t call_ra_on_stack;             /* 1 if a call pushes the return address (x86) */
+    uint8_t pc_after_trap;                /* bytes a software breakpoint advances the PC (x86: 1) */
     const struct arch_sigframe *sigframe; /* Linux rt signal frame; NULL if unknown */
 };
 

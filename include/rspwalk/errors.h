@@ -13,23 +13,23 @@ extern "C" {
 #endif
 
 /* Append only: the numbers are ABI. */
-#define SW_ERRORS(X)                                                                       \
-    X(OK, 0, "success")                                                                    \
-    X(EINVAL, 1, "invalid argument")                                                       \
-    X(ENOMEM, 2, "out of memory")                                                          \
-    X(EPROTO, 3, "malformed or unexpected reply from the stub")                            \
-    X(ETIMEDOUT, 4, "no reply from the stub before the timeout")                           \
-    X(ECONN, 5, "connection to the stub lost")                                             \
-    X(EMEM, 6, "target memory not readable")                                               \
-    X(ENOREG, 7, "register not available on this target")                                 \
-    X(EUNSUP, 8, "the stub does not support this request")                                \
-    X(ENOENT, 9, "no such thread, file or object")                                         \
-    X(EBADELF, 10, "not a usable ELF file")                                                \
-    X(ENOSYM, 11, "no symbol covers the address")                                          \
-    X(EEXITED, 12, "the target has exited")                                                \
-    X(ESTUB, 13, "the stub reported an error")                                             \
-    X(EIO, 14, "input/output error")                                                       \
-    X(ENOARCH, 15, "unknown or unsupported target architecture")                           \
+#define SW_ERRORS(X)                                                                               \
+    X(OK, 0, "success")                                                                            \
+    X(EINVAL, 1, "invalid argument")                                                               \
+    X(ENOMEM, 2, "out of memory")                                                                  \
+    X(EPROTO, 3, "malformed or unexpected reply from the stub")                                    \
+    X(ETIMEDOUT, 4, "no reply from the stub before the timeout")                                   \
+    X(ECONN, 5, "connection to the stub lost")                                                     \
+    X(EMEM, 6, "target memory not readable")                                                       \
+    X(ENOREG, 7, "register not available on this target")                                          \
+    X(EUNSUP, 8, "the stub does not support this request")                                         \
+    X(ENOENT, 9, "no such thread, file or object")                                                 \
+    X(EBADELF, 10, "not a usable ELF file")                                                        \
+    X(ENOSYM, 11, "no symbol covers the address")                                                  \
+    X(EEXITED, 12, "the target has exited")                                                        \
+    X(ESTUB, 13, "the stub reported an error")                                                     \
+    X(EIO, 14, "input/output error")                                                               \
+    X(ENOARCH, 15, "unknown or unsupported target architecture")                                   \
     X(ENOCFI, 16, "no call frame information covers the address")
 
 enum sw_err {

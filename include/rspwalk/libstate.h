@@ -19,13 +19,13 @@ struct sw_elf;
 
 /* One loaded module (StackwalkerAPI's LibAddrPair, grown). */
 struct sw_lib {
-    char *name;       /* owned: the target's path, or "[vdso]" */
-    char *path;       /* owned: the local file read for it; NULL if none was found */
-    sw_addr bias;     /* load displacement: runtime address = link-time address + bias */
-    sw_addr start;    /* lowest runtime address of its PT_LOAD segments */
-    sw_addr end;      /* one past the highest */
-    sw_addr l_ld;     /* runtime address of PT_DYNAMIC, 0 if unknown */
-    bool is_exe;      /* the main executable */
+    char *name;         /* owned: the target's path, or "[vdso]" */
+    char *path;         /* owned: the local file read for it; NULL if none was found */
+    sw_addr bias;       /* load displacement: runtime address = link-time address + bias */
+    sw_addr start;      /* lowest runtime address of its PT_LOAD segments */
+    sw_addr end;        /* one past the highest */
+    sw_addr l_ld;       /* runtime address of PT_DYNAMIC, 0 if unknown */
+    bool is_exe;        /* the main executable */
     struct sw_elf *elf; /* borrowed from the libstate's ELF cache; NULL if no local file */
 };
 

@@ -19,10 +19,10 @@ struct sw_proc;
 
 /* One module the target reports as loaded (libraries-svr4 or the link map). */
 struct sw_modinfo {
-    char *name;      /* owned: the path as the target knows it */
-    sw_addr l_addr;  /* load displacement (link_map.l_addr) */
-    sw_addr l_ld;    /* address of its PT_DYNAMIC, 0 if unknown */
-    sw_addr lm;      /* address of its link_map, 0 if unknown */
+    char *name;     /* owned: the path as the target knows it */
+    sw_addr l_addr; /* load displacement (link_map.l_addr) */
+    sw_addr l_ld;   /* address of its PT_DYNAMIC, 0 if unknown */
+    sw_addr lm;     /* address of its link_map, 0 if unknown */
 };
 
 /* Free an array of N modules returned by sw_proc_ops.modules.  NULL is a no-op. */
@@ -91,13 +91,13 @@ struct sw_procdebug_ops {
 };
 
 struct sw_proc {
-    const struct sw_proc_ops *ops;          /* borrowed, static */
-    const struct sw_procdebug_ops *debug;   /* borrowed, static; NULL: no ProcDebug */
-    const struct arch_desc *arch;           /* borrowed, static table in arch/ */
-    int64_t pid;                            /* 0 if the target has no process id */
-    sw_tid default_tid;                     /* the thread that reported the stop */
-    char *exe_path;                         /* owned, may be NULL: the local executable */
-    struct sw_errbuf err;                   /* last failure on this object */
+    const struct sw_proc_ops *ops;        /* borrowed, static */
+    const struct sw_procdebug_ops *debug; /* borrowed, static; NULL: no ProcDebug */
+    const struct arch_desc *arch;         /* borrowed, static table in arch/ */
+    int64_t pid;                          /* 0 if the target has no process id */
+    sw_tid default_tid;                   /* the thread that reported the stop */
+    char *exe_path;                       /* owned, may be NULL: the local executable */
+    struct sw_errbuf err;                 /* last failure on this object */
 };
 
 /* Initialise the base of a backend.  OPS must have read_mem and read_reg,

@@ -70,8 +70,8 @@ struct sw_stepper {
 };
 
 /* Register S for addresses [START, END) in G.  Returns 0 or SW_ENOMEM. */
-SW_API int sw_stepper_group_add(struct sw_stepper_group *g, struct sw_stepper *s,
-                                sw_addr start, sw_addr end);
+SW_API int sw_stepper_group_add(struct sw_stepper_group *g, struct sw_stepper *s, sw_addr start,
+                                sw_addr end);
 
 /* Remove every range S registered in G. */
 SW_API void sw_stepper_group_remove(struct sw_stepper_group *g, struct sw_stepper *s);

@@ -17,9 +17,9 @@ extern "C" {
 struct rsp_session;
 
 struct sw_rsp_config {
-    const char *exe;      /* local executable, used for the architecture when the
-                           * stub sends no target description; may be NULL */
-    bool no_cache;        /* read every register and memory range from the stub */
+    const char *exe; /* local executable, used for the architecture when the
+                      * stub sends no target description; may be NULL */
+    bool no_cache;   /* read every register and memory range from the stub */
 };
 
 /* A process over session S, which it takes over (closed by sw_proc_free,

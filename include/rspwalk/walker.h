@@ -48,10 +48,10 @@ SW_API void sw_stack_fini(struct sw_stack *st);
 SW_API const char *sw_walk_end_name(enum sw_walk_end end);
 
 struct sw_walker_config {
-    const char *sysroot;   /* where target libraries are found locally; NULL: none */
-    const char *exe;       /* local executable; NULL: ask the target */
-    const char *debug_dir; /* separate debug files; NULL: /usr/lib/debug */
-    size_t max_frames;     /* 0: the default, 4096 */
+    const char *sysroot;      /* where target libraries are found locally; NULL: none */
+    const char *exe;          /* local executable; NULL: ask the target */
+    const char *debug_dir;    /* separate debug files; NULL: /usr/lib/debug */
+    size_t max_frames;        /* 0: the default, 4096 */
     bool no_default_steppers; /* start with an empty stepper group */
 };
 

@@ -56,7 +56,7 @@ static void
 test_arch_load_and_store_follow_target_byte_order(void **state)
 {
     (void)state;
-    const uint8_t le[8] = {0x70, 0x4b, 0xfe, 0xf7, 0xff, 0x7f, 0, 0};
+    const uint8_t le[8] = { 0x70, 0x4b, 0xfe, 0xf7, 0xff, 0x7f, 0, 0 };
     assert_int_equal(arch_load(&arch_x86_64, le, 8), 0x7ffff7fe4b70ULL);
     assert_int_equal(arch_load(&arch_x86_64, le, 4), 0xf7fe4b70U);
     struct arch_desc be = arch_x86_64;
@@ -75,10 +75,22 @@ static void
 test_x86_64_decodes_a_recorded_g_reply(void **state)
 {
     (void)state;
-    const char *hex = "0000000000000000" "0000000000000000" "0000000000000000" "0000000000000000"
-                      "0000000000000000" "0000000000000000" "10deffffff7f0000" "00deffffff7f0000"
-                      "0000000000000000" "0000000000000000" "0000000000000000" "0000000000000000"
-                      "0000000000000000" "0000000000000000" "0000000000000000" "0000000000000000"
+    const char *hex = "0000000000000000"
+                      "0000000000000000"
+                      "0000000000000000"
+                      "0000000000000000"
+                      "0000000000000000"
+                      "0000000000000000"
+                      "10deffffff7f0000"
+                      "00deffffff7f0000"
+                      "0000000000000000"
+                      "0000000000000000"
+                      "0000000000000000"
+                      "0000000000000000"
+                      "0000000000000000"
+                      "0000000000000000"
+                      "0000000000000000"
+                      "0000000000000000"
                       "3611400000000000";
     uint8_t g[17 * 8];
     for (size_t i = 0; i < sizeof g; i++) {

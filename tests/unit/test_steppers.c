@@ -24,15 +24,15 @@
 
 #define ELF SW_TEST_DATA "/x86_64_frames.elf"
 
-#define START 0x401000u
+#define START    0x401000u
 #define START_RA 0x401007u /* after `call std_func` */
-#define STD 0x401008u
-#define STD_RA 0x401019u /* after `call savefp_func` */
-#define SAVEFP 0x40101cu
-#define NOFRAME 0x401020u
-#define TRAMP 0x401029u
+#define STD      0x401008u
+#define STD_RA   0x401019u /* after `call savefp_func` */
+#define SAVEFP   0x40101cu
+#define NOFRAME  0x401020u
+#define TRAMP    0x401029u
 
-#define STACK 0x7fff0000u
+#define STACK  0x7fff0000u
 #define DW_RBP 6
 #define DW_RSP 7
 #define DW_RIP 16
@@ -51,8 +51,8 @@ fixture_open(struct walk_fixture *fx, sw_addr pc, sw_addr sp, sw_addr fp, bool d
     fake_proc_set_reg(fx->p, 1, DW_RIP, pc);
     fake_proc_set_reg(fx->p, 1, DW_RSP, sp);
     fake_proc_set_reg(fx->p, 1, DW_RBP, fp);
-    struct sw_walker_config cfg = {.exe = ELF, .no_default_steppers = !defaults};
-    struct sw_errbuf err = {0};
+    struct sw_walker_config cfg = { .exe = ELF, .no_default_steppers = !defaults };
+    struct sw_errbuf err = { 0 };
     int rc = sw_walker_new(fx->p, &cfg, &fx->w, &err);
     if (rc != 0)
         fail_msg("sw_walker_new: %s", err.msg);
@@ -240,8 +240,8 @@ test_sighandler_resumes_the_interrupted_frame(void **state)
 {
     (void)state;
     struct walk_fixture fx;
-    sw_addr h = STACK + 0x300;           /* the handler's rbp */
-    sw_addr tsp = h + 16;                /* SP at the trampoline: the ucontext */
+    sw_addr h = STACK + 0x300; /* the handler's rbp */
+    sw_addr tsp = h + 16;      /* SP at the trampoline: the ucontext */
     sw_addr sp0 = STACK + 0x100, f1 = STACK + 0x120;
     fixture_open(&fx, STD_RA, h - 16, h, true); /* handler = std_func, frame set */
     fake_proc_put_word(fx.p, h, 0x4242);
@@ -316,9 +316,9 @@ test_walker_with_non_elf_exe_fails_naming_the_file(void **state)
 {
     (void)state;
     struct sw_proc *p = fake_proc_new(&arch_x86_64);
-    struct sw_walker_config cfg = {.exe = "/etc/passwd"};
+    struct sw_walker_config cfg = { .exe = "/etc/passwd" };
     struct sw_walker *w = NULL;
-    struct sw_errbuf err = {0};
+    struct sw_errbuf err = { 0 };
     assert_int_equal(sw_walker_new(p, &cfg, &w, &err), SW_EBADELF);
     assert_null(w);
     assert_non_null(strstr(err.msg, "/etc/passwd"));

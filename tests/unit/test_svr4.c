@@ -25,7 +25,7 @@ test_svr4_lists_every_library_with_addresses(void **state)
     (void)state;
     struct sw_modinfo *m;
     size_t n;
-    struct sw_errbuf err = {0};
+    struct sw_errbuf err = { 0 };
     assert_int_equal(tgt_parse_svr4(svr4_doc, strlen(svr4_doc), &m, &n, &err), 0);
     assert_int_equal(n, 3);
     assert_string_equal(m[0].name, "linux-vdso.so.1");
@@ -44,7 +44,7 @@ test_svr4_empty_list_is_no_libraries(void **state)
     const char *doc = "<library-list-svr4 version=\"1.0\"/>";
     struct sw_modinfo *m;
     size_t n = 99;
-    struct sw_errbuf err = {0};
+    struct sw_errbuf err = { 0 };
     assert_int_equal(tgt_parse_svr4(doc, strlen(doc), &m, &n, &err), 0);
     assert_int_equal(n, 0);
     sw_modinfo_free(m, n);
@@ -56,7 +56,7 @@ test_svr4_garbage_is_a_protocol_error(void **state)
     (void)state;
     struct sw_modinfo *m;
     size_t n;
-    struct sw_errbuf err = {0};
+    struct sw_errbuf err = { 0 };
     assert_int_equal(tgt_parse_svr4("hello", 5, &m, &n, &err), SW_EPROTO);
     assert_non_null(strstr(err.msg, "libraries-svr4"));
     const char *cut = "<library-list-svr4><library name=\"/x\" l_addr=\"0x1\"";
@@ -72,7 +72,7 @@ test_arch_from_elf_reads_the_header(void **state)
 {
     (void)state;
     const struct arch_desc *a = NULL;
-    struct sw_errbuf err = {0};
+    struct sw_errbuf err = { 0 };
     assert_int_equal(tgt_arch_from_elf("/proc/self/exe", &a, &err), 0);
     assert_ptr_equal(a, &arch_x86_64);
     assert_int_equal(tgt_arch_from_elf("/etc/passwd", &a, &err), SW_EBADELF);

@@ -64,10 +64,12 @@ test_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_fra
     return SW_GCF_NOT_ME;
 }
 
-static const struct sw_stepper_ops test_ops_lo = {
-    .name = "test-lo", .priority = 0x100, .caller_frame = test_caller_frame};
-static const struct sw_stepper_ops test_ops_hi = {
-    .name = "test-hi", .priority = 0x200, .caller_frame = test_caller_frame};
+static const struct sw_stepper_ops test_ops_lo = { .name = "test-lo",
+                                                   .priority = 0x100,
+                                                   .caller_frame = test_caller_frame };
+static const struct sw_stepper_ops test_ops_hi = { .name = "test-hi",
+                                                   .priority = 0x200,
+                                                   .caller_frame = test_caller_frame };
 
 static struct test_stepper *
 test_stepper_new(const struct sw_stepper_ops *ops, enum test_mode mode)
@@ -85,9 +87,9 @@ walker_with(size_t max_frames, struct sw_proc **procp)
     fake_proc_set_reg(p, 1, 16, 0x1000); /* rip */
     fake_proc_set_reg(p, 1, 7, 0x7000);  /* rsp */
     fake_proc_set_reg(p, 1, 6, 0x7100);  /* rbp */
-    struct sw_walker_config cfg = {.no_default_steppers = true, .max_frames = max_frames};
+    struct sw_walker_config cfg = { .no_default_steppers = true, .max_frames = max_frames };
     struct sw_walker *w = NULL;
-    struct sw_errbuf err = {0};
+    struct sw_errbuf err = { 0 };
     assert_int_equal(sw_walker_new(p, &cfg, &w, &err), 0);
     if (procp)
         *procp = p;
@@ -99,7 +101,8 @@ test_group_orders_by_priority_then_insertion(void **state)
 {
     (void)state;
     struct sw_stepper_group g;
-    struct sw_stepper a = {.ops = &test_ops_hi}, b = {.ops = &test_ops_lo}, c = {.ops = &test_ops_hi};
+    struct sw_stepper a = { .ops = &test_ops_hi }, b = { .ops = &test_ops_lo },
+                      c = { .ops = &test_ops_hi };
     sw_stepper_group_init(&g);
     assert_int_equal(sw_stepper_group_add(&g, &a, 0, 100), 0);
     assert_int_equal(sw_stepper_group_add(&g, &b, 0, 100), 0);
@@ -116,7 +119,7 @@ test_group_ranges_select_steppers(void **state)
 {
     (void)state;
     struct sw_stepper_group g;
-    struct sw_stepper lo = {.ops = &test_ops_lo}, hi = {.ops = &test_ops_hi};
+    struct sw_stepper lo = { .ops = &test_ops_lo }, hi = { .ops = &test_ops_hi };
     sw_stepper_group_init(&g);
     assert_int_equal(sw_stepper_group_add(&g, &lo, 0x1000, 0x2000), 0);
     assert_int_equal(sw_stepper_group_add(&g, &hi, 0, UINT64_MAX), 0);
@@ -289,7 +292,7 @@ static void
 test_add_stepper_without_caller_frame_is_rejected(void **state)
 {
     (void)state;
-    static const struct sw_stepper_ops bad = {.name = "bad", .priority = 1};
+    static const struct sw_stepper_ops bad = { .name = "bad", .priority = 1 };
     struct sw_walker *w = walker_with(0, NULL);
     struct sw_stepper *s = calloc(1, sizeof *s);
     s->ops = &bad;
@@ -302,7 +305,7 @@ static void
 test_proc_init_rejects_incomplete_ops(void **state)
 {
     (void)state;
-    static const struct sw_proc_ops no_mem = {.read_mem = NULL};
+    static const struct sw_proc_ops no_mem = { .read_mem = NULL };
     struct sw_proc p;
     assert_int_equal(sw_proc_init(&p, &no_mem, NULL, &arch_x86_64), SW_EINVAL);
     assert_non_null(strstr(sw_proc_errmsg(&p), "read_mem"));

@@ -19,8 +19,8 @@
  * f3 0f 1e fb, push %rbp/%ebp 55, mov %rsp,%rbp 48 89 e5 or 48 8b ec (the
  * REX.W prefix only on 64-bit), ret c3, pop %rbp 5d. */
 #define X86_PUSH_BP 0x55
-#define X86_POP_BP 0x5d
-#define X86_RET 0xc3
+#define X86_POP_BP  0x5d
+#define X86_RET     0xc3
 
 static size_t
 skip_endbr(const uint8_t *c, size_t n)
@@ -46,7 +46,7 @@ sw_frame_func_alloc(struct sw_walker *w, sw_addr pc, bool exact, struct sw_frame
 {
     struct sw_symbol sym;
     uint8_t code[16];
-    struct sw_frame_alloc r = {SW_FRAME_UNKNOWN_T, SW_FRAME_UNKNOWN_S};
+    struct sw_frame_alloc r = { SW_FRAME_UNKNOWN_T, SW_FRAME_UNKNOWN_S };
     unsigned word = sw_walker_proc(w)->arch->word_size;
 
     if (sw_walker_symlookup(w)->ops->lookup(sw_walker_symlookup(w), pc, &sym) < 0) {
@@ -169,10 +169,10 @@ frame_func_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct 
     f.ra = ra;
     f.sp = sp;
     f.fp = fp;
-    f.ra_loc = (struct sw_location){.kind = SW_LOC_ADDRESS, .addr = ra_at};
-    f.sp_loc = (struct sw_location){.kind = SW_LOC_UNKNOWN};
-    f.fp_loc = fp_at ? (struct sw_location){.kind = SW_LOC_ADDRESS, .addr = fp_at}
-                     : (struct sw_location){.kind = SW_LOC_REGISTER, .reg = (unsigned)a->dw_fp};
+    f.ra_loc = (struct sw_location){ .kind = SW_LOC_ADDRESS, .addr = ra_at };
+    f.sp_loc = (struct sw_location){ .kind = SW_LOC_UNKNOWN };
+    f.fp_loc = fp_at ? (struct sw_location){ .kind = SW_LOC_ADDRESS, .addr = fp_at }
+                     : (struct sw_location){ .kind = SW_LOC_REGISTER, .reg = (unsigned)a->dw_fp };
     f.kind = SW_FRAME_NORMAL;
     f.non_call = false;
     f.bottom = false;

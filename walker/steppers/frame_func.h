@@ -10,9 +10,9 @@
 
 enum sw_frame_type {
     SW_FRAME_UNKNOWN_T = 0,
-    SW_FRAME_NO_FRAME,     /* never pushes a frame pointer */
-    SW_FRAME_STANDARD,     /* push %bp; mov %sp,%bp */
-    SW_FRAME_SAVEFP_ONLY,  /* push %bp only */
+    SW_FRAME_NO_FRAME,    /* never pushes a frame pointer */
+    SW_FRAME_STANDARD,    /* push %bp; mov %sp,%bp */
+    SW_FRAME_SAVEFP_ONLY, /* push %bp only */
 };
 
 enum sw_frame_state {

@@ -38,7 +38,8 @@ sighandler_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct 
     for (size_t i = 0; i < sf->ngregs; i++) {
         int dw = sf->greg_dwarf[i];
         if (dw >= 0)
-            sw_frame_set_reg(&f, (unsigned)dw, arch_load(a, regs + i * sf->greg_size, sf->greg_size));
+            sw_frame_set_reg(&f, (unsigned)dw,
+                             arch_load(a, regs + i * sf->greg_size, sf->greg_size));
     }
     sw_word pc, sp, fp = 0;
     if (!sw_frame_reg(&f, (unsigned)a->dw_pc, &pc) || !sw_frame_reg(&f, (unsigned)a->dw_sp, &sp))
@@ -48,7 +49,7 @@ sighandler_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct 
     for (size_t i = 0; i < sf->ngregs; i++) {
         int dw = sf->greg_dwarf[i];
         sw_addr slot = base + i * sf->greg_size;
-        struct sw_location loc = {.kind = SW_LOC_ADDRESS, .addr = slot};
+        struct sw_location loc = { .kind = SW_LOC_ADDRESS, .addr = slot };
         if (dw == a->dw_pc)
             f.ra_loc = loc;
         else if (dw == a->dw_sp)

@@ -16,7 +16,8 @@
  * the other arches' start files do the same.  start_thread is not here: it
  * has a caller (clone3) and gdb shows it. */
 static const char *const bottom_names[] = {
-    "_start", "__start", "_start_c", "clone3", "__clone3", "clone", "__clone", "__clone_internal_fallback",
+    "_start",         "__start",      "_start_c", "clone3",
+    "__clone3",       "clone",        "__clone",  "__clone_internal_fallback",
     "__thread_start", "thread_start", NULL,
 };
 

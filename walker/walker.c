@@ -194,8 +194,9 @@ sw_add_stepper(struct sw_walker *w, struct sw_stepper *s)
         size_t cap = w->capsteppers ? w->capsteppers * 2 : 8;
         struct sw_stepper **n = sw_realloc(w->steppers, cap * sizeof *n);
         if (n == NULL) {
+            const char *name = s->ops->name; /* static: outlives the stepper */
             stepper_destroy(s);
-            return sw_walker_fail(w, SW_ENOMEM, "adding stepper %s: out of memory", s->ops->name);
+            return sw_walker_fail(w, SW_ENOMEM, "adding stepper %s: out of memory", name);
         }
         w->steppers = n;
         w->capsteppers = cap;

@@ -19,13 +19,13 @@
 struct sw_cfi;
 
 enum sw_cfi_rule_kind {
-    SW_CFI_UNDEFINED = 0, /* not recoverable (a DW_CFA_undefined RA ends the walk) */
-    SW_CFI_SAME,          /* same value as in the callee (also: no rule given) */
-    SW_CFI_OFFSET,        /* saved at CFA + OFFSET */
-    SW_CFI_VAL_OFFSET,    /* the value is CFA + OFFSET */
-    SW_CFI_REGISTER,      /* in register REG of the callee */
-    SW_CFI_EXPRESSION,    /* saved at the address the expression computes */
-    SW_CFI_VAL_EXPRESSION,/* the value is what the expression computes */
+    SW_CFI_UNDEFINED = 0,  /* not recoverable (a DW_CFA_undefined RA ends the walk) */
+    SW_CFI_SAME,           /* same value as in the callee (also: no rule given) */
+    SW_CFI_OFFSET,         /* saved at CFA + OFFSET */
+    SW_CFI_VAL_OFFSET,     /* the value is CFA + OFFSET */
+    SW_CFI_REGISTER,       /* in register REG of the callee */
+    SW_CFI_EXPRESSION,     /* saved at the address the expression computes */
+    SW_CFI_VAL_EXPRESSION, /* the value is what the expression computes */
 };
 
 struct sw_cfi_rule {
@@ -38,8 +38,8 @@ struct sw_cfi_rule {
 
 /* The rules that hold at one address. */
 struct sw_cfi_row {
-    sw_addr lo, hi;     /* link-time range of the FDE row */
-    bool cfa_is_expr;   /* CFA = evaluate(cfa_expr) instead of reg + offset */
+    sw_addr lo, hi;   /* link-time range of the FDE row */
+    bool cfa_is_expr; /* CFA = evaluate(cfa_expr) instead of reg + offset */
     unsigned cfa_reg;
     int64_t cfa_offset;
     const uint8_t *cfa_expr;
@@ -52,8 +52,8 @@ struct sw_cfi_row {
 /* Open the CFI of PATH and of DEBUG_PATH (may be NULL).  ADDR_SIZE is the
  * target's word size.  Returns 0, SW_ENOCFI (neither file has frame
  * information), SW_EBADELF, SW_ENOMEM; message in ERR.  *OUT: sw_cfi_close. */
-int sw_cfi_open(const char *path, const char *debug_path, unsigned addr_size,
-                struct sw_cfi **out, struct sw_errbuf *err);
+int sw_cfi_open(const char *path, const char *debug_path, unsigned addr_size, struct sw_cfi **out,
+                struct sw_errbuf *err);
 void sw_cfi_close(struct sw_cfi *c);
 
 /* The row at link-time address VADDR: .eh_frame first, then .debug_frame.

@@ -13,8 +13,9 @@ Checks, in order:
      decreasing (except next to a signal frame), the main thread ends at _start, the others
      at the thread start (clone3 / start_thread), every walk ended at the bottom;
   3. rspwalk against gdb, thread by thread (matched by LWP), frame by frame after dropping
-     gdb's inline frames: same pc, and the same function or an alias of it (same entry
-     address), and gdb's <signal handler called> against rspwalk's "kind": "signal".
+     gdb's inline and tail-call frames (reconstructed from DWARF, not on the stack): same
+     pc, and the same function or an alias of it (same entry address), and gdb's
+     <signal handler called> against rspwalk's "kind": "signal".
 Prints the first problem on one line, then details (both stacks side by side); exit 0 when
 all hold, 1 otherwise, 2 on bad usage or unreadable input.  Python 3 standard library only.
 Not a general ELF tool: symbols come from readelf, the expectation from a tiny ELF reader.
@@ -159,14 +160,14 @@ def load_rspwalk(doc):
 
 
 def load_oracle(doc):
-    """[{lwp, pid, end, stopped, frames (inline frames dropped), inline: count}]"""
+    """[{lwp, pid, end, stopped, frames (virtual frames dropped), virtual: count}]"""
     threads = []
     for t in doc["threads"]:
         frames = []
-        inline = 0
+        virtual = 0
         for f in t["frames"]:
-            if f["type"] == "inline":
-                inline += 1
+            if f["type"] in ("inline", "tailcall"):
+                virtual += 1
                 continue
             frames.append(
                 {
@@ -180,7 +181,7 @@ def load_oracle(doc):
             )
         threads.append({"lwp": t["lwp"], "pid": doc.get("pid"), "end": t["end"],
                         "stopped": t.get("stopped", False), "frames": frames,
-                        "inline": inline, "error": t.get("error")})
+                        "virtual": virtual, "error": t.get("error")})
     return threads
 
 
@@ -349,7 +350,7 @@ def side_by_side(ours, theirs, bad_rows):
         sp = "" if f["sp"] is None else " sp=0x%x" % f["sp"]
         return "0x%x %s%s" % (f["pc"], label(f), sp)
 
-    rows = ["   # %-56s | %s" % ("rspwalk", "gdb (inline frames dropped)")]
+    rows = ["   # %-56s | %s" % ("rspwalk", "gdb (inline, tail-call frames dropped)")]
     for i in range(max(len(ours), len(theirs))):
         a = ours[i] if i < len(ours) else None
         b = theirs[i] if i < len(theirs) else None

@@ -3,8 +3,10 @@
 # Loaded by gdb_oracle.sh with `source`; it defines the gdb command `rspwalk-oracle FILE`,
 # which writes {"threads":[{"lwp":N,"stopped":bool,"end":"...","frames":[...]}]} to FILE.
 # Each frame: pc (gdb's frame.pc(): the return address for callers), function (frame.name(),
-# null when gdb has none), type (normal | inline | sigtramp | other), entry (the function's
+# null when gdb has none), type (normal | inline | tailcall | sigtramp | other), entry (the function's
 # start address as gdb sees it, null if unknown), module (file holding pc), sp.
+# inline and tailcall frames are gdb's reconstructions from DWARF (inlined subroutines,
+# DW_TAG_call_site tail calls: libc6-dbg has both); they have no stack frame of their own.
 # Not a comparison: tests/integration/compare.py does that.
 
 import json
@@ -15,6 +17,7 @@ FRAME_TYPES = {
     gdb.NORMAL_FRAME: "normal",
     gdb.INLINE_FRAME: "inline",
     gdb.SIGTRAMP_FRAME: "sigtramp",
+    gdb.TAILCALL_FRAME: "tailcall",
 }
 
 MAX_FRAMES = 4096  # a walk longer than this is a loop; gdb's own limit is unlimited
@@ -89,7 +92,7 @@ def _walk(thread):
                 "sp": _hex(sp),
             }
         )
-        if ftype != gdb.INLINE_FRAME:
+        if ftype not in (gdb.INLINE_FRAME, gdb.TAILCALL_FRAME):
             newer_type = ftype
         try:
             older = frame.older()

@@ -6,7 +6,7 @@
 # small python3 servers on 127.0.0.1, port 0, that exit by themselves within 20 s; only the
 # pids started here are killed.  Not a protocol conformance test (tests/unit has those).
 # IT_WRAP (a command prefix such as valgrind) and BADINPUT_CASES (names) select runs.
-# shellcheck source=tests/integration/lib.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 # mode: garbage (answers every read with junk and broken packets), hangup (half a stop reply,
@@ -116,28 +116,24 @@ case_refused() {
 
 case_garbage() {
     bi_fake_peer garbage || return 1
-    bi_expect_error "127\.0\.0\.1:$BI_PORT|qSupported|packet|reply" \
-        "checksum|garbage|malformed|invalid|unexpected|bad|protocol|timed? ?out" \
+    bi_expect_error "127\.0\.0\.1:$BI_PORT" "checksum|garbage|malformed|invalid|unexpected|protocol" \
         --timeout 2 "127.0.0.1:$BI_PORT"
 }
 
 case_hangup() {
     bi_fake_peer hangup || return 1
-    bi_expect_error "127\.0\.0\.1:$BI_PORT|qSupported|packet|reply" \
-        "closed|hung up|hangup|end of file|EOF|reset|disconnect" \
-        --timeout 5 "127.0.0.1:$BI_PORT"
+    bi_expect_error "127\.0\.0\.1:$BI_PORT" "closed|hung up|end of file|EOF|reset" --timeout 5 "127.0.0.1:$BI_PORT"
 }
 
 case_silent() {
     bi_fake_peer silent || return 1
-    bi_expect_error "127\.0\.0\.1:$BI_PORT|qSupported|packet|reply" "timed? ?out|timeout|no reply" \
-        --timeout 1 "127.0.0.1:$BI_PORT"
+    bi_expect_error "127\.0\.0\.1:$BI_PORT" "no reply|timed? ?out|timeout" --timeout 1 "127.0.0.1:$BI_PORT"
 }
 
 case_not_elf() {
     local rc
     it_stub_start "$IT_ROOT/build/fixtures/$IT_ARCH/chain-s0-O0-dyn" || return 1
-    bi_expect_error "/etc/passwd" "ELF|format|not an? " --sysroot / --exe /etc/passwd \
+    bi_expect_error "/etc/passwd" "ELF" --sysroot / --exe /etc/passwd \
         "127.0.0.1:$IT_PORT"
     rc=$?
     it_stub_stop
@@ -147,14 +143,14 @@ case_not_elf() {
 case_no_thread() {
     local prog=$IT_ROOT/build/fixtures/$IT_ARCH/chain-s0-O0-dyn rc
     it_stub_start "$prog" || return 1
-    bi_expect_error "999999|f423f" "thread|no such|not found|unknown" -c --thread 999999 \
+    bi_expect_error "999999|f423f" "no such thread|not found|unknown thread" -c --thread 999999 \
         --sysroot / --exe "$prog" "127.0.0.1:$IT_PORT"
     rc=$?
     it_stub_stop
     return $rc
 }
 
-# bi_case NAME: one line per case, like lib.sh's it_case.
+# bi_case NAME: one line per case, like lib.sh's it_case, with rspwalk's message.
 bi_case() {
     local name=$1 start rc
     start=$(it_now_ms)
@@ -175,7 +171,7 @@ bi_case() {
     bi_fake_peer_stop
     if [ "$rc" = 0 ]; then
         IT_PASSED=$((IT_PASSED + 1))
-        echo "PASS badinput/$name ($(($(it_now_ms) - start)) ms)"
+        echo "PASS badinput/$name ($(($(it_now_ms) - start)) ms) $(head -n 1 "$IT_TMP/why")"
     else
         IT_FAILED=$((IT_FAILED + 1))
         echo "FAIL badinput/$name: $(head -n 1 "$IT_TMP/why")"

@@ -1,0 +1,149 @@
+/* rsp/regs_mem.c -- registers ('g', 'p') and memory ('m') of a stopped target.
+ *
+ * 'g' is cached per thread for the current stop; memory is not cached here
+ * (the ProcessState backend in targets/ keeps stack blocks).  Requests are
+ * split so no reply outgrows the stub's buffer (notes/rsp.md §0.4).
+ */
+#include "rsp/rsp_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Hex register data where "xx" marks an unavailable byte (kept as 0). */
+static bool
+decode_regs(const char *p, size_t len, uint8_t *out)
+{
+    for (size_t i = 0; i < len / 2; i++) {
+        if ((p[2 * i] == 'x' || p[2 * i] == 'X') && (p[2 * i + 1] == 'x' || p[2 * i + 1] == 'X')) {
+            out[i] = 0;
+            continue;
+        }
+        if (sw_hex_decode(p + 2 * i, 1, out + i) != 0)
+            return false;
+    }
+    return true;
+}
+
+int
+rsp_regs_read(struct rsp_session *s, struct rsp_thread_id id, const uint8_t **buf, size_t *len)
+{
+    struct rsp_reply r;
+    char tid[64];
+    int rc;
+    id = rsp_thread_resolve(s, id);
+    for (size_t i = 0; i < s->nregs; i++) {
+        if (s->regs[i].id.pid == id.pid && s->regs[i].id.tid == id.tid) {
+            *buf = s->regs[i].buf;
+            *len = s->regs[i].len;
+            return 0;
+        }
+    }
+    if ((rc = rsp_thread_select(s, id)) < 0)
+        return rc;
+    rsp_thread_id_format(s, id, tid, sizeof tid);
+    rc = rsp_request(s, RSP_PKT_READ_REGS, "g", 1, &r);
+    if (rc < 0)
+        return sw_err_prefix(&s->err, "reading the registers of thread %s: ", tid);
+    if (r.len % 2 != 0)
+        return sw_fail(&s->err, SW_EPROTO,
+                       "reading the registers of thread %s: odd-length 'g' reply (%zu digits)", tid,
+                       r.len);
+    struct rsp_regcache *rows = sw_realloc(s->regs, (s->nregs + 1) * sizeof *rows);
+    if (rows == NULL)
+        return sw_fail(&s->err, SW_ENOMEM, "reading the registers of thread %s: out of memory",
+                       tid);
+    s->regs = rows;
+    uint8_t *b = sw_malloc(r.len / 2);
+    if (b == NULL)
+        return sw_fail(&s->err, SW_ENOMEM, "reading the registers of thread %s: out of memory",
+                       tid);
+    if (!decode_regs(r.p, r.len, b)) {
+        sw_free(b);
+        return sw_fail(&s->err, SW_EPROTO,
+                       "reading the registers of thread %s: bad hex in the 'g' reply", tid);
+    }
+    rows[s->nregs].id = id;
+    rows[s->nregs].buf = b;
+    rows[s->nregs].len = r.len / 2;
+    s->nregs++;
+    *buf = b;
+    *len = r.len / 2;
+    return 0;
+}
+
+int
+rsp_reg_read(struct rsp_session *s, struct rsp_thread_id id, unsigned regnum, uint8_t *buf,
+             size_t cap, size_t *len)
+{
+    struct rsp_reply r;
+    char tid[64];
+    int rc;
+    if (s->unsup[RSP_PKT_READ_REG])
+        return sw_fail(&s->err, SW_EUNSUP, "reading register %u: the stub has no 'p' packet",
+                       regnum);
+    id = rsp_thread_resolve(s, id);
+    if ((rc = rsp_thread_select(s, id)) < 0)
+        return rc;
+    rsp_thread_id_format(s, id, tid, sizeof tid);
+    rc = rsp_requestf(s, RSP_PKT_READ_REG, &r, "p%x", regnum);
+    if (rc == SW_EUNSUP)
+        return sw_fail(&s->err, SW_EUNSUP, "reading register %u: the stub has no 'p' packet",
+                       regnum);
+    if (rc == SW_ESTUB)
+        return sw_fail(&s->err, SW_ENOREG, "reading register %u of thread %s: stub replied %.*s",
+                       regnum, tid, (int)(r.len > 40 ? 40 : r.len), r.p);
+    if (rc < 0)
+        return rc;
+    s->feat[RSP_FEAT_P_PACKET] = true;
+    if (r.len % 2 != 0 || r.len / 2 > cap)
+        return sw_fail(&s->err, SW_EPROTO,
+                       "reading register %u of thread %s: reply of %zu digits for %zu bytes",
+                       regnum, tid, r.len, cap);
+    if (!decode_regs(r.p, r.len, buf))
+        return sw_fail(&s->err, SW_EPROTO, "reading register %u of thread %s: bad hex '%.*s'",
+                       regnum, tid, (int)(r.len > 40 ? 40 : r.len), r.p);
+    *len = r.len / 2;
+    return 0;
+}
+
+/* QEMU answers E22 (EINVAL) to an 'm' longer than it can hold (§1.6). */
+#define MEM_TOO_LONG "E22"
+/* Halving stops here: below this an E22 is about the address, not the size. */
+#define MEM_MIN_RETRY 0x100
+
+int
+rsp_mem_read(struct rsp_session *s, uint64_t addr, void *buf, size_t len)
+{
+    uint8_t *out = buf;
+    size_t done = 0;
+    while (done < len) {
+        struct rsp_reply r;
+        uint64_t a = addr + done;
+        size_t want = len - done;
+        size_t chunk = rsp_mem_chunk(s);
+        if (want > chunk)
+            want = chunk;
+        int rc = rsp_requestf(s, RSP_PKT_READ_MEM, &r, "m%llx,%zx", (unsigned long long)a, want);
+        if (rc == SW_ESTUB) {
+            if (r.len == 3 && memcmp(r.p, MEM_TOO_LONG, 3) == 0 && want > MEM_MIN_RETRY) {
+                s->mem_cap = (want / 2) & ~(size_t)63;
+                continue;
+            }
+            return sw_fail(&s->err, SW_EMEM, "reading %zu bytes at 0x%llx: stub replied %.*s", want,
+                           (unsigned long long)a, (int)(r.len > 100 ? 100 : r.len), r.p);
+        }
+        if (rc == SW_EUNSUP)
+            return sw_fail(&s->err, SW_EUNSUP,
+                           "reading %zu bytes at 0x%llx: the stub has no 'm' packet", want,
+                           (unsigned long long)a);
+        if (rc < 0)
+            return rc;
+        /* A short reply is a partial read: go on from where it stopped. */
+        if (r.len % 2 != 0 || r.len / 2 > want || sw_hex_decode(r.p, r.len / 2, out + done) != 0)
+            return sw_fail(&s->err, SW_EPROTO,
+                           "reading %zu bytes at 0x%llx: malformed reply '%.*s' (%zu digits)", want,
+                           (unsigned long long)a, (int)(r.len > 40 ? 40 : r.len), r.p, r.len);
+        done += r.len / 2;
+    }
+    return 0;
+}

@@ -1,0 +1,118 @@
+/* rsp/rsp_internal.h -- the session object and what the rsp/ files share.
+ *
+ * Not installed.  The public API is include/rspwalk/rsp.h; transports are
+ * rsp/transport.h; the codec and cursor are pure (codec.h, cursor.h).
+ */
+#ifndef RSPWALK_RSP_INTERNAL_H
+#define RSPWALK_RSP_INTERNAL_H
+
+#include "rspwalk/rsp.h"
+
+#include "rsp/codec.h"
+#include "rsp/cursor.h"
+#include "rsp/transport.h"
+#include "util/util.h"
+
+#define RSP_GATE_NONE (-1)
+
+enum rsp_reply_kind {
+    RSP_R_OK,   /* "OK" */
+    RSP_R_TEXT, /* free text */
+    RSP_R_HEX,  /* hex bytes */
+    RSP_R_STOP, /* a stop reply; 'O' console packets before it are skipped */
+    RSP_R_XFER, /* 'm'/'l' + binary data */
+    RSP_R_NONE, /* no reply (resumes) */
+};
+
+enum rsp_pkt {
+#define RSP_PKT(id, wire, gate, reply) RSP_PKT_##id,
+#include "rsp/packets.def"
+#undef RSP_PKT
+    RSP_PKT__COUNT
+};
+
+/* Registers of one thread read with 'g' during the current stop. */
+struct rsp_regcache {
+    struct rsp_thread_id id;
+    uint8_t *buf; /* owned */
+    size_t len;
+};
+
+/* The default per-read timeout (rsp_session_config.timeout_ms == 0). */
+#define RSP_DEFAULT_TIMEOUT_MS 5000
+/* Retransmissions after a '-' (ours or the stub's) before giving up. */
+#define RSP_MAX_RETRIES 3
+
+struct rsp_session {
+    struct rsp_transport *t; /* owned */
+    struct rsp_session_config cfg;
+    struct sw_errbuf err;
+    bool trace;
+
+    struct rsp_dec dec;
+    uint8_t rbuf[4096]; /* bytes read from the transport, not yet decoded */
+    size_t rpos, rlen;
+    struct sw_buf raw;     /* trace only: the current frame as it came on the wire */
+    int raw_state;         /* trace only: 0 between frames, 1 data, 2-3 checksum */
+    struct sw_buf out;     /* the frame being sent */
+    struct sw_buf pending; /* a stop reply that arrived while we waited for an ack */
+    bool has_pending;
+
+    bool noack;
+    bool feat[RSP_FEAT__COUNT];
+    bool unsup[RSP_PKT__COUNT]; /* an empty reply was seen: never sent again */
+    int vcont;                  /* -1 unknown, 0 no, 1 yes ('vCont?' probe) */
+    size_t packet_size;
+    size_t mem_cap; /* the stub's own 'm' limit, 0 if none known */
+    struct rsp_stats stats;
+
+    struct rsp_stop last_stop;
+    bool has_stop;
+    struct rsp_tdesc *tdesc; /* owned, may be NULL */
+    char *tdesc_xml;         /* owned: target.xml as fetched, may be NULL */
+
+    bool hg_valid;
+    struct rsp_thread_id hg;
+    struct rsp_regcache *regs; /* owned: nregs entries, dropped on resume */
+    size_t nregs;
+};
+
+/* The reply span of the last request: valid until the next exchange. */
+struct rsp_reply {
+    const char *p;
+    size_t len;
+};
+
+/* Send PAYLOAD as packet KIND and wait for its reply.  Returns 0 with the
+ * payload in *R; SW_EUNSUP (empty reply, remembered, or gated off without
+ * sending); SW_ESTUB for "E NN"/"E.text" (message "'<pkt>': stub replied
+ * E01", *R still set); SW_ETIMEDOUT, SW_ECONN, SW_EPROTO naming the packet. */
+int rsp_request(struct rsp_session *s, enum rsp_pkt kind, const char *payload, size_t len,
+                struct rsp_reply *r);
+/* The same with a printf-formatted payload. */
+int rsp_requestf(struct rsp_session *s, enum rsp_pkt kind, struct rsp_reply *r, const char *fmt,
+                 ...) __attribute__((format(printf, 4, 5)));
+/* Send a packet that has no immediate reply (resumes): waits only for the ack. */
+int rsp_send_noreply(struct rsp_session *s, enum rsp_pkt kind, const char *payload, size_t len);
+/* Wait up to TIMEOUT_MS for a stop reply (after a resume), skipping 'O'. */
+int rsp_recv_stop(struct rsp_session *s, int timeout_ms, struct rsp_reply *r);
+/* Write raw bytes (the interrupt), counted and traced. */
+int rsp_send_raw(struct rsp_session *s, const void *buf, size_t len, const char *what);
+
+/* The name of KIND ("m"), and a quoted short form of PAYLOAD for messages. */
+const char *rsp_pkt_wire(enum rsp_pkt kind);
+void rsp_pkt_label(const char *payload, size_t len, char *buf, size_t cap);
+
+/* Drop the per-stop state: register caches and the Hg selection. */
+void rsp_caches_drop(struct rsp_session *s);
+
+/* threads.c: thread-id syntax and the Hg selection. */
+bool rsp_thread_id_read(struct rsp_cur *c, struct rsp_thread_id *out);
+int rsp_thread_select(struct rsp_session *s, struct rsp_thread_id id);
+/* ID with {0,0} replaced by the thread of the last stop, when known. */
+struct rsp_thread_id rsp_thread_resolve(const struct rsp_session *s, struct rsp_thread_id id);
+
+/* tdesc.c via xfer.c: fetch target.xml and its includes, parse, keep. */
+int rsp_tdesc_fetch(struct rsp_session *s);
+
+#endif /* RSPWALK_RSP_INTERNAL_H */

@@ -1,0 +1,685 @@
+/* rsp/session.c -- one RSP session: connect sequence, request/reply, acks, stats.
+ *
+ * Every packet we send goes through exchange(): it frames, counts, traces,
+ * handles '+'/'-' in ack mode, applies the timeout to every read and turns
+ * empty and 'E' replies into codes.  What each packet means lives in the
+ * other rsp/ files; the bytes on the wire live in transport*.c.
+ */
+#include "rsp/rsp_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct pkt_row {
+    const char *wire;
+    int gate;
+    enum rsp_reply_kind reply;
+};
+
+static const struct pkt_row pkt_rows[] = {
+#define RSP_PKT(id, wire, gate, reply) [RSP_PKT_##id] = { wire, gate, reply },
+#include "rsp/packets.def"
+#undef RSP_PKT
+};
+
+_Static_assert(RSP_PKT__COUNT <= sizeof(((struct rsp_stats *)0)->by_kind) / sizeof(uint64_t),
+               "rsp_stats.by_kind has a slot for every packet kind");
+
+/* The first qSupported reply can be long (gdbserver: ~600 bytes); replies are
+ * bounded by four PacketSizes, never less than 64 KiB nor more than 4 MiB. */
+#define DEC_MIN_LIMIT (64u * 1024)
+#define DEC_MAX_LIMIT (4u * 1024 * 1024)
+/* GDB's default when a stub gives no PacketSize. */
+#define DEFAULT_PACKET_SIZE 400
+/* QEMU: handle_read_mem refuses len > MAX_PACKET_LENGTH/2 with E22 (notes §1.6). */
+#define QEMU_MEM_CAP 0x800
+
+const char *
+rsp_pkt_wire(enum rsp_pkt kind)
+{
+    return kind < RSP_PKT__COUNT ? pkt_rows[kind].wire : "?";
+}
+
+const char *
+rsp_packet_name(size_t i)
+{
+    return i < RSP_PKT__COUNT ? pkt_rows[i].wire : NULL;
+}
+
+void
+rsp_pkt_label(const char *payload, size_t len, char *buf, size_t cap)
+{
+    /* Long packets (qSupported, qXfer) are cut: the head names them. */
+    size_t max = 60;
+    size_t n = len < max ? len : max;
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 5 < cap; i++) {
+        unsigned char c = (unsigned char)payload[i];
+        if (c >= 0x20 && c < 0x7f)
+            buf[o++] = (char)c;
+        else
+            o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", c);
+    }
+    if (len > n && o + 4 < cap) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o < cap ? o : cap - 1] = '\0';
+}
+
+/* ---- trace ------------------------------------------------------------- */
+
+/* One trace line: DIR then the payload, non-printable bytes and '\' as \xNN,
+ * which is the transcript format read by tests/tools/fake_transport.c. */
+static void
+trace_line(const char *dir, const void *payload, size_t len)
+{
+    struct sw_buf b;
+    const uint8_t *p = payload;
+    sw_buf_init(&b);
+    if (sw_buf_append(&b, dir, strlen(dir)) != 0)
+        goto out;
+    for (size_t i = 0; i < len; i++) {
+        int rc;
+        if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\')
+            rc = sw_buf_append(&b, &p[i], 1);
+        else
+            rc = sw_buf_printf(&b, "\\x%02x", p[i]);
+        if (rc != 0)
+            goto out;
+    }
+    if (sw_buf_terminate(&b) == 0)
+        sw_debug_printf("%s", b.data);
+out:
+    sw_buf_fini(&b);
+}
+
+/* Keep the bytes of the current frame as received (before run-length
+ * expansion) so the trace shows what the stub sent. */
+static void
+trace_raw(struct rsp_session *s, const uint8_t *p, size_t n)
+{
+    /* A small frame scanner of its own: '%' and '$'... are data or run-length
+     * counts inside a frame, so only a '$'/'%' between frames starts one. */
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = p[i];
+        if (s->raw_state == 0) {
+            if (c != '$' && c != '%')
+                continue;
+            s->raw.len = 0;
+            s->raw_state = 1;
+        } else if (s->raw_state == 1 && c == '$') {
+            s->raw.len = 0; /* a lost '#': the decoder restarts here too */
+        } else if (s->raw_state == 1 && c == '#') {
+            s->raw_state = 2;
+        } else if (s->raw_state >= 2) {
+            s->raw_state = s->raw_state == 2 ? 3 : 0;
+        }
+        if (s->raw.len < s->dec.max_len + 8)
+            (void)sw_buf_append(&s->raw, &c, 1);
+    }
+}
+
+/* The payload of the frame just decoded, as sent: between '$'/'%' and '#'. */
+static void
+trace_received(struct rsp_session *s, const char *dir)
+{
+    if (s->raw.len >= 4 && (s->raw.data[0] == '$' || s->raw.data[0] == '%'))
+        trace_line(dir, s->raw.data + 1, s->raw.len - 4);
+    else
+        trace_line(dir, s->dec.pkt, s->dec.pkt_len);
+    s->raw.len = 0;
+}
+
+/* ---- the wire ------------------------------------------------------------ */
+
+static int
+wire_write(struct rsp_session *s, const void *buf, size_t len, const char *label)
+{
+    uint64_t t0 = sw_now_us();
+    int rc = s->t->ops->write(s->t, buf, len);
+    s->stats.elapsed_us += sw_now_us() - t0;
+    if (rc < 0)
+        return sw_fail(&s->err, rc, "sending '%s': %s", label, s->t->err.msg);
+    s->stats.bytes_sent += len;
+    return 0;
+}
+
+static int
+send_ack(struct rsp_session *s, char c, const char *label)
+{
+    return wire_write(s, &c, 1, label);
+}
+
+/* Frame PAYLOAD into s->out and write it. */
+static int
+send_frame(struct rsp_session *s, const char *payload, size_t len, const char *label)
+{
+    if (s->out.cap < len + 4) {
+        char *p = sw_realloc(s->out.data, len + 4);
+        if (p == NULL)
+            return sw_fail(&s->err, SW_ENOMEM, "sending '%s': out of memory", label);
+        s->out.data = p;
+        s->out.cap = len + 4;
+    }
+    long n = rsp_frame(payload, len, s->out.data, s->out.cap);
+    if (n < 0)
+        return sw_fail(&s->err, SW_EINVAL, "sending '%s': cannot frame", label);
+    if (s->trace)
+        trace_line("-> ", payload, len);
+    s->stats.packets_sent++;
+    return wire_write(s, s->out.data, (size_t)n, label);
+}
+
+/* The next decoder event, reading the transport as needed until DEADLINE. */
+static int
+next_event(struct rsp_session *s, const char *label, uint64_t deadline_us, size_t garbage0,
+           enum rsp_dec_event *ev)
+{
+    for (;;) {
+        if (s->rpos < s->rlen) {
+            size_t n = rsp_dec_feed(&s->dec, s->rbuf + s->rpos, s->rlen - s->rpos, ev);
+            if (s->trace)
+                trace_raw(s, s->rbuf + s->rpos, n);
+            s->rpos += n;
+            if (*ev != RSP_DEC_NONE)
+                return 0;
+            continue;
+        }
+        uint64_t now = sw_now_us();
+        int rc = SW_ETIMEDOUT;
+        size_t got = 0;
+        if (now < deadline_us) {
+            uint64_t left_ms = (deadline_us - now + 999) / 1000;
+            rc = s->t->ops->read(s->t, s->rbuf, sizeof s->rbuf, (int)left_ms, &got);
+            s->stats.elapsed_us += sw_now_us() - now;
+        }
+        if (rc == SW_ETIMEDOUT) {
+            size_t junk = s->dec.garbage - garbage0;
+            if (junk > 0)
+                return sw_fail(&s->err, SW_ETIMEDOUT,
+                               "waiting for the reply to '%s': no valid packet within %d ms "
+                               "(%zu bytes of garbage)",
+                               label, s->cfg.timeout_ms, junk);
+            return sw_fail(&s->err, SW_ETIMEDOUT,
+                           "waiting for the reply to '%s': no reply within %d ms", label,
+                           s->cfg.timeout_ms);
+        }
+        if (rc < 0) {
+            bool mid = s->dec.state != 0;
+            return sw_fail(&s->err, rc, "waiting for the reply to '%s': %s%s", label, s->t->err.msg,
+                           mid ? " (in the middle of a packet)" : "");
+        }
+        s->stats.bytes_received += got;
+        s->rpos = 0;
+        s->rlen = got;
+    }
+}
+
+static bool
+is_console(const uint8_t *p, size_t len)
+{
+    /* "O<hex>" console output and OpenOCD's empty "O" keep-alive; "OK" is not. */
+    return len >= 1 && p[0] == 'O' && !(len == 2 && p[1] == 'K');
+}
+
+/* Wait for a packet (not an ack) after having sent LABEL.  RETRANSMIT
+ * re-sends our packet on '-' (NULL: a '-' is unexpected).  SKIP_CONSOLE
+ * skips 'O' packets.  ACK_ONLY returns as soon as our packet is acked. */
+struct waiter {
+    const char *label;
+    const char *payload; /* for retransmits; NULL if none */
+    size_t len;
+    bool skip_console;
+    bool ack_only;
+    int timeout_ms;
+};
+
+static int
+wait_packet(struct rsp_session *s, const struct waiter *w, bool *got_packet)
+{
+    int naks = 0, bad = 0;
+    size_t garbage0 = s->dec.garbage;
+    uint64_t deadline = sw_now_us() + (uint64_t)w->timeout_ms * 1000;
+    *got_packet = false;
+    if (w->ack_only && s->noack)
+        return 0;
+    for (;;) {
+        enum rsp_dec_event ev;
+        int rc = next_event(s, w->label, deadline, garbage0, &ev);
+        if (rc < 0)
+            return rc;
+        switch (ev) {
+        case RSP_DEC_ACK:
+            if (w->ack_only)
+                return 0;
+            break;
+        case RSP_DEC_NAK:
+            if (w->payload == NULL || s->noack)
+                break; /* a stray '-': nothing of ours to resend */
+            if (++naks > RSP_MAX_RETRIES)
+                return sw_fail(&s->err, SW_EPROTO, "sending '%s': the stub refused it %d times",
+                               w->label, naks);
+            s->stats.retransmits++;
+            if ((rc = send_frame(s, w->payload, w->len, w->label)) < 0)
+                return rc;
+            break;
+        case RSP_DEC_PACKET:
+            s->stats.packets_received++;
+            if (s->trace)
+                trace_received(s, "<- ");
+            if (!s->noack && (rc = send_ack(s, '+', w->label)) < 0)
+                return rc;
+            if (w->skip_console && is_console(s->dec.pkt, s->dec.pkt_len))
+                break; /* console output while the target runs */
+            *got_packet = true;
+            return 0;
+        case RSP_DEC_NOTIFY:
+            s->stats.notifications++;
+            if (s->trace)
+                trace_received(s, "<% ");
+            break;
+        case RSP_DEC_BAD_CHECKSUM:
+        case RSP_DEC_BAD_RLE:
+            s->stats.packets_received++;
+            if (s->trace)
+                trace_received(s, ev == RSP_DEC_BAD_CHECKSUM ? "<! badsum " : "<! badrle ");
+            if (s->noack)
+                return sw_fail(&s->err, SW_EPROTO, "reply to '%s': %s (no-ack mode: no resend)",
+                               w->label,
+                               ev == RSP_DEC_BAD_CHECKSUM ? "bad checksum" : "bad run-length");
+            if (++bad > RSP_MAX_RETRIES)
+                return sw_fail(&s->err, SW_EPROTO, "reply to '%s': %s %d times", w->label,
+                               ev == RSP_DEC_BAD_CHECKSUM ? "bad checksum" : "bad run-length", bad);
+            if ((rc = send_ack(s, '-', w->label)) < 0)
+                return rc;
+            break;
+        case RSP_DEC_OVERSIZE:
+            s->stats.packets_received++;
+            /* Acknowledge so the stub does not resend what we cannot hold. */
+            if (!s->noack && (rc = send_ack(s, '+', w->label)) < 0)
+                return rc;
+            return sw_fail(&s->err, SW_EPROTO, "reply to '%s': longer than %zu bytes", w->label,
+                           s->dec.max_len);
+        case RSP_DEC_INTERRUPT:
+        case RSP_DEC_NONE:
+            break;
+        }
+        /* Anything but garbage shows the stub is alive. */
+        deadline = sw_now_us() + (uint64_t)w->timeout_ms * 1000;
+        garbage0 = s->dec.garbage;
+    }
+}
+
+static int
+gate(struct rsp_session *s, enum rsp_pkt kind, const char *label)
+{
+    int g = pkt_rows[kind].gate;
+    if (s->unsup[kind])
+        return sw_fail(&s->err, SW_EUNSUP, "'%s': not supported by the stub (empty reply earlier)",
+                       label);
+    if (g != RSP_GATE_NONE && !s->feat[g])
+        return sw_fail(&s->err, SW_EUNSUP, "'%s': not offered by the stub in qSupported", label);
+    return 0;
+}
+
+/* "E NN" or "E.text": the stub's error. */
+static bool
+is_error_reply(const char *p, size_t len)
+{
+    if (len >= 2 && p[0] == 'E' && p[1] == '.')
+        return true;
+    return len == 3 && p[0] == 'E' && sw_hex_val((unsigned char)p[1]) >= 0 &&
+           sw_hex_val((unsigned char)p[2]) >= 0;
+}
+
+int
+rsp_request(struct rsp_session *s, enum rsp_pkt kind, const char *payload, size_t len,
+            struct rsp_reply *r)
+{
+    char label[96];
+    bool got;
+    int rc;
+    rsp_pkt_label(payload, len, label, sizeof label);
+    r->p = NULL;
+    r->len = 0;
+    if ((rc = gate(s, kind, label)) < 0)
+        return rc;
+    s->stats.by_kind[kind]++;
+    s->stats.round_trips++;
+    if ((rc = send_frame(s, payload, len, label)) < 0)
+        return rc;
+    struct waiter w = { label, payload,          len, pkt_rows[kind].reply == RSP_R_STOP,
+                        false, s->cfg.timeout_ms };
+    if ((rc = wait_packet(s, &w, &got)) < 0)
+        return rc;
+    r->p = (const char *)s->dec.pkt;
+    r->len = s->dec.pkt_len;
+    if (r->len == 0) {
+        /* Empty means unsupported; generic qXfer objects are judged one by one. */
+        if (kind != RSP_PKT_XFER_OTHER)
+            s->unsup[kind] = true;
+        return sw_fail(&s->err, SW_EUNSUP, "'%s': not supported by the stub (empty reply)", label);
+    }
+    if (is_error_reply(r->p, r->len))
+        return sw_fail(&s->err, SW_ESTUB, "'%s': stub replied %.*s", label,
+                       (int)(r->len > 200 ? 200 : r->len), r->p);
+    return 0;
+}
+
+int
+rsp_requestf(struct rsp_session *s, enum rsp_pkt kind, struct rsp_reply *r, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof buf)
+        return sw_fail(&s->err, SW_EINVAL, "'%s': packet too long", rsp_pkt_wire(kind));
+    return rsp_request(s, kind, buf, (size_t)n, r);
+}
+
+int
+rsp_send_noreply(struct rsp_session *s, enum rsp_pkt kind, const char *payload, size_t len)
+{
+    char label[96];
+    bool got;
+    int rc;
+    rsp_pkt_label(payload, len, label, sizeof label);
+    if ((rc = gate(s, kind, label)) < 0)
+        return rc;
+    s->stats.by_kind[kind]++;
+    if ((rc = send_frame(s, payload, len, label)) < 0)
+        return rc;
+    struct waiter w = { label, payload, len, true, true, s->cfg.timeout_ms };
+    if ((rc = wait_packet(s, &w, &got)) < 0)
+        return rc;
+    if (got) {
+        /* The stop came before the ack (a lost '+'): keep it for rsp_recv_stop. */
+        s->pending.len = 0;
+        if (sw_buf_append(&s->pending, s->dec.pkt, s->dec.pkt_len) != 0)
+            return sw_fail(&s->err, SW_ENOMEM, "'%s': out of memory", label);
+        s->has_pending = true;
+    }
+    return 0;
+}
+
+int
+rsp_recv_stop(struct rsp_session *s, int timeout_ms, struct rsp_reply *r)
+{
+    bool got;
+    if (s->has_pending) {
+        s->has_pending = false;
+        r->p = s->pending.data;
+        r->len = s->pending.len;
+        return 0;
+    }
+    struct waiter w = { "stop reply", NULL, 0, true, false, timeout_ms };
+    int rc = wait_packet(s, &w, &got);
+    if (rc < 0)
+        return rc;
+    r->p = (const char *)s->dec.pkt;
+    r->len = s->dec.pkt_len;
+    return 0;
+}
+
+int
+rsp_send_raw(struct rsp_session *s, const void *buf, size_t len, const char *what)
+{
+    if (s->trace)
+        sw_debug_printf("-! %s", what);
+    return wire_write(s, buf, len, what);
+}
+
+/* ---- qSupported ------------------------------------------------------------ */
+
+static const struct {
+    const char *name;
+    enum rsp_feat feat;
+} feat_names[] = {
+    { "QStartNoAckMode", RSP_FEAT_NOACK },
+    { "multiprocess", RSP_FEAT_MULTIPROCESS },
+    { "qXfer:features:read", RSP_FEAT_XFER_FEATURES },
+    { "qXfer:threads:read", RSP_FEAT_XFER_THREADS },
+    { "qXfer:libraries-svr4:read", RSP_FEAT_XFER_LIBS_SVR4 },
+    { "qXfer:auxv:read", RSP_FEAT_XFER_AUXV },
+    { "qXfer:exec-file:read", RSP_FEAT_XFER_EXEC_FILE },
+    { "QPassSignals", RSP_FEAT_QPASS_SIGNALS },
+    { "vContSupported", RSP_FEAT_VCONT },
+    { "binary-upload", RSP_FEAT_BINARY_UPLOAD },
+};
+
+/* "name+", "name-", "name?", "name=value" separated by ';'.  Unknown names
+ * are skipped (stubs add features all the time). */
+static int
+parse_qsupported(struct rsp_session *s, const char *p, size_t len)
+{
+    struct rsp_cur c;
+    rsp_cur_init(&c, "qSupported reply", p, len);
+    while (!rsp_cur_eof(&c) && !c.failed) {
+        struct rsp_span f = rsp_cur_until(&c, ';');
+        rsp_cur_accept(&c, ';');
+        if (f.len == 0)
+            continue;
+        const char *eq = memchr(f.p, '=', f.len);
+        if (eq != NULL) {
+            size_t nlen = (size_t)(eq - f.p);
+            if (nlen == 10 && memcmp(f.p, "PacketSize", 10) == 0) {
+                struct rsp_cur v;
+                rsp_cur_init(&v, "PacketSize", eq + 1, f.len - nlen - 1);
+                uint64_t ps = rsp_cur_hex(&v, 16);
+                if (v.failed || !rsp_cur_eof(&v) || ps < 64)
+                    return sw_fail(&s->err, SW_EPROTO,
+                                   "qSupported reply: bad PacketSize '%.*s' at offset %zu",
+                                   (int)(f.len > 40 ? 40 : f.len), f.p, (size_t)(f.p - c.start));
+                s->packet_size = ps > DEC_MAX_LIMIT ? DEC_MAX_LIMIT : (size_t)ps;
+            }
+            continue;
+        }
+        char sign = f.p[f.len - 1];
+        if (sign != '+' && sign != '-' && sign != '?')
+            continue;
+        for (size_t i = 0; i < sizeof feat_names / sizeof feat_names[0]; i++) {
+            size_t n = strlen(feat_names[i].name);
+            if (n == f.len - 1 && memcmp(f.p, feat_names[i].name, n) == 0)
+                s->feat[feat_names[i].feat] = sign == '+';
+        }
+    }
+    return 0;
+}
+
+static int
+set_decoder_limit(struct rsp_session *s)
+{
+    size_t lim = s->packet_size * 4;
+    if (lim < DEC_MIN_LIMIT)
+        lim = DEC_MIN_LIMIT;
+    if (lim > DEC_MAX_LIMIT)
+        lim = DEC_MAX_LIMIT;
+    rsp_dec_fini(&s->dec);
+    if (rsp_dec_init(&s->dec, lim) != 0)
+        return sw_fail(&s->err, SW_ENOMEM, "connecting: out of memory");
+    return 0;
+}
+
+/* notes/rsp.md §0.2: qSupported, QStartNoAckMode if offered, '?' (before
+ * any qXfer:features: gdbserver 13.1 aborts otherwise), target.xml. */
+static int
+connect_sequence(struct rsp_session *s)
+{
+    static const char qsup[] = "qSupported:multiprocess+;swbreak+;hwbreak+;vContSupported+;"
+                               "no-resumed+;xmlRegisters=i386";
+    struct rsp_reply r;
+    int rc = rsp_request(s, RSP_PKT_QSUPPORTED, qsup, sizeof qsup - 1, &r);
+    if (rc < 0)
+        return rc;
+    if ((rc = parse_qsupported(s, r.p, r.len)) < 0)
+        return rc;
+    if (s->packet_size == 0)
+        s->packet_size = DEFAULT_PACKET_SIZE;
+    /* QEMU lists PacketSize=1000 and never QStartNoAckMode (notes §3). */
+    if (!s->feat[RSP_FEAT_NOACK] && s->packet_size == 0x1000)
+        s->mem_cap = QEMU_MEM_CAP;
+    if ((rc = set_decoder_limit(s)) < 0)
+        return rc;
+
+    if (s->feat[RSP_FEAT_NOACK] && s->cfg.allow_noack) {
+        rc = rsp_request(s, RSP_PKT_NOACK, "QStartNoAckMode", 15, &r);
+        if (rc == 0 && r.len == 2 && memcmp(r.p, "OK", 2) == 0)
+            s->noack = true; /* our '+' for that OK was the last ack */
+        else if (rc < 0 && rc != SW_EUNSUP && rc != SW_ESTUB)
+            return rc;
+    }
+
+    struct rsp_stop st;
+    if ((rc = rsp_query_stop(s, &st)) < 0)
+        return rc;
+    if (s->feat[RSP_FEAT_XFER_FEATURES] && (rc = rsp_tdesc_fetch(s)) < 0)
+        return rc;
+    return 0;
+}
+
+void
+rsp_session_config_init(struct rsp_session_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->timeout_ms = RSP_DEFAULT_TIMEOUT_MS;
+    cfg->allow_noack = true;
+}
+
+int
+rsp_session_connect(struct rsp_transport *t, const struct rsp_session_config *cfg,
+                    struct rsp_session **out, struct sw_errbuf *err)
+{
+    *out = NULL;
+    if (t == NULL)
+        return sw_fail(err, SW_EINVAL, "connecting: no transport");
+    struct rsp_session *s = sw_calloc(1, sizeof *s);
+    if (s == NULL) {
+        rsp_transport_close(t);
+        return sw_fail(err, SW_ENOMEM, "connecting: out of memory");
+    }
+    s->t = t;
+    if (cfg != NULL)
+        s->cfg = *cfg;
+    else
+        rsp_session_config_init(&s->cfg);
+    if (s->cfg.timeout_ms <= 0)
+        s->cfg.timeout_ms = RSP_DEFAULT_TIMEOUT_MS;
+    s->trace = s->cfg.trace || (sw_debug_mask() & SW_DBG_PKT);
+    s->vcont = -1;
+    sw_buf_init(&s->raw);
+    sw_buf_init(&s->out);
+    sw_buf_init(&s->pending);
+    int rc = rsp_dec_init(&s->dec, DEC_MIN_LIMIT);
+    if (rc < 0)
+        rc = sw_fail(&s->err, SW_ENOMEM, "connecting: out of memory");
+    else
+        rc = connect_sequence(s);
+    if (rc < 0) {
+        sw_err_copy(err, &s->err);
+        if (t->name != NULL)
+            sw_err_prefix(err, "%s: ", t->name);
+        rsp_session_close(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+int
+rsp_session_open(const char *spec, const struct rsp_session_config *cfg, struct rsp_session **out,
+                 struct sw_errbuf *err)
+{
+    struct rsp_transport *t;
+    int timeout = cfg != NULL && cfg->timeout_ms > 0 ? cfg->timeout_ms : RSP_DEFAULT_TIMEOUT_MS;
+    *out = NULL;
+    int rc = rsp_transport_open(spec, timeout, &t, err);
+    if (rc < 0)
+        return rc;
+    return rsp_session_connect(t, cfg, out, err);
+}
+
+void
+rsp_caches_drop(struct rsp_session *s)
+{
+    for (size_t i = 0; i < s->nregs; i++)
+        sw_free(s->regs[i].buf);
+    sw_free(s->regs);
+    s->regs = NULL;
+    s->nregs = 0;
+    s->hg_valid = false;
+}
+
+void
+rsp_session_close(struct rsp_session *s)
+{
+    if (s == NULL)
+        return;
+    rsp_caches_drop(s);
+    rsp_transport_close(s->t);
+    rsp_dec_fini(&s->dec);
+    sw_buf_fini(&s->raw);
+    sw_buf_fini(&s->out);
+    sw_buf_fini(&s->pending);
+    rsp_tdesc_free(s->tdesc);
+    sw_free(s->tdesc_xml);
+    sw_free(s);
+}
+
+const char *
+rsp_session_errmsg(const struct rsp_session *s)
+{
+    return s != NULL ? s->err.msg : "no session";
+}
+
+bool
+rsp_has_feature(const struct rsp_session *s, enum rsp_feat f)
+{
+    return f < RSP_FEAT__COUNT && s->feat[f];
+}
+
+size_t
+rsp_packet_size(const struct rsp_session *s)
+{
+    return s->packet_size;
+}
+
+size_t
+rsp_mem_chunk(const struct rsp_session *s)
+{
+    /* 'm' replies are 2 hex digits a byte: (PacketSize-4)/2 keeps one reply
+     * within the stub's buffer (gdbserver 13 crashes far beyond it, §0.4).
+     * Rounded down to 64 bytes, GDB's cache line, to keep reads aligned. */
+    size_t c = (s->packet_size - 4) / 2;
+    if (c >= 64)
+        c &= ~(size_t)63;
+    if (s->mem_cap != 0 && (s->mem_cap == QEMU_MEM_CAP || c > s->mem_cap))
+        c = s->mem_cap;
+    return c ? c : 1;
+}
+
+const struct rsp_stats *
+rsp_session_stats(const struct rsp_session *s)
+{
+    return &s->stats;
+}
+
+const struct rsp_tdesc *
+rsp_session_tdesc(const struct rsp_session *s)
+{
+    return s->tdesc;
+}
+
+const struct rsp_stop *
+rsp_last_stop(const struct rsp_session *s)
+{
+    return s->has_stop ? &s->last_stop : NULL;
+}
+
+int
+rsp_session_fd(const struct rsp_session *s)
+{
+    return s != NULL && s->t != NULL ? s->t->fd : -1;
+}

@@ -1,0 +1,227 @@
+/* rsp/threads.c -- thread ids, the thread list and the Hg selection.
+ *
+ * Syntax (gdb manual, "thread-id syntax"): big-endian hex, "pPID.TID" with
+ * multiprocess, "pPID" = all threads of PID, "-1" all, "0" any.  QEMU pads
+ * with zeros ("p01.2b67").  The list comes from qXfer:threads where offered,
+ * else qfThreadInfo/qsThreadInfo.  Not the walker's thread model.
+ */
+#include "rsp/rsp_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* A thread id has at most 16 hex digits per part; QEMU's padding included. */
+#define ID_DIGITS 16
+/* Bounds on a thread list: ids, and qsThreadInfo round trips. */
+#define MAX_THREADS 65536
+
+bool
+rsp_thread_id_read(struct rsp_cur *c, struct rsp_thread_id *out)
+{
+    out->pid = 0;
+    if (rsp_cur_accept(c, 'p')) {
+        out->pid = rsp_cur_shex(c, ID_DIGITS);
+        if (rsp_cur_accept(c, '.'))
+            out->tid = rsp_cur_shex(c, ID_DIGITS);
+        else
+            out->tid = -1;
+    } else {
+        out->tid = rsp_cur_shex(c, ID_DIGITS);
+    }
+    return !c->failed;
+}
+
+static int
+fmt_part(char *buf, size_t len, int64_t v)
+{
+    if (v < 0)
+        return snprintf(buf, len, "-%llx", (unsigned long long)-v);
+    return snprintf(buf, len, "%llx", (unsigned long long)v);
+}
+
+void
+rsp_thread_id_format(const struct rsp_session *s, struct rsp_thread_id id, char *buf, size_t len)
+{
+    if (len == 0)
+        return;
+    buf[0] = '\0';
+    if (s != NULL && s->feat[RSP_FEAT_MULTIPROCESS] && id.pid != 0) {
+        int n = snprintf(buf, len, "p");
+        if (n < 0 || (size_t)n >= len)
+            return;
+        int m = fmt_part(buf + n, len - (size_t)n, id.pid);
+        if (m < 0 || (size_t)(n + m) >= len)
+            return;
+        n += m;
+        n += snprintf(buf + n, len - (size_t)n, ".");
+        if ((size_t)n >= len)
+            return;
+        fmt_part(buf + n, len - (size_t)n, id.tid);
+        return;
+    }
+    fmt_part(buf, len, id.tid);
+}
+
+struct rsp_thread_id
+rsp_thread_resolve(const struct rsp_session *s, struct rsp_thread_id id)
+{
+    if (id.pid == 0 && id.tid == 0 && s->has_stop && s->last_stop.has_thread)
+        return s->last_stop.thread;
+    return id;
+}
+
+int
+rsp_thread_select(struct rsp_session *s, struct rsp_thread_id id)
+{
+    char tid[64];
+    struct rsp_reply r;
+    id = rsp_thread_resolve(s, id);
+    if (s->hg_valid && s->hg.pid == id.pid && s->hg.tid == id.tid)
+        return 0;
+    if (s->unsup[RSP_PKT_SET_THREAD_G])
+        return 0; /* a stub without Hg has one thread */
+    rsp_thread_id_format(s, id, tid, sizeof tid);
+    int rc = rsp_requestf(s, RSP_PKT_SET_THREAD_G, &r, "Hg%s", tid);
+    if (rc == SW_EUNSUP)
+        return 0;
+    if (rc == SW_ESTUB)
+        return sw_fail(&s->err, SW_ENOENT, "selecting thread %s: stub replied %.*s", tid,
+                       (int)(r.len > 40 ? 40 : r.len), r.p);
+    if (rc < 0)
+        return rc;
+    if (r.len != 2 || memcmp(r.p, "OK", 2) != 0)
+        return sw_fail(&s->err, SW_EPROTO, "reply to 'Hg%s': expected OK, got '%.*s'", tid,
+                       (int)(r.len > 40 ? 40 : r.len), r.p);
+    s->hg = id;
+    s->hg_valid = true;
+    return 0;
+}
+
+struct idlist {
+    struct rsp_thread_id *ids;
+    size_t n, cap;
+};
+
+static int
+idlist_add(struct rsp_session *s, struct idlist *l, struct rsp_thread_id id)
+{
+    if (l->n >= MAX_THREADS)
+        return sw_fail(&s->err, SW_EPROTO, "thread list: more than %d threads", MAX_THREADS);
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        struct rsp_thread_id *p = sw_realloc(l->ids, cap * sizeof *p);
+        if (p == NULL)
+            return sw_fail(&s->err, SW_ENOMEM, "thread list: out of memory");
+        l->ids = p;
+        l->cap = cap;
+    }
+    l->ids[l->n++] = id;
+    return 0;
+}
+
+/* <threads><thread id="p1f.2a" core="0" name="x">extra</thread>...</threads>.
+ * Only the id attribute matters; a small scan, not a general XML parser. */
+static int
+parse_threads_xml(struct rsp_session *s, const char *xml, size_t len, struct idlist *l)
+{
+    const char *p = xml, *end = xml + len;
+    while (p < end) {
+        const char *t = memchr(p, '<', (size_t)(end - p));
+        if (t == NULL)
+            break;
+        p = t + 1;
+        if ((size_t)(end - p) < 7 || memcmp(p, "thread", 6) != 0 ||
+            (p[6] != ' ' && p[6] != '\t' && p[6] != '\n' && p[6] != '\r'))
+            continue;
+        const char *gt = memchr(p, '>', (size_t)(end - p));
+        const char *tag_end = gt ? gt : end;
+        const char *a = p + 6;
+        const char *id = NULL;
+        while (a + 4 <= tag_end) {
+            if ((a[-1] == ' ' || a[-1] == '\t' || a[-1] == '\n' || a[-1] == '\r') &&
+                memcmp(a, "id=", 3) == 0 && (a[3] == '"' || a[3] == '\'')) {
+                id = a + 4;
+                break;
+            }
+            a++;
+        }
+        if (id == NULL)
+            return sw_fail(&s->err, SW_EPROTO,
+                           "qXfer:threads reply: <thread> without id at offset %zu",
+                           (size_t)(t - xml));
+        const char *q = memchr(id, id[-1], (size_t)(tag_end - id));
+        struct rsp_cur c;
+        struct rsp_thread_id tid;
+        rsp_cur_init(&c, "qXfer:threads reply", id, q ? (size_t)(q - id) : 0);
+        if (q == NULL || !rsp_thread_id_read(&c, &tid) || !rsp_cur_eof(&c))
+            return sw_fail(&s->err, SW_EPROTO, "qXfer:threads reply: bad thread id at offset %zu",
+                           (size_t)(id - xml) + rsp_cur_offset(&c));
+        int rc = idlist_add(s, l, tid);
+        if (rc < 0)
+            return rc;
+        p = tag_end;
+    }
+    return 0;
+}
+
+/* "m<id>[,<id>...]" until "l". */
+static int
+threads_info(struct rsp_session *s, struct idlist *l)
+{
+    enum rsp_pkt kind = RSP_PKT_THREADS_FIRST;
+    for (int round = 0; round <= MAX_THREADS; round++) {
+        struct rsp_reply r;
+        const char *label = rsp_pkt_wire(kind);
+        int rc = rsp_request(s, kind, label, strlen(label), &r);
+        if (rc < 0)
+            return rc;
+        if (r.len == 1 && r.p[0] == 'l')
+            return 0;
+        struct rsp_cur c;
+        rsp_cur_init(&c, "thread list", r.p, r.len);
+        if (!rsp_cur_lit(&c, 'm'))
+            return sw_fail(&s->err, SW_EPROTO, "reply to '%s': expected 'm' or 'l', got '%.*s'",
+                           label, (int)(r.len > 40 ? 40 : r.len), r.p);
+        do {
+            struct rsp_thread_id id;
+            if (!rsp_thread_id_read(&c, &id))
+                break;
+            if ((rc = idlist_add(s, l, id)) < 0)
+                return rc;
+        } while (rsp_cur_accept(&c, ','));
+        if (c.failed || !rsp_cur_eof(&c))
+            return sw_fail(&s->err, SW_EPROTO, "reply to '%s': cannot parse at offset %zu", label,
+                           rsp_cur_offset(&c));
+        kind = RSP_PKT_THREADS_NEXT;
+    }
+    return sw_fail(&s->err, SW_EPROTO, "thread list: no 'l' after %d replies", MAX_THREADS);
+}
+
+int
+rsp_threads(struct rsp_session *s, struct rsp_thread_id **ids, size_t *n)
+{
+    struct idlist l = { NULL, 0, 0 };
+    int rc;
+    *ids = NULL;
+    *n = 0;
+    if (s->feat[RSP_FEAT_XFER_THREADS] && !s->unsup[RSP_PKT_XFER_THREADS]) {
+        char *xml;
+        size_t len;
+        rc = rsp_xfer_read(s, "threads", "", &xml, &len);
+        if (rc == 0) {
+            rc = parse_threads_xml(s, xml, len, &l);
+            sw_free(xml);
+        }
+        if (rc == SW_EUNSUP)
+            rc = threads_info(s, &l);
+    } else {
+        rc = threads_info(s, &l);
+    }
+    if (rc < 0) {
+        sw_free(l.ids);
+        return rc;
+    }
+    *ids = l.ids;
+    *n = l.n;
+    return 0;
+}

@@ -57,6 +57,7 @@ int sw_cfi_open(const char *path, const char *debug_path, unsigned addr_size, st
 void sw_cfi_close(struct sw_cfi *c);
 
 /* The row at link-time address VADDR: .eh_frame first, then .debug_frame.
+ * Uses scratch space inside C: one caller at a time per sw_cfi.
  * Returns 0, SW_ENOCFI (no FDE covers it), or an error in ERR. */
 int sw_cfi_row_at(struct sw_cfi *c, sw_addr vaddr, struct sw_cfi_row *row, struct sw_errbuf *err);
 

@@ -33,4 +33,19 @@ struct sw_frame_alloc {
  * of a failed read; *OUT is always written (unknown on failure). */
 int sw_frame_func_alloc(struct sw_walker *w, sw_addr pc, bool exact, struct sw_frame_alloc *out);
 
+/* The rules of one architecture family (frame_func_<arch>.c).  Both REQUIRED. */
+struct sw_ff_arch {
+    /* sw_frame_func_alloc for this family; same contract. */
+    int (*alloc)(struct sw_walker *w, sw_addr pc, bool exact, struct sw_frame_alloc *out);
+    /* The stepper's caller_frame for this family. */
+    enum sw_gcf (*caller_frame)(struct sw_stepper *s, const struct sw_frame *in,
+                                struct sw_frame *out);
+};
+
+extern const struct sw_ff_arch sw_ff_x86;
+
+/* Read a target word for a stepper: SUCCESS, NOT_ME (unreadable: a fact about
+ * the frame) or ERROR (a dead link; the message is left on the walker). */
+enum sw_gcf sw_ff_read_word(struct sw_walker *w, sw_addr addr, sw_word *val);
+
 #endif /* RSPWALK_WALKER_FRAME_FUNC_H */

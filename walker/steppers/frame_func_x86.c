@@ -99,16 +99,6 @@ x86_alloc(struct sw_walker *w, sw_addr pc, bool exact, struct sw_frame_alloc *ou
     return 0;
 }
 
-enum sw_gcf
-sw_ff_read_word(struct sw_walker *w, sw_addr addr, sw_word *val)
-{
-    int rc = sw_walker_read_word(w, addr, val);
-    if (rc == 0)
-        return SW_GCF_SUCCESS;
-    if (sw_is_link_error(rc)) {
-        sw_walker_fail_from_proc(w, rc);
-        return SW_GCF_ERROR;
-    }
     return SW_GCF_NOT_ME;
 }
 

@@ -99,9 +99,6 @@ x86_alloc(struct sw_walker *w, sw_addr pc, bool exact, struct sw_frame_alloc *ou
     return 0;
 }
 
-    return SW_GCF_NOT_ME;
-}
-
 static enum sw_gcf
 x86_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_frame *out)
 {

@@ -44,6 +44,21 @@ int sw_elfcache_open(struct sw_elfcache *c, const char *path, struct sw_elf **ou
 int sw_elfcache_open_mem(struct sw_elfcache *c, const char *name, const void *image, size_t len,
                          struct sw_elf **out, struct sw_errbuf *err);
 
+/* The file or image already opened under KEY (a path, or the NAME given to
+ * sw_elfcache_open_mem), or NULL: lets a caller skip reading an image again.
+ * Borrowed, valid until the cache is freed. */
+struct sw_elf *sw_elfcache_lookup(struct sw_elfcache *c, const char *key);
+
+/* How many bytes of an ELF image held in memory (the vDSO in the target)
+ * make up the image, from its first LEN bytes at HEAD: read the ELF header,
+ * then the program headers, then the rest.  Returns 0 with *NEED set; when
+ * *NEED > LEN, call again with the first *NEED bytes, else *NEED is the
+ * image's size (headers, PT_LOAD file contents, section headers).  Returns
+ * SW_EBADELF (no ELF magic, unknown class or byte order, bad program header
+ * size, no PT_LOAD, sizes that overflow) with the message in ERR naming NAME. */
+int sw_elf_image_size(const void *head, size_t len, const char *name, size_t *need,
+                      struct sw_errbuf *err);
+
 const char *sw_elf_path(const struct sw_elf *e);
 /* The separate debug file used for symbols and .debug_frame, or NULL. */
 const char *sw_elf_debug_path(const struct sw_elf *e);
@@ -55,6 +70,13 @@ bool sw_elf_is_dyn(const struct sw_elf *e);
 sw_addr sw_elf_entry(const struct sw_elf *e);
 /* Lowest p_vaddr and highest p_vaddr+p_memsz of the PT_LOAD segments. */
 void sw_elf_load_range(const struct sw_elf *e, sw_addr *lo, sw_addr *hi);
+/* The program interpreter named by PT_INTERP ("/lib64/ld-linux-x86-64.so.2",
+ * a path on the target), or NULL if the file has none.  Borrowed, valid
+ * until the cache is freed. */
+const char *sw_elf_interp(const struct sw_elf *e);
+/* The bytes of an image opened with sw_elfcache_open_mem (the cache's copy,
+ * borrowed, valid until the cache is freed); NULL and 0 for a file. */
+void sw_elf_image(const struct sw_elf *e, const uint8_t **data, size_t *len);
 /* Link-time address of PT_DYNAMIC, 0 if none. */
 sw_addr sw_elf_dynamic_vaddr(const struct sw_elf *e);
 /* Link-time address of the program headers (PT_PHDR, else the PT_LOAD that
@@ -66,8 +88,10 @@ void sw_elf_build_id(const struct sw_elf *e, const uint8_t **id, size_t *len);
 /* The function symbol covering link-time address VADDR: the nearest one at
  * or below it whose size covers it (a sizeless symbol covers up to the next
  * symbol).  Among several at the same address the global one wins, then the
- * one from .symtab.  The symbol tables are read on the first call.  Returns
- * 0, SW_ENOSYM, or SW_ENOMEM (reading the tables; a later call retries). */
+ * one from .symtab.  Where no function covers VADDR, a label (an STT_NOTYPE
+ * symbol in code, such as ld.so's _start) may.  The symbol tables are read on
+ * the first call.  Returns 0, SW_ENOSYM, or SW_ENOMEM (reading the tables; a
+ * later call retries). */
 int sw_elf_symbol_at(struct sw_elf *e, sw_addr vaddr, struct sw_elfsym *out);
 
 /* The symbol named NAME (first match: .symtab, .dynsym, debug file).

@@ -12,6 +12,8 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +39,7 @@ struct elf_sym {
     const char *name;
     sw_addr value, size;
     uint8_t local; /* STB_LOCAL: loses to GLOBAL/WEAK at the same address */
+    uint8_t label; /* STT_NOTYPE in code: a fallback where no function covers */
     uint8_t src;   /* enum sym_src */
     uint32_t order;
 };
@@ -69,14 +72,16 @@ struct sw_elf {
     bool big_endian; /* EI_DATA, known even when no arch table matches */
     bool is_dyn;
     sw_addr entry, lo, hi, dyn_vaddr, phdr_vaddr;
+    const char *interp; /* PT_INTERP, borrowed from main.raw; NULL if none */
     struct elf_seg *segs;
     size_t nsegs;
     const uint8_t *build_id; /* borrowed from libelf's data of main */
     size_t build_id_len;
     int syms_state; /* 0: not read yet, 1: read, <0: the code reading failed with */
     struct elf_sym *syms;
-    sw_addr *maxend; /* maxend[i]: highest value+size among syms[0..i] */
+    sw_addr *maxend; /* maxend[i]: highest value+size among syms[0..i], i < nfuncs */
     size_t nsyms, capsyms;
+    size_t nfuncs; /* syms[0..nfuncs) are functions, the rest labels; each part sorted */
     struct name_block *names;
 };
 
@@ -317,6 +322,14 @@ read_segments(struct sw_elf *e, const GElf_Ehdr *eh, struct sw_errbuf *err)
             e->phdr_vaddr = ph.p_vaddr;
             have_phdr = true;
         }
+        /* Only a hint: a PT_INTERP outside the file or without its NUL is
+         * ignored rather than rejecting the file. */
+        if (ph.p_type == PT_INTERP && ph.p_filesz > 1 && ph.p_offset < e->main.rawlen &&
+            ph.p_filesz <= e->main.rawlen - ph.p_offset) {
+            const char *s = (const char *)e->main.raw + ph.p_offset;
+            if (s[0] != '\0' && memchr(s, '\0', ph.p_filesz) != NULL)
+                e->interp = s;
+        }
         if (ph.p_type != PT_LOAD)
             continue;
         if (ph.p_offset > e->main.rawlen || ph.p_filesz > e->main.rawlen - ph.p_offset)
@@ -544,6 +557,97 @@ sw_elfcache_open_mem(struct sw_elfcache *c, const char *name, const void *image,
     return cache_open(c, name, image, len, out, err);
 }
 
+struct sw_elf *
+sw_elfcache_lookup(struct sw_elfcache *c, const char *key)
+{
+    return c && key ? cache_find(c, key) : NULL;
+}
+
+/* An unsigned field of SIZE bytes at OFF in the header bytes B. */
+static uint64_t
+field(const uint8_t *b, size_t off, size_t size, bool msb)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < size; i++)
+        v |= (uint64_t)b[off + i] << (8 * (msb ? size - 1 - i : i));
+    return v;
+}
+
+#define EH_FIELD(b, is64, msb, f)                                                                  \
+    ((is64) ? field(b, offsetof(Elf64_Ehdr, f), sizeof(((Elf64_Ehdr *)0)->f), msb)                 \
+            : field(b, offsetof(Elf32_Ehdr, f), sizeof(((Elf32_Ehdr *)0)->f), msb))
+#define PH_FIELD(b, is64, msb, f)                                                                  \
+    ((is64) ? field(b, offsetof(Elf64_Phdr, f), sizeof(((Elf64_Phdr *)0)->f), msb)                 \
+            : field(b, offsetof(Elf32_Phdr, f), sizeof(((Elf32_Phdr *)0)->f), msb))
+
+/* Parsed by hand rather than with libelf: the bytes are a prefix of an image
+ * still being read, and libelf wants the whole image up front. */
+int
+sw_elf_image_size(const void *head, size_t len, const char *name, size_t *need,
+                  struct sw_errbuf *err)
+{
+    const uint8_t *b = head;
+
+    if (memcmp(b, ELFMAG, len < SELFMAG ? len : SELFMAG) != 0)
+        return sw_fail(err, SW_EBADELF, "%s: not an ELF image (no ELF magic)", name);
+    if (len < EI_NIDENT) {
+        *need = EI_NIDENT;
+        return 0;
+    }
+    if (b[EI_CLASS] != ELFCLASS32 && b[EI_CLASS] != ELFCLASS64)
+        return sw_fail(err, SW_EBADELF, "%s: not an ELF image (class %u)", name, b[EI_CLASS]);
+    if (b[EI_DATA] != ELFDATA2LSB && b[EI_DATA] != ELFDATA2MSB)
+        return sw_fail(err, SW_EBADELF, "%s: not an ELF image (byte order %u)", name, b[EI_DATA]);
+    bool is64 = b[EI_CLASS] == ELFCLASS64, msb = b[EI_DATA] == ELFDATA2MSB;
+    size_t ehsize = is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+    size_t phsize = is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+    if (len < ehsize) {
+        *need = ehsize;
+        return 0;
+    }
+    uint64_t phoff = EH_FIELD(b, is64, msb, e_phoff);
+    uint64_t phnum = EH_FIELD(b, is64, msb, e_phnum);
+    uint64_t phentsize = EH_FIELD(b, is64, msb, e_phentsize);
+    uint64_t shoff = EH_FIELD(b, is64, msb, e_shoff);
+    uint64_t shnum = EH_FIELD(b, is64, msb, e_shnum);
+    uint64_t shentsize = EH_FIELD(b, is64, msb, e_shentsize);
+    if (phnum == 0)
+        return sw_fail(err, SW_EBADELF, "%s: no loadable segments (no program headers)", name);
+    if (phentsize != phsize)
+        return sw_fail(err, SW_EBADELF, "%s: program header size %" PRIu64 ", expected %zu", name,
+                       phentsize, phsize);
+    /* phnum and the entry sizes are 16-bit fields: only the offsets can overflow. */
+    if (phoff > SIZE_MAX - phnum * phentsize || shoff > SIZE_MAX - shnum * shentsize)
+        return sw_fail(err, SW_EBADELF, "%s: header tables beyond any image size", name);
+    size_t span = (size_t)(phoff + phnum * phentsize);
+    if (span > len) {
+        *need = span;
+        return 0;
+    }
+    if (span < ehsize)
+        span = ehsize;
+    size_t loads = 0;
+    for (uint64_t i = 0; i < phnum; i++) {
+        const uint8_t *ph = b + phoff + i * phentsize;
+        if (PH_FIELD(ph, is64, msb, p_type) != PT_LOAD)
+            continue;
+        uint64_t off = PH_FIELD(ph, is64, msb, p_offset);
+        uint64_t filesz = PH_FIELD(ph, is64, msb, p_filesz);
+        if (off > SIZE_MAX - filesz)
+            return sw_fail(err, SW_EBADELF, "%s: segment %" PRIu64 " beyond any image size", name,
+                           i);
+        if (off + filesz > span)
+            span = (size_t)(off + filesz);
+        loads++;
+    }
+    if (loads == 0)
+        return sw_fail(err, SW_EBADELF, "%s: no loadable segments (PT_LOAD)", name);
+    if (shoff != 0 && shnum != 0 && shoff + shnum * shentsize > span)
+        span = (size_t)(shoff + shnum * shentsize);
+    *need = span;
+    return 0;
+}
+
 /* ---- accessors ---------------------------------------------------------- */
 
 const char *
@@ -581,6 +685,19 @@ sw_elf_load_range(const struct sw_elf *e, sw_addr *lo, sw_addr *hi)
 {
     *lo = e->lo;
     *hi = e->hi;
+}
+
+const char *
+sw_elf_interp(const struct sw_elf *e)
+{
+    return e->interp;
+}
+
+void
+sw_elf_image(const struct sw_elf *e, const uint8_t **data, size_t *len)
+{
+    *data = e->main.image;
+    *len = e->main.image ? e->main.rawlen : 0;
 }
 
 sw_addr
@@ -697,6 +814,20 @@ opd_entry(struct sw_elf *e, const GElf_Shdr *opd, sw_addr value)
     return v;
 }
 
+/* Whether section SHNDX of ELF holds code (allocated and executable). */
+static bool
+is_code_section(Elf *elf, size_t shndx)
+{
+    GElf_Shdr sh;
+    Elf_Scn *scn = shndx < SHN_LORESERVE ? elf_getscn(elf, shndx) : NULL;
+    return scn != NULL && gelf_getshdr(scn, &sh) != NULL &&
+           (sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) == (SHF_ALLOC | SHF_EXECINSTR);
+}
+
+/* Function symbols, and labels: STT_NOTYPE symbols in code, which assembly
+ * entry points are (ld.so's _start, in its debug file's .symtab).  gdb names
+ * such code from its minimal symbols, which include them.  Linker-made
+ * markers ($x/$d mapping symbols on Arm, .L locals) are not labels. */
 static int
 add_symbols(struct sw_elf *e, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, enum sym_src src,
             const GElf_Shdr *opd)
@@ -713,10 +844,13 @@ add_symbols(struct sw_elf *e, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, enum 
         if (gelf_getsym(d, (int)i, &s) == NULL)
             continue;
         int type = GELF_ST_TYPE(s.st_info);
-        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF)
+        bool label = type == STT_NOTYPE;
+        if ((type != STT_FUNC && type != STT_GNU_IFUNC && !label) || s.st_shndx == SHN_UNDEF)
+            continue;
+        if (label && !is_code_section(elf, s.st_shndx))
             continue;
         const char *name = elf_strptr(elf, sh->sh_link, s.st_name);
-        if (name == NULL || name[0] == '\0')
+        if (name == NULL || name[0] == '\0' || (label && (name[0] == '$' || name[0] == '.')))
             continue;
         name = plain_name(e, name);
         if (name == NULL)
@@ -734,6 +868,7 @@ add_symbols(struct sw_elf *e, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, enum 
         o->value = opd ? opd_entry(e, opd, s.st_value) : s.st_value;
         o->size = s.st_size;
         o->local = GELF_ST_BIND(s.st_info) == STB_LOCAL;
+        o->label = label;
         o->src = (uint8_t)src;
         o->order = (uint32_t)e->nsyms++;
     }
@@ -752,6 +887,8 @@ static int
 sym_cmp(const void *a, const void *b)
 {
     const struct elf_sym *x = a, *y = b;
+    if (x->label != y->label)
+        return x->label - y->label;
     if (x->value != y->value)
         return x->value < y->value ? -1 : 1;
     if (sym_rank(x) != sym_rank(y))
@@ -818,13 +955,17 @@ load_symbols(struct sw_elf *e)
         e->nsyms = e->capsyms = 0;
         return rc;
     }
-    for (size_t i = 0; i < e->nsyms; i++) {
+    e->nfuncs = 0;
+    while (e->nfuncs < e->nsyms && !e->syms[e->nfuncs].label)
+        e->nfuncs++;
+    for (size_t i = 0; i < e->nfuncs; i++) {
         sw_addr end = e->syms[i].value + e->syms[i].size;
         if (end < e->syms[i].value)
             end = UINT64_MAX;
         e->maxend[i] = i > 0 && e->maxend[i - 1] > end ? e->maxend[i - 1] : end;
     }
-    sw_debug(SW_DBG_CACHE, "elf: %s: %zu function symbols", e->path, e->nsyms);
+    sw_debug(SW_DBG_CACHE, "elf: %s: %zu function symbols, %zu labels", e->path, e->nfuncs,
+             e->nsyms - e->nfuncs);
     e->syms_state = 1;
     return 0;
 }
@@ -840,19 +981,10 @@ segment_end(const struct sw_elf *e, sw_addr vaddr)
     return vaddr;
 }
 
-/* The nearest start wins; at one address, GLOBAL/WEAK before LOCAL, then
- * .symtab or the debug file before .dynsym (the order sym_cmp sorted in).
- * gdb names the function from DWARF when it can, so for aliases its name may
- * differ from ours: `raise` here, `__GI_raise` there; `__libc_start_main`
- * here, `__libc_start_main_impl` there.  Two names of one entry address are
- * the same function (the integration tests compare them that way). */
-int
-sw_elf_symbol_at(struct sw_elf *e, sw_addr vaddr, struct sw_elfsym *out)
+/* First index in [LO, HI) whose symbol starts above VADDR (HI if none). */
+static size_t
+first_above(const struct sw_elf *e, size_t lo, size_t hi, sw_addr vaddr)
 {
-    int rc = load_symbols(e);
-    if (rc != 0)
-        return rc;
-    size_t lo = 0, hi = e->nsyms; /* first index with value > vaddr */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (e->syms[mid].value <= vaddr)
@@ -860,10 +992,18 @@ sw_elf_symbol_at(struct sw_elf *e, sw_addr vaddr, struct sw_elfsym *out)
         else
             hi = mid;
     }
+    return lo;
+}
+
+/* The function covering VADDR, or NULL. */
+static const struct elf_sym *
+function_at(const struct sw_elf *e, sw_addr vaddr)
+{
+    size_t lo = first_above(e, 0, e->nfuncs, vaddr);
     if (lo == 0)
-        return SW_ENOSYM;
+        return NULL;
     sw_addr top = e->syms[lo - 1].value;
-    sw_addr next = lo < e->nsyms ? e->syms[lo].value : segment_end(e, top);
+    sw_addr next = lo < e->nfuncs ? e->syms[lo].value : segment_end(e, top);
     const struct elf_sym *best = NULL;
     for (size_t j = lo; j-- > 0;) {
         const struct elf_sym *s = &e->syms[j];
@@ -875,6 +1015,48 @@ sw_elf_symbol_at(struct sw_elf *e, sw_addr vaddr, struct sw_elfsym *out)
         if (covers)
             best = s; /* lower index at the same address ranks higher */
     }
+    return best;
+}
+
+/* The label covering VADDR where no function does: the nearest label at or
+ * below it, which reaches up to the next label, the next function or the
+ * end of its segment, whichever comes first.  NULL if none. */
+static const struct elf_sym *
+label_at(const struct sw_elf *e, sw_addr vaddr)
+{
+    size_t lo = first_above(e, e->nfuncs, e->nsyms, vaddr);
+    if (lo == e->nfuncs)
+        return NULL;
+    size_t k = lo - 1;
+    while (k > e->nfuncs && e->syms[k - 1].value == e->syms[k].value)
+        k--; /* the first at that address ranks highest */
+    const struct elf_sym *s = &e->syms[k];
+    sw_addr next = lo < e->nsyms ? e->syms[lo].value : segment_end(e, s->value);
+    size_t f = first_above(e, 0, e->nfuncs, s->value);
+    if (f < e->nfuncs && e->syms[f].value < next)
+        next = e->syms[f].value;
+    if (s->size ? vaddr - s->value < s->size : vaddr < next)
+        return s;
+    return NULL;
+}
+
+/* The nearest start wins; at one address, GLOBAL/WEAK before LOCAL, then
+ * .symtab or the debug file before .dynsym (the order sym_cmp sorted in).
+ * Labels only where no function covers VADDR, so a label inside a function
+ * never hides it.
+ * gdb names the function from DWARF when it can, so for aliases its name may
+ * differ from ours: `raise` here, `__GI_raise` there; `__libc_start_main`
+ * here, `__libc_start_main_impl` there.  Two names of one entry address are
+ * the same function (the integration tests compare them that way). */
+int
+sw_elf_symbol_at(struct sw_elf *e, sw_addr vaddr, struct sw_elfsym *out)
+{
+    int rc = load_symbols(e);
+    if (rc != 0)
+        return rc;
+    const struct elf_sym *best = function_at(e, vaddr);
+    if (best == NULL)
+        best = label_at(e, vaddr);
     if (best == NULL)
         return SW_ENOSYM;
     out->name = best->name;
@@ -894,7 +1076,9 @@ sw_elf_symbol_by_name(struct sw_elf *e, const char *name, struct sw_elfsym *out)
         const struct elf_sym *s = &e->syms[i];
         if (strcmp(s->name, name) != 0)
             continue;
-        if (best == NULL || s->src < best->src || (s->src == best->src && s->order < best->order))
+        if (best == NULL || s->label < best->label ||
+            (s->label == best->label &&
+             (s->src < best->src || (s->src == best->src && s->order < best->order))))
             best = s;
     }
     if (best == NULL)

@@ -1,8 +1,10 @@
 /* walker/libstate.c -- LibraryState: the modules loaded in the target.
  *
- * Places the executable (its PIE bias from the auxiliary vector) and the
+ * Places the executable (its PIE bias from the auxiliary vector), the
  * modules the ProcessState reports, each matched to a local file under the
- * sysroot and opened through the ELF cache.  Not a link-map reader: the
+ * sysroot and opened through the ELF cache, and what the auxiliary vector
+ * adds when the list lacks them: the dynamic linker (AT_BASE) and the vDSO
+ * (AT_SYSINFO_EHDR, read from target memory).  Not a link-map reader: the
  * backend supplies the module list.
  */
 #include "rspwalk/libstate.h"
@@ -19,12 +21,28 @@
 #include "walker/walker_internal.h"
 
 /* Auxiliary vector tags (Linux include/uapi/linux/auxvec.h). */
-#define AUX_AT_NULL  0
-#define AUX_AT_PHDR  3
-#define AUX_AT_ENTRY 9
+#define AUX_AT_NULL         0
+#define AUX_AT_PHDR         3
+#define AUX_AT_BASE         7
+#define AUX_AT_ENTRY        9
+#define AUX_AT_SYSINFO_EHDR 33
 /* A load bias is a multiple of the page size; 4 KiB divides every page size
  * of the supported targets, so a bias that is not a multiple is a mismatch. */
 #define BIAS_ALIGN 0xfffu
+/* The vDSO is read from target memory: its ELF header first (64 bytes, the
+ * larger of Elf32_Ehdr and Elf64_Ehdr), then as much as the headers say,
+ * bounded because a garbage header must not make us read megabytes.  Linux
+ * vDSOs are 2 pages (x86_64, aarch64: 8 KiB); 64 KiB leaves room for
+ * 64 KiB-page kernels' single page. */
+#define VDSO_HEAD_BYTES 64
+#define VDSO_MAX_BYTES  (64u * 1024)
+/* The name the vDSO is listed and cached under, as /proc/PID/maps shows it. */
+#define VDSO_NAME "[vdso]"
+
+/* What the refresh uses from the auxiliary vector; 0 where absent. */
+struct aux_info {
+    sw_addr entry, phdr, base, sysinfo_ehdr;
+};
 
 struct sw_libstate {
     struct sw_proc *proc;
@@ -103,9 +121,9 @@ sw_libstate_elfcache(struct sw_libstate *ls)
 static char *
 local_path(const struct sw_libstate *ls, const char *target_path)
 {
-    if (ls->sysroot == NULL)
+    size_t a = ls->sysroot ? strlen(ls->sysroot) : 0, b = strlen(target_path);
+    if (a == 0 || (a == 1 && target_path[0] == '/')) /* no sysroot, or "/" */
         return sw_strdup(target_path);
-    size_t a = strlen(ls->sysroot), b = strlen(target_path);
     bool slash = target_path[0] != '/' && ls->sysroot[a - 1] != '/';
     char *s = sw_malloc(a + b + 2);
     if (s == NULL)
@@ -172,41 +190,58 @@ place(struct sw_lib *lib, sw_addr bias)
         lib->l_ld = sw_elf_dynamic_vaddr(lib->elf) + bias;
 }
 
-/* The PIE bias from the auxiliary vector: AT_ENTRY - e_entry, else
- * AT_PHDR - the program headers' link-time address.  Returns 0 and the bias,
- * or a negative code (SW_EUNSUP: no usable auxv; the caller assumes 0). */
+/* The auxiliary vector, read once per refresh.  Not offered, or any failure
+ * but a link error, leaves *AUX all zero (PIE bias 0, no dynamic linker or
+ * vDSO from it).  Returns 0 or a link error (SW_ENOMEM included). */
 static int
-pie_bias(struct sw_libstate *ls, struct sw_elf *elf, sw_addr *bias)
+read_auxv(struct sw_libstate *ls, struct aux_info *aux)
 {
     struct sw_proc *p = ls->proc;
     uint8_t *buf = NULL;
     size_t len = 0;
 
+    memset(aux, 0, sizeof *aux);
     if (p->ops->auxv == NULL)
-        return SW_EUNSUP;
+        return 0;
     int rc = p->ops->auxv(p, &buf, &len);
-    if (rc != 0)
-        return rc;
+    if (rc != 0) {
+        if (sw_is_link_error(rc))
+            return sw_fail(&ls->err, rc, "reading the auxiliary vector: %s", sw_proc_errmsg(p));
+        sw_debug(SW_DBG_CACHE, "libstate: no auxiliary vector: %s", sw_proc_errmsg(p));
+        return 0;
+    }
     size_t w = p->arch->word_size;
-    sw_addr at_entry = 0, at_phdr = 0;
     for (size_t off = 0; off + 2 * w <= len; off += 2 * w) {
         uint64_t tag = arch_load(p->arch, buf + off, w);
         uint64_t val = arch_load(p->arch, buf + off + w, w);
         if (tag == AUX_AT_NULL)
             break;
         if (tag == AUX_AT_ENTRY)
-            at_entry = val;
+            aux->entry = val;
         else if (tag == AUX_AT_PHDR)
-            at_phdr = val;
+            aux->phdr = val;
+        else if (tag == AUX_AT_BASE)
+            aux->base = val;
+        else if (tag == AUX_AT_SYSINFO_EHDR)
+            aux->sysinfo_ehdr = val;
     }
     free(buf);
-    if (at_entry != 0 && ((at_entry - sw_elf_entry(elf)) & BIAS_ALIGN) == 0) {
-        *bias = at_entry - sw_elf_entry(elf);
+    return 0;
+}
+
+/* The PIE bias from the auxiliary vector: AT_ENTRY - e_entry, else
+ * AT_PHDR - the program headers' link-time address.  Returns 0 and the bias,
+ * or SW_EUNSUP (no usable entry; the caller assumes 0). */
+static int
+pie_bias(const struct aux_info *aux, struct sw_elf *elf, sw_addr *bias)
+{
+    if (aux->entry != 0 && ((aux->entry - sw_elf_entry(elf)) & BIAS_ALIGN) == 0) {
+        *bias = aux->entry - sw_elf_entry(elf);
         return 0;
     }
-    if (at_phdr != 0 && sw_elf_phdr_vaddr(elf) != 0 &&
-        ((at_phdr - sw_elf_phdr_vaddr(elf)) & BIAS_ALIGN) == 0) {
-        *bias = at_phdr - sw_elf_phdr_vaddr(elf);
+    if (aux->phdr != 0 && sw_elf_phdr_vaddr(elf) != 0 &&
+        ((aux->phdr - sw_elf_phdr_vaddr(elf)) & BIAS_ALIGN) == 0) {
+        *bias = aux->phdr - sw_elf_phdr_vaddr(elf);
         return 0;
     }
     return SW_EUNSUP;
@@ -248,7 +283,7 @@ exe_source(struct sw_libstate *ls, char **path, bool *from_target)
  * without a usable local copy under the sysroot the executable is listed
  * without a file (path NULL), and its frames get no names. */
 static int
-place_exe(struct sw_libstate *ls, struct sw_lib *lib, bool *have)
+place_exe(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *lib, bool *have)
 {
     char *path = NULL;
     bool from_target;
@@ -292,10 +327,7 @@ place_exe(struct sw_libstate *ls, struct sw_lib *lib, bool *have)
     }
     sw_addr bias = 0;
     if (sw_elf_is_dyn(lib->elf)) {
-        rc = pie_bias(ls, lib->elf, &bias);
-        if (rc != 0 && sw_is_link_error(rc))
-            return sw_fail(&ls->err, rc, "reading the auxiliary vector: %s",
-                           sw_proc_errmsg(ls->proc));
+        rc = pie_bias(aux, lib->elf, &bias);
         if (rc != 0) {
             /* libraries-svr4's main-lm would give l_addr, but sw_modinfo
              * does not carry it; 0 is right for a non-randomised PIE only. */
@@ -310,30 +342,205 @@ place_exe(struct sw_libstate *ls, struct sw_lib *lib, bool *have)
     return 0;
 }
 
+/* Read the vDSO's image at ADDR from target memory into *BUF (owned, of
+ * *LEN bytes).  Returns 0, SW_EMEM or SW_EBADELF (with the message in ERR),
+ * or a link error (with the message on LS). */
 static int
-add_module(struct sw_libstate *ls, struct sw_lib *lib, const struct sw_modinfo *m)
+read_vdso_image(struct sw_libstate *ls, sw_addr addr, uint8_t **buf, size_t *len,
+                struct sw_errbuf *err)
+{
+    struct sw_proc *p = ls->proc;
+    uint8_t *b = sw_malloc(VDSO_MAX_BYTES);
+    size_t have = 0, want = VDSO_HEAD_BYTES;
+    int rc = 0;
+
+    if (b == NULL)
+        return sw_fail(&ls->err, SW_ENOMEM, "reading the vDSO: out of memory");
+    /* Header, program headers, the rest: a well-formed image is complete
+     * by the third round. */
+    for (int round = 0; round < 3 && want > have; round++) {
+        if (want > VDSO_MAX_BYTES) {
+            rc = sw_fail(err, SW_EBADELF,
+                         "reading the vDSO at 0x%" PRIx64 ": its headers claim %zu bytes, "
+                         "more than %u",
+                         addr, want, VDSO_MAX_BYTES);
+            break;
+        }
+        rc = p->ops->read_mem(p, addr + have, b + have, want - have);
+        if (rc != 0) {
+            if (sw_is_link_error(rc))
+                sw_fail(&ls->err, rc, "reading the vDSO at 0x%" PRIx64 ": %s", addr,
+                        sw_proc_errmsg(p));
+            else
+                sw_fail(err, rc, "reading the vDSO at 0x%" PRIx64 ": %s", addr, sw_proc_errmsg(p));
+            break;
+        }
+        have = want;
+        rc = sw_elf_image_size(b, have, VDSO_NAME, &want, err);
+        if (rc != 0)
+            break;
+    }
+    if (rc == 0 && want > have)
+        rc = sw_fail(err, SW_EBADELF, "reading the vDSO at 0x%" PRIx64 ": headers never settle",
+                     addr);
+    if (rc != 0) {
+        sw_free(b);
+        return rc;
+    }
+    *buf = b;
+    *len = want;
+    return 0;
+}
+
+/* Give LIB (the vDSO, ELF header at ADDR in the target) its image from the
+ * ELF cache, reading it from target memory the first time, and place it:
+ * bias = ADDR - its lowest PT_LOAD address (Linux links the vDSO with its
+ * first PT_LOAD at file offset 0, so that address holds the ELF header).
+ * An image that cannot be read or parsed leaves LIB without a file, placed
+ * at FALLBACK_BIAS.  Returns 0 or a link error. */
+static int
+place_vdso(struct sw_libstate *ls, struct sw_lib *lib, sw_addr addr, sw_addr fallback_bias)
+{
+    struct sw_errbuf err;
+    struct sw_elf *elf = addr ? sw_elfcache_lookup(ls->cache, VDSO_NAME) : NULL;
+
+    sw_err_clear(&err);
+    if (elf == NULL && addr != 0) {
+        uint8_t *image = NULL;
+        size_t len = 0;
+        int rc = read_vdso_image(ls, addr, &image, &len, &err);
+        if (rc == 0) {
+            rc = sw_elfcache_open_mem(ls->cache, VDSO_NAME, image, len, &elf, &err);
+            sw_free(image);
+            if (rc == SW_ENOMEM)
+                return sw_err_copy(&ls->err, &err);
+        }
+        if (rc != 0 && sw_is_link_error(rc))
+            return rc;
+        if (rc != 0)
+            elf = NULL;
+    }
+    if (elf != NULL && sw_elf_arch(elf) != ls->proc->arch) {
+        sw_fail(&err, SW_EBADELF, "%s: built for %s, the target is %s", VDSO_NAME,
+                sw_elf_arch(elf) ? sw_elf_arch(elf)->name : "an unsupported architecture",
+                ls->proc->arch->name);
+        elf = NULL;
+    }
+    if (elf == NULL) {
+        sw_debug(SW_DBG_CACHE, "libstate: vDSO without symbols: %s",
+                 err.code ? err.msg : "no address");
+        place(lib, fallback_bias);
+        return 0;
+    }
+    sw_addr lo, hi;
+    sw_elf_load_range(elf, &lo, &hi);
+    lib->elf = elf;
+    sw_elf_image(elf, &lib->image, &lib->image_len);
+    place(lib, addr - lo);
+    return 0;
+}
+
+/* A module from the target's list.  The vDSO has no file: its image is read
+ * at AT_SYSINFO_EHDR, else at its l_addr (glibc's l_addr for the vDSO is its
+ * ELF header's address when it is linked at 0, as Linux links it). */
+static int
+add_module(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *lib,
+           const struct sw_modinfo *m)
 {
     bool vdso = is_vdso(m->name);
-    lib->name = sw_strdup(vdso ? "[vdso]" : m->name);
+    lib->name = sw_strdup(vdso ? VDSO_NAME : m->name);
     if (lib->name == NULL)
         return SW_ENOMEM;
     lib->l_ld = m->l_ld;
-    if (!vdso) {
-        char *path = local_path(ls, m->name);
-        if (path == NULL)
-            return SW_ENOMEM;
-        int rc = open_module_file(ls, path, &lib->elf);
-        if (rc != 0) {
-            sw_free(path);
-            return rc;
-        }
-        if (lib->elf != NULL)
-            lib->path = path;
-        else
-            sw_free(path);
+    if (vdso)
+        return place_vdso(ls, lib, aux->sysinfo_ehdr ? aux->sysinfo_ehdr : m->l_addr, m->l_addr);
+    char *path = local_path(ls, m->name);
+    if (path == NULL)
+        return SW_ENOMEM;
+    int rc = open_module_file(ls, path, &lib->elf);
+    if (rc != 0) {
+        sw_free(path);
+        return rc;
     }
+    if (lib->elf != NULL)
+        lib->path = path;
+    else
+        sw_free(path);
     place(lib, m->l_addr);
     return 0;
+}
+
+/* Whether any of LIBS[0..N) is placed at BIAS or covers ADDR. */
+static bool
+address_taken(const struct sw_lib *libs, size_t n, sw_addr bias, sw_addr addr)
+{
+    for (size_t i = 0; i < n; i++)
+        if (libs[i].bias == bias || (addr >= libs[i].start && addr < libs[i].end))
+            return true;
+    return false;
+}
+
+/* The dynamic linker when the target's list lacks it: gdbserver's
+ * libraries-svr4 is empty at a dynamic program's entry point, where the PC
+ * is in ld.so's _start (notes/rsp.md 2.9).  Like gdb (solib-svr4.c,
+ * enable_break), take its path from the executable's PT_INTERP and its load
+ * address from AT_BASE; bias = AT_BASE - its lowest PT_LOAD address.
+ * Appends to LIBS[*N] (room for it is the caller's).  Returns 0 or SW_ENOMEM. */
+static int
+add_interp(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *libs, size_t *n)
+{
+    const struct sw_lib *exe = *n > 0 && libs[0].is_exe ? &libs[0] : NULL;
+    const char *interp = exe && exe->elf ? sw_elf_interp(exe->elf) : NULL;
+
+    if (aux->base == 0 || address_taken(libs, *n, aux->base, aux->base))
+        return 0;
+    if (interp == NULL) {
+        sw_debug(SW_DBG_CACHE,
+                 "libstate: AT_BASE 0x%" PRIx64 " but no executable with PT_INTERP to name it",
+                 aux->base);
+        return 0;
+    }
+    struct sw_lib *lib = &libs[(*n)++];
+    lib->name = sw_strdup(interp);
+    char *path = lib->name ? local_path(ls, interp) : NULL;
+    if (path == NULL)
+        return SW_ENOMEM;
+    int rc = open_module_file(ls, path, &lib->elf);
+    if (rc != 0) {
+        sw_free(path);
+        return rc;
+    }
+    sw_addr lo = 0, hi;
+    if (lib->elf != NULL) {
+        lib->path = path;
+        sw_elf_load_range(lib->elf, &lo, &hi);
+    } else {
+        sw_free(path);
+    }
+    place(lib, aux->base - lo);
+    sw_debug(SW_DBG_CACHE, "libstate: %s from PT_INTERP at AT_BASE 0x%" PRIx64, lib->name,
+             aux->base);
+    return 0;
+}
+
+/* The vDSO when the target's list lacks it (it lists no libraries at the
+ * entry point, or has no list at all): from AT_SYSINFO_EHDR, as gdb does
+ * (symfile-mem.c, add_vsyscall_page).  Returns 0 or a link error. */
+static int
+add_vdso(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *libs, size_t *n)
+{
+    if (aux->sysinfo_ehdr == 0)
+        return 0;
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp(libs[i].name, VDSO_NAME) == 0)
+            return 0;
+    if (address_taken(libs, *n, aux->sysinfo_ehdr, aux->sysinfo_ehdr))
+        return 0;
+    struct sw_lib *lib = &libs[(*n)++];
+    lib->name = sw_strdup(VDSO_NAME);
+    if (lib->name == NULL)
+        return SW_ENOMEM;
+    return place_vdso(ls, lib, aux->sysinfo_ehdr, aux->sysinfo_ehdr);
 }
 
 static bool
@@ -382,9 +589,10 @@ int
 sw_libstate_refresh(struct sw_libstate *ls)
 {
     struct sw_modinfo *mods = NULL;
-    size_t nmods = 0;
+    size_t nmods = 0, cap = 0;
     struct sw_lib *libs = NULL;
     size_t n = 0;
+    struct aux_info aux;
     bool have_exe;
     int rc;
 
@@ -392,22 +600,31 @@ sw_libstate_refresh(struct sw_libstate *ls)
     rc = read_modules(ls, &mods, &nmods);
     if (rc != 0)
         return rc;
-    libs = sw_calloc(nmods + 1, sizeof *libs);
+    rc = read_auxv(ls, &aux);
+    if (rc != 0)
+        goto out;
+    cap = nmods + 3; /* the executable, the modules, the dynamic linker, the vDSO */
+    libs = sw_calloc(cap, sizeof *libs);
     if (libs == NULL) {
         rc = sw_fail(&ls->err, SW_ENOMEM, "refreshing the module list: out of memory");
         goto out;
     }
-    rc = place_exe(ls, &libs[0], &have_exe);
+    rc = place_exe(ls, &aux, &libs[0], &have_exe);
     if (rc != 0)
         goto out;
     n = have_exe ? 1 : 0;
     for (size_t i = 0; i < nmods; i++) {
         if (mods[i].name == NULL || mods[i].name[0] == '\0')
             continue;
-        rc = add_module(ls, &libs[n++], &mods[i]);
+        rc = add_module(ls, &aux, &libs[n++], &mods[i]);
         if (rc != 0)
             goto out;
     }
+    rc = add_interp(ls, &aux, libs, &n);
+    if (rc == 0)
+        rc = add_vdso(ls, &aux, libs, &n);
+    if (rc != 0)
+        goto out;
 
     if (ls->cb) {
         for (size_t i = 0; i < ls->nlibs; i++)
@@ -427,7 +644,7 @@ out:
     if (rc == SW_ENOMEM && ls->err.code != SW_ENOMEM)
         sw_fail(&ls->err, rc, "refreshing the module list: out of memory");
     if (libs)
-        libs_free(libs, nmods + 1); /* calloc'd: unused entries hold NULL */
+        libs_free(libs, cap); /* calloc'd: unused entries hold NULL */
     sw_modinfo_free(mods, nmods);
     return rc;
 }

@@ -2,7 +2,9 @@
  *
  * Built from what the ProcessState reports (libraries-svr4), the executable
  * (--exe, else the stub's exec-file) and the auxiliary vector (the PIE load
- * bias); each module resolved to a local file under the sysroot.
+ * bias; the dynamic linker at AT_BASE and the vDSO at AT_SYSINFO_EHDR when
+ * the list lacks them); each module resolved to a local file under the
+ * sysroot, except the vDSO, whose image is read from target memory.
  */
 #ifndef RSPWALK_LIBSTATE_H
 #define RSPWALK_LIBSTATE_H
@@ -27,6 +29,12 @@ struct sw_lib {
     sw_addr l_ld;       /* runtime address of PT_DYNAMIC, 0 if unknown */
     bool is_exe;        /* the main executable */
     struct sw_elf *elf; /* borrowed from the libstate's ELF cache; NULL if no local file */
+    /* The module's ELF image read from target memory (the vDSO, which has no
+     * file: PATH is NULL), for readers that take bytes rather than a path;
+     * NULL and 0 for a module read from a local file.  Borrowed from the
+     * ELF cache, valid until the library state is freed. */
+    const uint8_t *image;
+    size_t image_len;
 };
 
 struct sw_libstate_config {
@@ -45,7 +53,9 @@ SW_API int sw_libstate_new(struct sw_proc *p, const struct sw_libstate_config *c
 SW_API void sw_libstate_free(struct sw_libstate *ls);
 
 /* notifyOfUpdate: read the module list from the target again.  Returns 0, or
- * an error when even the executable cannot be placed. */
+ * an error when even the executable cannot be placed or the link fails
+ * (reading the list, the auxiliary vector or the vDSO).  A module without a
+ * usable file, or a vDSO that cannot be read, is listed without symbols. */
 SW_API int sw_libstate_refresh(struct sw_libstate *ls);
 
 /* getLibraryAtAddr: the module whose segments cover ADDR.  *LIB is valid until

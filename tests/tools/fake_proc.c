@@ -40,6 +40,7 @@ struct fake_proc {
     char *exec_path;
     uint8_t *auxv;
     size_t auxv_len;
+    int auxv_fail_code;
     int fail_code;
     unsigned reads;
 };
@@ -136,6 +137,8 @@ static int
 fake_auxv(struct sw_proc *p, uint8_t **buf, size_t *len)
 {
     struct fake_proc *f = to_fake(p);
+    if (f->auxv_fail_code)
+        return sw_fail(&p->err, f->auxv_fail_code, "auxv: injected failure");
     if (f->auxv == NULL)
         return sw_fail(&p->err, SW_EUNSUP, "auxv: not offered");
     *buf = malloc(f->auxv_len);
@@ -278,6 +281,12 @@ fake_proc_set_auxv(struct sw_proc *p, const void *data, size_t len)
         abort();
     memcpy(f->auxv, data, len);
     f->auxv_len = len;
+}
+
+void
+fake_proc_fail_auxv(struct sw_proc *p, int code)
+{
+    to_fake(p)->auxv_fail_code = code;
 }
 
 void

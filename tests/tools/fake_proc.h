@@ -37,6 +37,10 @@ void fake_proc_remove_module(struct sw_proc *p, const char *name);
  * target format); NULL for none, which makes the auxv op SW_EUNSUP. */
 void fake_proc_set_auxv(struct sw_proc *p, const void *data, size_t len);
 
+/* Make the auxv op fail with CODE (SW_ETIMEDOUT to fake a dead link) and the
+ * message "auxv: injected failure"; 0 restores it. */
+void fake_proc_fail_auxv(struct sw_proc *p, int code);
+
 /* The executable path the target reports (exec-file); NULL for none. */
 void fake_proc_set_exec_path(struct sw_proc *p, const char *path);
 

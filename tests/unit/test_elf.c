@@ -22,6 +22,7 @@
 #include "walker/elf.h"
 
 #define LIBC       "/lib/x86_64-linux-gnu/libc.so.6"
+#define LIBM       "/lib/x86_64-linux-gnu/libm.so.6"
 #define PPC64_LIBC "/usr/powerpc64-linux-gnu/lib/libc.so.6"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -139,6 +140,12 @@ static const struct symdef symtab_defs[] = {
     { "an_ifunc", 0x1d0, 0x10, STB_GLOBAL, STT_GNU_IFUNC, SEC_TEXT },
     { "last_sizeless", 0x1f0, 0, STB_LOCAL, STT_FUNC, SEC_TEXT },
     { "undefined_fn", 0, 0, STB_GLOBAL, STT_FUNC, SHN_UNDEF },
+    /* Labels (STT_NOTYPE): one inside "outer", one in the gap after
+     * "dyn_only", an Arm mapping symbol and one outside code, both ignored. */
+    { "label_in_outer", 0x168, 0, STB_LOCAL, STT_NOTYPE, SEC_TEXT },
+    { "$x", 0x1e8, 0, STB_LOCAL, STT_NOTYPE, SEC_TEXT },
+    { "asm_label", 0x1ec, 0, STB_LOCAL, STT_NOTYPE, SEC_TEXT },
+    { "data_label", 0x1b8, 0, STB_GLOBAL, STT_NOTYPE, SEC_STRTAB },
 };
 
 /* .dynsym: the exported subset, which loses ties to .symtab. */
@@ -402,6 +409,39 @@ test_elf_last_sizeless_symbol_ends_with_its_segment(void **state)
 }
 
 static void
+test_elf_label_names_code_no_function_covers_up_to_next_function(void **state)
+{
+    struct built *b = *state;
+    struct sw_elfsym s;
+    assert_int_equal(sw_elf_symbol_at(b->elf, 0x1ec, &s), 0);
+    assert_string_equal(s.name, "asm_label");
+    assert_int_equal(s.value, 0x1ec);
+    assert_int_equal(s.size, 0);
+    assert_string_equal(name_at(b->elf, 0x1ef), "asm_label");
+    assert_string_equal(name_at(b->elf, 0x1f0), "last_sizeless");
+}
+
+static void
+test_elf_label_inside_function_does_not_hide_it(void **state)
+{
+    struct built *b = *state;
+    assert_string_equal(name_at(b->elf, 0x168), "outer");
+    assert_string_equal(name_at(b->elf, 0x16f), "outer");
+    assert_string_equal(name_at(b->elf, 0x172), "inner");
+}
+
+static void
+test_elf_mapping_symbols_and_labels_outside_code_are_ignored(void **state)
+{
+    struct built *b = *state;
+    struct sw_elfsym s;
+    assert_int_equal(sw_elf_symbol_at(b->elf, 0x1e9, &s), SW_ENOSYM);
+    assert_int_equal(sw_elf_symbol_at(b->elf, 0x1b8, &s), SW_ENOSYM);
+    assert_int_equal(sw_elf_symbol_by_name(b->elf, "$x", &s), SW_ENOSYM);
+    assert_int_equal(sw_elf_symbol_by_name(b->elf, "data_label", &s), SW_ENOSYM);
+}
+
+static void
 test_elf_read_returns_file_bytes_and_emem_past_them(void **state)
 {
     struct built *b = *state;
@@ -434,6 +474,20 @@ test_elf_header_facts_of_built_image(void **state)
     assert_int_equal(idlen, 0);
     assert_null(sw_elf_debug_path(b->elf));
     assert_string_equal(sw_elf_path(b->elf), "built");
+    assert_null(sw_elf_interp(b->elf));
+}
+
+static void
+test_elf_memory_image_bytes_are_the_cache_copy(void **state)
+{
+    struct built *b = *state;
+    const uint8_t *data;
+    size_t len;
+    sw_elf_image(b->elf, &data, &len);
+    assert_non_null(data);
+    assert_true(len > TEXT_END);
+    assert_memory_equal(data, ELFMAG, SELFMAG); /* the fixture overwrote its own buffer */
+    assert_int_equal(data[0x110], 0x10);
 }
 
 /* ---- real files ---------------------------------------------------------- */
@@ -629,6 +683,212 @@ test_elf_vdso_image_from_memory_has_symbols(void **state)
     sw_elfcache_free(c);
 }
 
+/* The PT_INTERP string of this program, from its loaded program headers. */
+static int
+interp_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_INTERP)
+            *(const char **)arg = (const char *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+    return 1; /* the first entry is the main program */
+}
+
+static void
+test_elf_interp_of_this_program_is_its_pt_interp_and_libm_has_none(void **state)
+{
+    (void)state;
+    const char *want = NULL;
+    dl_iterate_phdr(interp_cb, &want);
+    if (want == NULL)
+        skip(); /* a static test binary */
+    struct sw_elfcache *c = sw_elfcache_new("/nonexistent");
+    struct sw_elf *self = open_ok(c, "/proc/self/exe");
+    assert_non_null(sw_elf_interp(self));
+    assert_string_equal(sw_elf_interp(self), want);
+    /* libc.so.6 has a PT_INTERP (it runs, printing its version); libm not. */
+    assert_string_equal(sw_elf_interp(open_ok(c, LIBC)), want);
+    assert_null(sw_elf_interp(open_ok(c, LIBM)));
+    sw_elfcache_free(c);
+}
+
+static void
+test_elf_loader_entry_named_start_by_label_in_debug_file(void **state)
+{
+    (void)state;
+    const char *want = NULL;
+    dl_iterate_phdr(interp_cb, &want);
+    if (want == NULL || access(want, R_OK) != 0)
+        skip();
+    struct sw_elfcache *c = sw_elfcache_new(NULL);
+    struct sw_elf *ld = open_ok(c, want);
+    struct sw_elfsym s;
+    if (sw_elf_debug_path(ld) == NULL) {
+        sw_elfcache_free(c);
+        skip(); /* libc6-dbg not installed: ld.so's .dynsym lacks _start */
+    }
+    assert_int_equal(sw_elf_symbol_at(ld, sw_elf_entry(ld), &s), 0);
+    assert_string_equal(s.name, "_start");
+    assert_int_equal(s.value, sw_elf_entry(ld));
+    sw_elfcache_free(c);
+}
+
+static void
+test_elf_lookup_finds_only_opened_files_and_file_has_no_image(void **state)
+{
+    (void)state;
+    struct sw_elfcache *c = sw_elfcache_new(NULL);
+    const uint8_t *data;
+    size_t len;
+    assert_null(sw_elfcache_lookup(c, LIBC));
+    struct sw_elf *e = open_ok(c, LIBC);
+    assert_ptr_equal(sw_elfcache_lookup(c, LIBC), e);
+    assert_null(sw_elfcache_lookup(c, "[vdso]"));
+    assert_null(sw_elfcache_lookup(NULL, LIBC));
+    sw_elf_image(e, &data, &len);
+    assert_null(data);
+    assert_int_equal(len, 0);
+    sw_elfcache_free(c);
+}
+
+/* ---- sizing an image read from memory ------------------------------------ */
+
+/* This process's vDSO and its size (headers, PT_LOAD file bytes, section
+ * headers), computed here without the code under test; NULL if none. */
+static const uint8_t *
+own_vdso(size_t *len)
+{
+    const uint8_t *base = (const uint8_t *)getauxval(AT_SYSINFO_EHDR);
+    if (base == NULL)
+        return NULL;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
+    const Elf64_Phdr *ph = (const Elf64_Phdr *)(base + eh->e_phoff);
+    size_t n = eh->e_phoff + (size_t)eh->e_phnum * eh->e_phentsize;
+    for (int i = 0; i < eh->e_phnum; i++)
+        if (ph[i].p_type == PT_LOAD && ph[i].p_offset + ph[i].p_filesz > n)
+            n = ph[i].p_offset + ph[i].p_filesz;
+    if (eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize > n)
+        n = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+    *len = n;
+    return base;
+}
+
+static void
+test_elf_image_size_asks_for_header_then_program_headers_then_whole_vdso(void **state)
+{
+    (void)state;
+    size_t full, need = 0;
+    const uint8_t *vdso = own_vdso(&full);
+    if (vdso == NULL)
+        skip();
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)vdso;
+    struct sw_errbuf err = { 0 };
+    assert_int_equal(sw_elf_image_size(vdso, 4, "[vdso]", &need, &err), 0);
+    assert_int_equal(need, EI_NIDENT);
+    assert_int_equal(sw_elf_image_size(vdso, EI_NIDENT, "[vdso]", &need, &err), 0);
+    assert_int_equal(need, sizeof(Elf64_Ehdr));
+    assert_int_equal(sw_elf_image_size(vdso, sizeof(Elf64_Ehdr), "[vdso]", &need, &err), 0);
+    assert_int_equal(need, eh->e_phoff + (size_t)eh->e_phnum * sizeof(Elf64_Phdr));
+    assert_int_equal(sw_elf_image_size(vdso, need, "[vdso]", &need, &err), 0);
+    assert_int_equal(need, full);
+    assert_int_equal(sw_elf_image_size(vdso, full, "[vdso]", &need, &err), 0);
+    assert_int_equal(need, full);
+}
+
+/* A copy of this process's vDSO to corrupt; *LEN its size.  Caller frees. */
+static uint8_t *
+vdso_copy(size_t *len)
+{
+    const uint8_t *vdso = own_vdso(len);
+    if (vdso == NULL)
+        return NULL;
+    uint8_t *b = malloc(*len);
+    assert_non_null(b);
+    memcpy(b, vdso, *len);
+    return b;
+}
+
+static void
+image_size_fails(const uint8_t *img, size_t len, const char *msg)
+{
+    struct sw_errbuf err = { 0 };
+    size_t need = 12345;
+    assert_int_equal(sw_elf_image_size(img, len, "img", &need, &err), SW_EBADELF);
+    assert_int_equal(need, 12345);
+    assert_int_equal(err.code, SW_EBADELF);
+    if (strstr(err.msg, msg) == NULL)
+        fail_msg("message \"%s\" lacks \"%s\"", err.msg, msg);
+}
+
+static void
+test_elf_image_size_without_magic_is_ebadelf_naming_image(void **state)
+{
+    (void)state;
+    static const uint8_t zeros[64];
+    image_size_fails(zeros, sizeof zeros, "img: not an ELF image (no ELF magic)");
+    image_size_fails((const uint8_t *)"\177EL!", 4, "img: not an ELF image (no ELF magic)");
+}
+
+static void
+test_elf_image_size_bad_class_byte_order_or_phentsize_is_ebadelf(void **state)
+{
+    (void)state;
+    size_t len;
+    uint8_t *img = vdso_copy(&len);
+    if (img == NULL)
+        skip();
+    Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+    img[EI_CLASS] = 7;
+    image_size_fails(img, len, "img: not an ELF image (class 7)");
+    img[EI_CLASS] = ELFCLASS64;
+    img[EI_DATA] = 9;
+    image_size_fails(img, len, "img: not an ELF image (byte order 9)");
+    img[EI_DATA] = ELFDATA2LSB;
+    eh->e_phentsize = 40;
+    image_size_fails(img, len, "img: program header size 40, expected 56");
+    free(img);
+}
+
+static void
+test_elf_image_size_without_loadable_segments_is_ebadelf(void **state)
+{
+    (void)state;
+    size_t len;
+    uint8_t *img = vdso_copy(&len);
+    if (img == NULL)
+        skip();
+    Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+    Elf64_Phdr *ph = (Elf64_Phdr *)(img + eh->e_phoff);
+    for (int i = 0; i < eh->e_phnum; i++)
+        if (ph[i].p_type == PT_LOAD)
+            ph[i].p_type = PT_NULL;
+    image_size_fails(img, len, "img: no loadable segments (PT_LOAD)");
+    eh->e_phnum = 0;
+    image_size_fails(img, len, "img: no loadable segments (no program headers)");
+    free(img);
+}
+
+static void
+test_elf_image_size_offsets_past_address_space_are_ebadelf(void **state)
+{
+    (void)state;
+    size_t len;
+    uint8_t *img = vdso_copy(&len);
+    if (img == NULL)
+        skip();
+    Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+    Elf64_Off phoff = eh->e_phoff;
+    eh->e_phoff = UINT64_MAX - 8;
+    image_size_fails(img, len, "img: header tables beyond any image size");
+    eh->e_phoff = phoff;
+    Elf64_Phdr *ph = (Elf64_Phdr *)(img + eh->e_phoff);
+    for (int i = 0; i < eh->e_phnum; i++)
+        if (ph[i].p_type == PT_LOAD)
+            ph[i].p_offset = UINT64_MAX - 4;
+    image_size_fails(img, len, "img: segment");
+    free(img);
+}
+
 static void
 test_elf_ppc64_elfv1_symbols_point_at_code_not_descriptors(void **state)
 {
@@ -767,8 +1027,12 @@ main(void)
         cmocka_unit_test(test_elf_symtab_beats_dynsym_at_same_address),
         cmocka_unit_test(test_elf_ifunc_and_dynsym_only_symbols_are_found),
         cmocka_unit_test(test_elf_last_sizeless_symbol_ends_with_its_segment),
+        cmocka_unit_test(test_elf_label_names_code_no_function_covers_up_to_next_function),
+        cmocka_unit_test(test_elf_label_inside_function_does_not_hide_it),
+        cmocka_unit_test(test_elf_mapping_symbols_and_labels_outside_code_are_ignored),
         cmocka_unit_test(test_elf_read_returns_file_bytes_and_emem_past_them),
         cmocka_unit_test(test_elf_header_facts_of_built_image),
+        cmocka_unit_test(test_elf_memory_image_bytes_are_the_cache_copy),
     };
     const struct CMUnitTest files[] = {
         cmocka_unit_test(test_elf_libc_dynsym_symbol_found_by_name_and_address),
@@ -781,6 +1045,14 @@ main(void)
         cmocka_unit_test(test_elf_self_code_bytes_match_memory_and_bss_is_emem),
         cmocka_unit_test(test_elf_same_path_opens_once),
         cmocka_unit_test(test_elf_vdso_image_from_memory_has_symbols),
+        cmocka_unit_test(test_elf_interp_of_this_program_is_its_pt_interp_and_libm_has_none),
+        cmocka_unit_test(test_elf_loader_entry_named_start_by_label_in_debug_file),
+        cmocka_unit_test(test_elf_lookup_finds_only_opened_files_and_file_has_no_image),
+        cmocka_unit_test(test_elf_image_size_asks_for_header_then_program_headers_then_whole_vdso),
+        cmocka_unit_test(test_elf_image_size_without_magic_is_ebadelf_naming_image),
+        cmocka_unit_test(test_elf_image_size_bad_class_byte_order_or_phentsize_is_ebadelf),
+        cmocka_unit_test(test_elf_image_size_without_loadable_segments_is_ebadelf),
+        cmocka_unit_test(test_elf_image_size_offsets_past_address_space_are_ebadelf),
         cmocka_unit_test(test_elf_ppc64_elfv1_symbols_point_at_code_not_descriptors),
         cmocka_unit_test(test_elf_non_elf_file_is_ebadelf_naming_path),
         cmocka_unit_test(test_elf_missing_file_is_enoent_naming_path),

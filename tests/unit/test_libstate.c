@@ -28,6 +28,10 @@
 #define AARCH64_LIBC "/usr/aarch64-linux-gnu/lib/libc.so.6"
 #define LIBC_BIAS    0x7f0000000000ull
 #define LIBM_BIAS    0x7f1000000000ull
+/* Where the fake target has its dynamic linker and its vDSO (page-aligned,
+ * apart from everything else placed here). */
+#define LD_BASE   0x7f2000000000ull
+#define VDSO_BASE 0x7ffff7fc1000ull
 
 static char self_path[4096];
 
@@ -62,19 +66,83 @@ marker_addr(void)
     return a;
 }
 
-/* This process's auxv entries TAGS[] as a target would send them. */
+/* An auxv of N (tag, value) pairs as a target would send it. */
 static void
-set_auxv(struct sw_proc *p, const unsigned long *tags, size_t n)
+set_auxv_pairs(struct sw_proc *p, const uint64_t (*pairs)[2], size_t n)
 {
-    uint64_t buf[16];
+    uint64_t buf[32];
     size_t k = 0;
+    assert_true(n < 15);
     for (size_t i = 0; i < n; i++) {
-        buf[k++] = tags[i];
-        buf[k++] = getauxval(tags[i]);
+        buf[k++] = pairs[i][0];
+        buf[k++] = pairs[i][1];
     }
     buf[k++] = AT_NULL;
     buf[k++] = 0;
     fake_proc_set_auxv(p, buf, k * sizeof buf[0]);
+}
+
+/* This process's auxv entries TAGS[] as a target would send them. */
+static void
+set_auxv(struct sw_proc *p, const unsigned long *tags, size_t n)
+{
+    uint64_t pairs[14][2];
+    assert_true(n < 15);
+    for (size_t i = 0; i < n; i++) {
+        pairs[i][0] = tags[i];
+        pairs[i][1] = getauxval(tags[i]);
+    }
+    set_auxv_pairs(p, pairs, n);
+}
+
+/* The PT_INTERP string of this program, from its loaded program headers. */
+static int
+interp_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_INTERP)
+            *(const char **)arg = (const char *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+    return 1; /* the first entry is the main program */
+}
+
+static const char *
+self_interp(void)
+{
+    const char *interp = NULL;
+    dl_iterate_phdr(interp_cb, &interp);
+    return interp;
+}
+
+/* This process's vDSO (the [vdso] mapping); NULL if it has none. */
+static const uint8_t *
+own_vdso(size_t *len)
+{
+    const uint8_t *base = (const uint8_t *)getauxval(AT_SYSINFO_EHDR);
+    FILE *maps = fopen("/proc/self/maps", "r");
+    char line[512];
+    *len = 0;
+    while (base && maps && fgets(line, sizeof line, maps)) {
+        unsigned long lo, hi;
+        if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 &&
+            lo == (uintptr_t)base)
+            *len = hi - lo;
+    }
+    if (maps)
+        fclose(maps);
+    return *len ? base : NULL;
+}
+
+/* Put this process's vDSO into the fake target's memory at VDSO_BASE. */
+static bool
+fake_vdso(struct sw_proc *p)
+{
+    size_t len;
+    const uint8_t *vdso = own_vdso(&len);
+    if (vdso == NULL)
+        return false;
+    fake_proc_add_mem(p, VDSO_BASE, vdso, len);
+    return true;
 }
 
 struct fixture {
@@ -155,6 +223,24 @@ find_lib(struct sw_libstate *ls, const char *name)
         if (strcmp(libs[i].name, name) == 0)
             return &libs[i];
     return NULL;
+}
+
+static size_t
+count_libs(struct sw_libstate *ls, const char *name)
+{
+    const struct sw_lib *libs;
+    size_t n, k = 0;
+    assert_int_equal(sw_libstate_libs(ls, &libs, &n), 0);
+    for (size_t i = 0; i < n; i++)
+        k += strcmp(libs[i].name, name) == 0;
+    return k;
+}
+
+static void
+assert_msg_has(const char *msg, const char *part)
+{
+    if (strstr(msg, part) == NULL)
+        fail_msg("message \"%s\" lacks \"%s\"", msg, part);
 }
 
 /* ---- the executable ------------------------------------------------------ */
@@ -566,6 +652,378 @@ test_libstate_failed_refresh_keeps_previous_list(void **state)
     }
 }
 
+/* ---- the dynamic linker from PT_INTERP and AT_BASE ----------------------- */
+
+/* The fake target runs this test binary, stopped at its loader's entry: the
+ * module list is empty, the auxv has AT_ENTRY and AT_BASE. */
+static void
+at_entry_of_self(struct fixture *f)
+{
+    const uint64_t pairs[][2] = { { AT_ENTRY, getauxval(AT_ENTRY) }, { AT_BASE, LD_BASE } };
+    fake_proc_set_exec_path(f->proc, self_path);
+    set_auxv_pairs(f->proc, pairs, 2);
+}
+
+static void
+test_libstate_empty_list_and_at_base_adds_pt_interp_at_at_base(void **state)
+{
+    struct fixture *f = *state;
+    const char *interp = self_interp();
+    if (interp == NULL || access(interp, R_OK) != 0)
+        skip();
+    at_entry_of_self(f);
+    struct sw_libstate *ls = new_ls(f, NULL);
+    const struct sw_lib *lib, *at;
+    sw_addr lo, hi;
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    lib = find_lib(ls, interp);
+    assert_non_null(lib);
+    assert_false(lib->is_exe);
+    assert_string_equal(lib->path, interp);
+    assert_non_null(lib->elf);
+    assert_null(lib->image);
+    sw_elf_load_range(lib->elf, &lo, &hi);
+    assert_int_equal(lib->bias, LD_BASE - lo);
+    assert_int_equal(lib->start, LD_BASE);
+    /* The loader's entry point, where the PC is at the program's first stop. */
+    assert_int_equal(sw_libstate_lib_at(ls, lib->bias + sw_elf_entry(lib->elf), &at), 0);
+    assert_ptr_equal(at, lib);
+}
+
+static void
+test_libstate_loader_entry_resolves_through_symlookup(void **state)
+{
+    struct fixture *f = *state;
+    const char *interp = self_interp();
+    if (interp == NULL || access(interp, R_OK) != 0)
+        skip();
+    at_entry_of_self(f);
+    struct sw_libstate *ls = new_ls(f, NULL);
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    const struct sw_lib *lib = find_lib(ls, interp);
+    assert_non_null(lib);
+    struct sw_elfsym start;
+    if (sw_elf_symbol_by_name(lib->elf, "_start", &start) != 0)
+        skip(); /* no debug file for the loader: its .dynsym lacks _start */
+    struct sw_symlookup *sl = sw_symlookup_elf_new(ls);
+    struct sw_symbol sym;
+    assert_non_null(sl);
+    assert_int_equal(sl->ops->lookup(sl, lib->bias + sw_elf_entry(lib->elf), &sym), 0);
+    assert_string_equal(sym.name, "_start");
+    assert_int_equal(sym.start, lib->bias + start.value);
+    assert_string_equal(sym.module, interp);
+    sw_symlookup_free(sl);
+}
+
+static void
+test_libstate_listed_loader_at_at_base_is_not_added_twice(void **state)
+{
+    struct fixture *f = *state;
+    const char *interp = self_interp();
+    if (interp == NULL)
+        skip();
+    at_entry_of_self(f);
+    /* gdbserver lists it by its link-map name, which may differ. */
+    fake_proc_add_module(f->proc, "/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", LD_BASE);
+    struct sw_libstate *ls = new_ls(f, NULL);
+    const struct sw_lib *libs;
+    size_t n;
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_int_equal(sw_libstate_libs(ls, &libs, &n), 0);
+    assert_int_equal(n, 2);
+    if (strcmp(interp, "/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2") != 0)
+        assert_null(find_lib(ls, interp));
+}
+
+static void
+test_libstate_loader_listed_after_entry_is_no_change(void **state)
+{
+    struct fixture *f = *state;
+    struct changes cs = { .n = 0 };
+    const char *interp = self_interp();
+    if (interp == NULL)
+        skip();
+    at_entry_of_self(f);
+    struct sw_libstate *ls = new_ls(f, NULL);
+    sw_libstate_set_change_cb(ls, record_change, &cs);
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_int_equal(cs.n, 2); /* the executable and the loader */
+
+    cs.n = 0;
+    fake_proc_add_module(f->proc, interp, LD_BASE); /* libc has loaded */
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_int_equal(cs.n, 0);
+    assert_int_equal(count_libs(ls, interp), 1);
+}
+
+static void
+test_libstate_loader_goes_through_sysroot(void **state)
+{
+    struct fixture *f = *state;
+    const char *interp = self_interp();
+    if (interp == NULL || access(interp, R_OK) != 0)
+        skip();
+    const char *root = make_sysroot(f);
+    char path[4200], cmd[8600];
+    snprintf(path, sizeof path, "%s%s", root, interp);
+    snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s')\" && ln -s '%s' '%s'", path, interp,
+             path);
+    assert_int_equal(system(cmd), 0);
+    struct sw_libstate_config cfg = { .sysroot = root, .exe = self_path };
+    at_entry_of_self(f);
+    struct sw_libstate *ls = new_ls(f, &cfg);
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    const struct sw_lib *lib = find_lib(ls, interp);
+    assert_non_null(lib);
+    assert_string_equal(lib->path, path);
+    assert_non_null(lib->elf);
+}
+
+static void
+test_libstate_loader_missing_locally_listed_at_at_base_without_file(void **state)
+{
+    struct fixture *f = *state;
+    const char *interp = self_interp();
+    if (interp == NULL)
+        skip();
+    struct sw_libstate_config cfg = { .sysroot = make_sysroot(f), .exe = self_path };
+    at_entry_of_self(f);
+    struct sw_libstate *ls = new_ls(f, &cfg);
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    const struct sw_lib *lib = find_lib(ls, interp);
+    assert_non_null(lib);
+    assert_null(lib->path);
+    assert_null(lib->elf);
+    assert_int_equal(lib->bias, LD_BASE);
+}
+
+static void
+test_libstate_at_base_without_exe_file_adds_no_loader(void **state)
+{
+    struct fixture *f = *state;
+    const uint64_t pairs[][2] = { { AT_BASE, LD_BASE } };
+    fake_proc_set_exec_path(f->proc, "/nonexistent/prog");
+    set_auxv_pairs(f->proc, pairs, 1);
+    struct sw_libstate *ls = new_ls(f, NULL);
+    const struct sw_lib *libs;
+    size_t n;
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_int_equal(sw_libstate_libs(ls, &libs, &n), 0);
+    assert_int_equal(n, 1); /* the executable, without a file: no PT_INTERP to read */
+}
+
+static void
+test_libstate_at_base_zero_adds_no_loader(void **state)
+{
+    struct fixture *f = *state;
+    const uint64_t pairs[][2] = { { AT_ENTRY, getauxval(AT_ENTRY) }, { AT_BASE, 0 } };
+    fake_proc_set_exec_path(f->proc, self_path);
+    set_auxv_pairs(f->proc, pairs, 2);
+    struct sw_libstate *ls = new_ls(f, NULL);
+    const struct sw_lib *libs;
+    size_t n;
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_int_equal(sw_libstate_libs(ls, &libs, &n), 0);
+    assert_int_equal(n, 1);
+}
+
+static void
+test_libstate_auxv_dead_link_fails_refresh_naming_auxv(void **state)
+{
+    struct fixture *f = *state;
+    struct sw_libstate_config cfg = { .exe = self_path };
+    struct sw_libstate *ls = new_ls(f, &cfg);
+    fake_proc_fail_auxv(f->proc, SW_ETIMEDOUT);
+
+    assert_int_equal(sw_libstate_refresh(ls), SW_ETIMEDOUT);
+    assert_msg_has(sw_libstate_errmsg(ls), "reading the auxiliary vector: ");
+    assert_msg_has(sw_libstate_errmsg(ls), "injected failure");
+}
+
+/* ---- the vDSO from target memory ------------------------------------------ */
+
+static void
+test_libstate_vdso_from_at_sysinfo_ehdr_resolves_through_symlookup(void **state)
+{
+    struct fixture *f = *state;
+    const uint64_t pairs[][2] = { { AT_SYSINFO_EHDR, VDSO_BASE } };
+    if (!fake_vdso(f->proc))
+        skip();
+    set_auxv_pairs(f->proc, pairs, 1);
+    struct sw_libstate *ls = new_ls(f, NULL);
+    struct sw_elfsym s;
+    struct sw_symbol sym;
+    sw_addr lo, hi;
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    const struct sw_lib *lib = find_lib(ls, "[vdso]");
+    assert_non_null(lib);
+    assert_null(lib->path);
+    assert_non_null(lib->elf);
+    sw_elf_load_range(lib->elf, &lo, &hi);
+    assert_int_equal(lib->bias, VDSO_BASE - lo);
+    assert_int_equal(lib->start, VDSO_BASE);
+    assert_non_null(lib->image);
+    assert_memory_equal(lib->image, (const void *)getauxval(AT_SYSINFO_EHDR), lib->image_len);
+
+    assert_int_equal(sw_elf_symbol_by_name(lib->elf, "__vdso_clock_gettime", &s), 0);
+    struct sw_symlookup *sl = sw_symlookup_elf_new(ls);
+    assert_non_null(sl);
+    assert_int_equal(sl->ops->lookup(sl, lib->bias + s.value + 1, &sym), 0);
+    assert_int_equal(sym.start, lib->bias + s.value);
+    assert_non_null(strstr(sym.name, "clock_gettime")); /* or its alias __vdso_... */
+    assert_string_equal(sym.module, "[vdso]");
+    sw_symlookup_free(sl);
+
+    /* Its CFI is there for a stepper that reads the image. */
+    const uint8_t *eh;
+    size_t eh_len;
+    sw_addr eh_addr;
+    assert_int_equal(sw_elf_section(lib->elf, ".eh_frame", false, &eh, &eh_len, &eh_addr), 0);
+    assert_true(eh >= lib->image && eh + eh_len <= lib->image + lib->image_len);
+}
+
+static void
+test_libstate_listed_vdso_read_at_at_sysinfo_ehdr_once(void **state)
+{
+    struct fixture *f = *state;
+    const uint64_t pairs[][2] = { { AT_SYSINFO_EHDR, VDSO_BASE } };
+    if (!fake_vdso(f->proc))
+        skip();
+    set_auxv_pairs(f->proc, pairs, 1);
+    fake_proc_add_module(f->proc, "linux-vdso.so.1", 0x1000); /* l_addr ignored */
+    struct sw_libstate *ls = new_ls(f, NULL);
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_int_equal(count_libs(ls, "[vdso]"), 1);
+    const struct sw_lib *lib = find_lib(ls, "[vdso]");
+    assert_non_null(lib->elf);
+    assert_int_equal(lib->start, VDSO_BASE);
+
+    /* The image is kept in the ELF cache: a refresh reads no memory. */
+    unsigned reads = fake_proc_reads(f->proc);
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_int_equal(fake_proc_reads(f->proc), reads);
+    assert_non_null(find_lib(ls, "[vdso]")->elf);
+}
+
+static void
+test_libstate_listed_vdso_without_auxv_read_at_l_addr(void **state)
+{
+    struct fixture *f = *state;
+    if (!fake_vdso(f->proc))
+        skip();
+    fake_proc_add_module(f->proc, "linux-vdso.so.1", VDSO_BASE);
+    struct sw_libstate *ls = new_ls(f, NULL);
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    const struct sw_lib *lib = find_lib(ls, "[vdso]");
+    assert_non_null(lib);
+    assert_non_null(lib->elf);
+    assert_int_equal(lib->start, VDSO_BASE);
+}
+
+static void
+test_libstate_unreadable_vdso_listed_without_symbols(void **state)
+{
+    struct fixture *f = *state;
+    const uint64_t pairs[][2] = { { AT_SYSINFO_EHDR, VDSO_BASE } };
+    set_auxv_pairs(f->proc, pairs, 1); /* nothing mapped there */
+    struct sw_libstate *ls = new_ls(f, NULL);
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    const struct sw_lib *lib = find_lib(ls, "[vdso]");
+    assert_non_null(lib);
+    assert_null(lib->elf);
+    assert_null(lib->image);
+    assert_int_equal(lib->bias, VDSO_BASE);
+}
+
+static void
+test_libstate_vdso_not_elf_or_too_large_listed_without_symbols(void **state)
+{
+    struct fixture *f = *state;
+    const uint64_t pairs[][2] = { { AT_SYSINFO_EHDR, VDSO_BASE } };
+    size_t len;
+    const uint8_t *vdso = own_vdso(&len);
+    if (vdso == NULL)
+        skip();
+    set_auxv_pairs(f->proc, pairs, 1);
+    fake_proc_add_mem(f->proc, VDSO_BASE, NULL, 0x20000); /* zeros: no ELF magic */
+    struct sw_libstate *ls = new_ls(f, NULL);
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_null(find_lib(ls, "[vdso]")->elf);
+
+    /* Section headers said to lie past the 64 KiB bound. */
+    uint8_t *img = malloc(len);
+    assert_non_null(img);
+    memcpy(img, vdso, len);
+    ((Elf64_Ehdr *)img)->e_shoff = 0x18000;
+    fake_proc_put(f->proc, VDSO_BASE, img, len);
+    free(img);
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_null(find_lib(ls, "[vdso]")->elf);
+}
+
+static void
+test_libstate_vdso_read_on_dead_link_fails_refresh_naming_address(void **state)
+{
+    struct fixture *f = *state;
+    const uint64_t pairs[][2] = { { AT_SYSINFO_EHDR, VDSO_BASE } };
+    set_auxv_pairs(f->proc, pairs, 1);
+    fake_proc_fail_reads(f->proc, SW_ETIMEDOUT);
+    struct sw_libstate *ls = new_ls(f, NULL);
+
+    assert_int_equal(sw_libstate_refresh(ls), SW_ETIMEDOUT);
+    assert_msg_has(sw_libstate_errmsg(ls), "reading the vDSO at 0x7ffff7fc1000: ");
+    assert_msg_has(sw_libstate_errmsg(ls), "injected failure");
+}
+
+static void
+test_libstate_allocation_failures_with_loader_and_vdso_keep_list(void **state)
+{
+    struct fixture *f = *state;
+    const char *interp = self_interp();
+    const uint64_t pairs[][2] = { { AT_ENTRY, getauxval(AT_ENTRY) },
+                                  { AT_BASE, LD_BASE },
+                                  { AT_SYSINFO_EHDR, VDSO_BASE } };
+    if (interp == NULL || !fake_vdso(f->proc))
+        skip();
+    fake_proc_set_exec_path(f->proc, self_path);
+    set_auxv_pairs(f->proc, pairs, 3);
+    fake_proc_add_module(f->proc, LIBC, LIBC_BIAS);
+
+    /* Each allocation of a first refresh (nothing cached yet) failing in
+     * turn: ENOMEM with its message and no list, or success. */
+    for (unsigned long k = 1; k < 400; k++) {
+        struct sw_libstate *ls = NULL;
+        const struct sw_lib *libs;
+        size_t n;
+        assert_int_equal(sw_libstate_new(f->proc, NULL, &ls), 0);
+        sw_test_fail_alloc_at(k);
+        int rc = sw_libstate_refresh(ls);
+        sw_test_fail_alloc_at(0);
+        assert_int_equal(sw_libstate_libs(ls, &libs, &n), 0);
+        if (rc == 0) {
+            assert_int_equal(n, 4); /* executable, libc, loader, vDSO */
+            assert_non_null(find_lib(ls, "[vdso]")->elf);
+            sw_libstate_free(ls);
+            return;
+        }
+        assert_int_equal(rc, SW_ENOMEM);
+        assert_msg_has(sw_libstate_errmsg(ls), "out of memory");
+        assert_int_equal(n, 0);
+        sw_libstate_free(ls);
+    }
+    fail_msg("refresh still failing after 400 allocations");
+}
+
 static void
 test_libstate_free_null_is_noop(void **state)
 {
@@ -599,6 +1057,22 @@ main(void)
         T(test_libstate_change_cb_reports_loads_then_only_differences),
         T(test_libstate_same_library_at_new_address_is_unload_and_load),
         T(test_libstate_failed_refresh_keeps_previous_list),
+        T(test_libstate_empty_list_and_at_base_adds_pt_interp_at_at_base),
+        T(test_libstate_loader_entry_resolves_through_symlookup),
+        T(test_libstate_listed_loader_at_at_base_is_not_added_twice),
+        T(test_libstate_loader_listed_after_entry_is_no_change),
+        T(test_libstate_loader_goes_through_sysroot),
+        T(test_libstate_loader_missing_locally_listed_at_at_base_without_file),
+        T(test_libstate_at_base_without_exe_file_adds_no_loader),
+        T(test_libstate_at_base_zero_adds_no_loader),
+        T(test_libstate_auxv_dead_link_fails_refresh_naming_auxv),
+        T(test_libstate_vdso_from_at_sysinfo_ehdr_resolves_through_symlookup),
+        T(test_libstate_listed_vdso_read_at_at_sysinfo_ehdr_once),
+        T(test_libstate_listed_vdso_without_auxv_read_at_l_addr),
+        T(test_libstate_unreadable_vdso_listed_without_symbols),
+        T(test_libstate_vdso_not_elf_or_too_large_listed_without_symbols),
+        T(test_libstate_vdso_read_on_dead_link_fails_refresh_naming_address),
+        T(test_libstate_allocation_failures_with_loader_and_vdso_keep_list),
         cmocka_unit_test(test_libstate_free_null_is_noop),
     };
 #undef T

@@ -18,6 +18,7 @@
 #include "rspwalk/proc.h"
 #include "util/util.h"
 #include "walker/elf.h"
+#include "walker/libstate_internal.h"
 #include "walker/walker_internal.h"
 
 /* Auxiliary vector tags (Linux include/uapi/linux/auxvec.h). */
@@ -53,6 +54,7 @@ struct sw_libstate {
     size_t nlibs;
     sw_lib_change_cb cb;
     void *cb_arg;
+    sw_addr lib_trap; /* r_debug.r_brk when the list came from the link map; else 0 */
     struct sw_errbuf err;
 };
 
@@ -558,25 +560,30 @@ lib_in(const struct sw_lib *lib, const struct sw_lib *libs, size_t n)
     return false;
 }
 
-/* The module list: not offered (no op, SW_EUNSUP) is an empty list; a link
- * failure or no memory is an error; any other failure (a malformed list)
- * leaves the executable alone, with the message kept on LS. */
+/* The module list: not offered (no op, SW_EUNSUP) is an empty list with
+ * *OFFERED false (the link map is read instead); a link failure or no memory
+ * is an error; any other failure (a malformed list) leaves the executable
+ * alone, with the message kept on LS. */
 static int
-read_modules(struct sw_libstate *ls, struct sw_modinfo **mods, size_t *n)
+read_modules(struct sw_libstate *ls, struct sw_modinfo **mods, size_t *n, bool *offered)
 {
     struct sw_proc *p = ls->proc;
 
     *mods = NULL;
     *n = 0;
+    *offered = false;
     if (p->ops->modules == NULL)
         return 0;
     int rc = p->ops->modules(p, mods, n);
-    if (rc == 0)
+    if (rc == 0) {
+        *offered = true;
         return 0;
+    }
     *mods = NULL;
     *n = 0;
     if (rc == SW_EUNSUP)
         return 0;
+    *offered = true;
     sw_fail(&ls->err, rc, "reading the module list: %s", sw_proc_errmsg(p));
     return sw_is_link_error(rc) ? rc : 0;
 }
@@ -593,11 +600,11 @@ sw_libstate_refresh(struct sw_libstate *ls)
     struct sw_lib *libs = NULL;
     size_t n = 0;
     struct aux_info aux;
-    bool have_exe;
+    bool have_exe, offered;
     int rc;
 
     sw_err_clear(&ls->err);
-    rc = read_modules(ls, &mods, &nmods);
+    rc = read_modules(ls, &mods, &nmods, &offered);
     if (rc != 0)
         return rc;
     rc = read_auxv(ls, &aux);
@@ -613,6 +620,22 @@ sw_libstate_refresh(struct sw_libstate *ls)
     if (rc != 0)
         goto out;
     n = have_exe ? 1 : 0;
+    if (!offered && have_exe) {
+        /* No list from the stub (QEMU user): the dynamic linker's link map. */
+        rc = sw_rdebug_modules(ls->proc, libs[0].l_ld, &mods, &nmods, &ls->lib_trap, &ls->err);
+        if (rc == 0 && nmods + 3 > cap) {
+            struct sw_lib *grown = sw_realloc(libs, (nmods + 3) * sizeof *libs);
+            if (grown == NULL) {
+                rc = sw_fail(&ls->err, SW_ENOMEM, "refreshing the module list: out of memory");
+                goto out;
+            }
+            memset(grown + cap, 0, (nmods + 3 - cap) * sizeof *grown);
+            libs = grown;
+            cap = nmods + 3;
+        }
+        if (rc != 0)
+            goto out;
+    }
     for (size_t i = 0; i < nmods; i++) {
         if (mods[i].name == NULL || mods[i].name[0] == '\0')
             continue;

@@ -8,6 +8,7 @@
 
 static const struct arch_desc *const all_arches[] = {
     &arch_x86_64,
+    &arch_i386,
     NULL,
 };
 

@@ -309,16 +309,28 @@ sw_threads(struct sw_walker *w, sw_tid *tids, size_t max, size_t *n)
  * "<signal handler called>"); it and the frame it interrupted hold exact
  * PCs.  The check reads the trampoline's bytes, so it finds glibc's
  * __restore_rt whatever the symbol tables say. */
+const struct arch_sigframe *
+sw_walker_sigframe_at(struct sw_walker *w, sw_addr ra)
+{
+    uint8_t code[32];
+
+    if (ra == 0)
+        return NULL;
+    /* Each layout's own length: a shorter trampoline may end a mapping. */
+    for (const struct arch_sigframe *sf = w->proc->arch->sigframe; sf; sf = sf->next) {
+        if (sf->tramp_len == 0 || sf->tramp_len > sizeof code)
+            continue;
+        if (sw_walker_read_code(w, ra, code, sf->tramp_len) == 0 &&
+            memcmp(code, sf->tramp, sf->tramp_len) == 0)
+            return sf;
+    }
+    return NULL;
+}
+
 static void
 classify_frame(struct sw_walker *w, struct sw_frame *f)
 {
-    const struct arch_sigframe *sf = w->proc->arch->sigframe;
-    uint8_t code[32];
-
-    if (sf == NULL || sf->tramp_len == 0 || sf->tramp_len > sizeof code || f->ra == 0)
-        return;
-    if (sw_walker_read_code(w, f->ra, code, sf->tramp_len) == 0 &&
-        memcmp(code, sf->tramp, sf->tramp_len) == 0) {
+    if (sw_walker_sigframe_at(w, f->ra) != NULL) {
         f->kind = SW_FRAME_SIGNAL;
         f->non_call = true;
     }

@@ -20,6 +20,10 @@ struct sw_elfcache *sw_libstate_elfcache(struct sw_libstate *ls);
  * the target.  Returns 0, SW_EMEM, or a link error. */
 int sw_walker_read_code(struct sw_walker *w, sw_addr addr, void *buf, size_t len);
 
+/* The signal-frame layout (W's arch->sigframe chain) whose rt_sigreturn
+ * trampoline starts at RA, NULL if none: code read as sw_walker_read_code. */
+const struct arch_sigframe *sw_walker_sigframe_at(struct sw_walker *w, sw_addr ra);
+
 /* Read a target word at ADDR through W's process. */
 int sw_walker_read_word(struct sw_walker *w, sw_addr addr, sw_word *val);
 

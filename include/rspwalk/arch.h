@@ -43,6 +43,9 @@ struct arch_sigframe {
     size_t ngregs;
     const uint8_t *tramp; /* the rt_sigreturn trampoline's instruction bytes */
     size_t tramp_len;
+    /* Another frame layout with its own trampoline (i386's non-rt
+     * sigreturn frame for handlers without SA_SIGINFO); NULL if none. */
+    const struct arch_sigframe *next;
 };
 
 struct arch_desc {
@@ -63,6 +66,7 @@ struct arch_desc {
 };
 
 extern SW_API const struct arch_desc arch_x86_64;
+extern SW_API const struct arch_desc arch_i386;
 
 /* The description for an ELF header's e_machine, EI_CLASS and EI_DATA.
  * Returns NULL if no supported architecture matches. */

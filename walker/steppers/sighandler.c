@@ -18,12 +18,16 @@ sighandler_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct 
     struct sw_walker *w = s->walker;
     struct sw_proc *p = sw_walker_proc(w);
     const struct arch_desc *a = p->arch;
-    const struct arch_sigframe *sf = a->sigframe;
     uint8_t regs[64 * 8];
     struct sw_frame f;
     int rc;
 
-    if (in->kind != SW_FRAME_SIGNAL || sf == NULL || sf->ngregs * sf->greg_size > sizeof regs)
+    if (in->kind != SW_FRAME_SIGNAL)
+        return SW_GCF_NOT_ME;
+    /* Which of the arch's layouts: the trampoline at the RA says (i386 has
+     * an rt and a non-rt frame). */
+    const struct arch_sigframe *sf = sw_walker_sigframe_at(w, in->ra);
+    if (sf == NULL || sf->ngregs * sf->greg_size > sizeof regs)
         return SW_GCF_NOT_ME;
 
     sw_addr base = in->sp + sf->uc_offset + sf->mcontext_offset;

@@ -9,6 +9,7 @@
 static const struct arch_desc *const all_arches[] = {
     &arch_x86_64,
     &arch_i386,
+    &arch_aarch64,
     NULL,
 };
 

@@ -67,6 +67,7 @@ struct arch_desc {
 
 extern SW_API const struct arch_desc arch_x86_64;
 extern SW_API const struct arch_desc arch_i386;
+extern SW_API const struct arch_desc arch_aarch64;
 
 /* The description for an ELF header's e_machine, EI_CLASS and EI_DATA.
  * Returns NULL if no supported architecture matches. */

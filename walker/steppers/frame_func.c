@@ -9,8 +9,9 @@
 #include "walker/walker_internal.h"
 
 /* EM_* numbers from the ELF gABI / processor supplements. */
-#define EM_386    3
-#define EM_X86_64 62
+#define EM_386     3
+#define EM_X86_64  62
+#define EM_AARCH64 183
 
 static const struct sw_ff_arch *
 ff_arch_for(const struct arch_desc *a)
@@ -19,6 +20,8 @@ ff_arch_for(const struct arch_desc *a)
     case EM_386:
     case EM_X86_64:
         return &sw_ff_x86;
+    case EM_AARCH64:
+        return &sw_ff_aarch64;
     default:
         return NULL;
     }

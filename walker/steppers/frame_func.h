@@ -43,6 +43,7 @@ struct sw_ff_arch {
 };
 
 extern const struct sw_ff_arch sw_ff_x86;
+extern const struct sw_ff_arch sw_ff_aarch64;
 
 /* Read a target word for a stepper: SUCCESS, NOT_ME (unreadable: a fact about
  * the frame) or ERROR (a dead link; the message is left on the walker). */

@@ -19,8 +19,7 @@
 
 extern char **environ;
 
-/* gdbserver on a pipe exits as soon as it reads EOF; two seconds is ample
- * for it to notice and detach, and bounds close() for a command that does not. */
+/* How long close() waits for the command to exit after SIGTERM before SIGKILL. */
 #define PIPE_REAP_WAIT_MS 2000
 /* Polling interval for that wait (waitpid has no timeout). */
 #define PIPE_REAP_POLL_MS 10
@@ -116,11 +115,21 @@ pipe_close(struct rsp_transport *t)
 {
     struct pipe_transport *p = (struct pipe_transport *)t;
 
-    /* EOF on its stdin is how a pipe stub is told to go. */
+    /* EOF on its stdin is how a pipe stub is usually told to go, but gdbserver
+     * without --once answers EOF on stdio by "reopening" it in a tight loop that
+     * prints two lines per try (hundreds of thousands in milliseconds).  So our
+     * own process group gets SIGTERM, and the link is closed only once our child is gone (a
+     * gdbserver --attach leaves the program running: the kernel detaches the tracees of a tracer
+     * that dies). */
+    pid_t group = p->pid;
+    if (p->pid > 0) {
+        kill(-group, SIGTERM);             /* the command's own process group: shell and stub */
+        reap_within(p, PIPE_REAP_WAIT_MS); /* the link stays open meanwhile: no EOF */
+    }
     if (t->fd >= 0)
         close(t->fd);
-    if (p->pid > 0 && !reap_within(p, PIPE_REAP_WAIT_MS)) {
-        kill(p->pid, SIGKILL);
+    if (p->pid > 0) {
+        kill(-group, SIGKILL);
         while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
             ;
     }
@@ -174,19 +183,23 @@ rsp_transport_pipe_open(const char *command, struct rsp_transport **out, struct 
         struct sigaction dfl = { .sa_handler = SIG_DFL };
         sigaction(SIGPIPE, &dfl, NULL);
         sigprocmask(SIG_SETMASK, &none, NULL);
+        /* Its own process group: the shell may fork the stub rather than
+         * exec it, and close() must reach the stub, not only the shell. */
+        setpgid(0, 0);
         /* dup2 clears FD_CLOEXEC on the copies; sv[1] itself closes on exec. */
         if (dup2(sv[1], STDIN_FILENO) < 0 || dup2(sv[1], STDOUT_FILENO) < 0)
             _exit(127);
         execve("/bin/sh", argv, environ);
         _exit(127);
     }
+    setpgid(pid, pid); /* also here: whichever of parent and child runs first */
     close(sv[1]);
 
     int rc = rsp_transport_fd_new(sv[0], name, &pipe_ops, sizeof(struct pipe_transport), &t, err);
     sw_free(name);
     if (rc != 0) {
         /* sv[0] is closed, so the command sees EOF; do not leave a zombie. */
-        kill(pid, SIGKILL);
+        kill(-pid, SIGKILL);
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
             ;
         return rc;

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -807,7 +808,15 @@ test_pipe_large_write_arrives_whole(void **state)
 }
 
 static void
-test_pipe_close_kills_command_that_ignores_eof_after_bounded_wait(void **state)
+sleep_ms(long ms)
+{
+    struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
+static void
+test_pipe_close_terminates_command_that_ignores_eof_at_once(void **state)
 {
     (void)state;
     struct rsp_transport *t = open_pipe("|exec sleep 30");
@@ -816,8 +825,71 @@ test_pipe_close_kills_command_that_ignores_eof_after_bounded_wait(void **state)
     uint64_t start = sw_now_us();
     rsp_transport_close(t);
     int ms = elapsed_ms(start);
+    assert_in_range(ms, 0, 500);
+    assert_true(child_is_gone(pid));
+}
+
+static void
+test_pipe_close_kills_command_that_ignores_sigterm_after_bounded_wait(void **state)
+{
+    (void)state;
+    /* An ignored signal stays ignored across exec. */
+    struct rsp_transport *t = open_pipe("|trap '' TERM; echo ready; exec sleep 30");
+    pid_t pid = rsp_transport_pipe_pid(t);
+    char buf[8];
+    size_t got = 0;
+    assert_int_equal(t->ops->read(t, buf, sizeof buf, 5000, &got), 0); /* the trap is set */
+
+    uint64_t start = sw_now_us();
+    rsp_transport_close(t);
+    int ms = elapsed_ms(start);
     assert_in_range(ms, 1900, 2000 + LATE_SLACK_MS);
     assert_true(child_is_gone(pid));
+}
+
+static void
+test_pipe_close_also_ends_what_the_shell_forked(void **state)
+{
+    (void)state;
+    /* "sleep 30; true": the shell forks sleep instead of exec'ing it, as dash
+     * did with gdbserver (left spinning on EOF when only the shell was killed). */
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/rspwalk-pipe-test.%d", (int)getpid());
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "|sleep 30 & echo $! > %s; wait", path);
+    struct rsp_transport *t = open_pipe(cmd);
+    pid_t grandchild = 0;
+    for (int i = 0; i < 200 && grandchild <= 0; i++) {
+        FILE *f = fopen(path, "r");
+        if (f != NULL) {
+            if (fscanf(f, "%d", &grandchild) != 1)
+                grandchild = 0;
+            fclose(f);
+        }
+        if (grandchild <= 0)
+            sleep_ms(10);
+    }
+    assert_true(grandchild > 0);
+    assert_int_equal(kill(grandchild, 0), 0);
+    rsp_transport_close(t);
+    int alive = 1;
+    for (int i = 0; i < 100 && alive; i++) {
+        /* Reparented to init (which may not reap here): gone or a zombie. */
+        char stat[64], st = '?';
+        snprintf(stat, sizeof stat, "/proc/%d/stat", (int)grandchild);
+        FILE *f = fopen(stat, "r");
+        if (f == NULL)
+            alive = 0;
+        else {
+            if (fscanf(f, "%*d %*s %c", &st) == 1 && st == 'Z')
+                alive = 0;
+            fclose(f);
+        }
+        if (alive)
+            sleep_ms(10);
+    }
+    unlink(path);
+    assert_false(alive);
 }
 
 static void
@@ -1039,7 +1111,9 @@ main(void)
         cmocka_unit_test(test_pipe_missing_program_is_econn_with_status_127),
         cmocka_unit_test(test_pipe_read_timeout_message_quotes_command),
         cmocka_unit_test(test_pipe_large_write_arrives_whole),
-        cmocka_unit_test(test_pipe_close_kills_command_that_ignores_eof_after_bounded_wait),
+        cmocka_unit_test(test_pipe_close_terminates_command_that_ignores_eof_at_once),
+        cmocka_unit_test(test_pipe_close_kills_command_that_ignores_sigterm_after_bounded_wait),
+        cmocka_unit_test(test_pipe_close_also_ends_what_the_shell_forked),
         cmocka_unit_test(test_pipe_close_leaves_other_children_running),
         cmocka_unit_test(test_pipe_allocation_failure_is_enomem_and_leaves_no_child),
         cmocka_unit_test(test_serial_pty_slave_is_raw_at_requested_baud_and_carries_bytes),

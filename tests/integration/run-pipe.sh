@@ -18,14 +18,19 @@ ln -s "$root/$prog" "$marker"
 timeout 60 build/release/rspwalk -c -f json --sysroot / --exe "$prog" \
   "|gdbserver - $marker" >"$work/out.json" 2>"$work/err"
 rc=$?
-sleep 0.5
-left=$(ps -eo pid=,stat=,args= | awk -v m="$marker" '$0 ~ m && $2 !~ /^Z/ {print $1}')
+# gdbserver is gone when rspwalk returns; the program it ran, detached by the kernel when its
+# tracer died, runs on to its exit: give it a few seconds.
+for _ in $(seq 50); do
+  left=$(ps -eo pid=,stat=,args= | awk -v m="$marker" '$0 ~ m && $2 !~ /^Z/ {print $1}')
+  [ -z "$left" ] && break
+  sleep 0.1
+done
 ms=$((($(date +%s%N) - start) / 1000000))
 why=
 if [ "$rc" -ne 0 ]; then
   why="rspwalk exited $rc: $(head -c 300 "$work/err")"
 elif [ -n "$left" ]; then
-  why="processes left behind: $left"; kill -KILL $left 2>/dev/null
+  why="processes left behind: $(ps -o pid=,stat=,args= -p $(echo $left | tr " " ","))"; kill -KILL $left 2>/dev/null
 elif ! python3 - "$work/out.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

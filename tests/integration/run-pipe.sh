@@ -21,7 +21,10 @@ rc=$?
 # gdbserver is gone when rspwalk returns; the program it ran, detached by the kernel when its
 # tracer died, runs on to its exit: give it a few seconds.
 for _ in $(seq 50); do
-  left=$(ps -eo pid=,stat=,args= | awk -v m="$marker" '$0 ~ m && $2 !~ /^Z/ {print $1}')
+  left=
+  for pid in $(pgrep -f -- "$marker"); do
+    case $(ps -o stat= -p "$pid" 2>/dev/null) in Z* | "") ;; *) left="$left $pid" ;; esac
+  done
   [ -z "$left" ] && break
   sleep 0.1
 done

@@ -1,7 +1,8 @@
 /* walker/cfi.h -- DWARF call frame information for one ELF file.
  *
  * The only interface to libdwarf for unwinding: open a file's .eh_frame and
- * .debug_frame (also those of its separate debug file) and give the row of
+ * .debug_frame (also those of its separate debug file), or an in-memory
+ * image's (the vDSO's), and give the row of
  * rules that holds at a link-time address.  Implemented in
  * walker/dwarf_adapter.c, the only file that includes <libdwarf.h>.
  * Expressions are returned as byte blocks and evaluated by walker/dwarf_expr.c.
@@ -54,6 +55,14 @@ struct sw_cfi_row {
  * information), SW_EBADELF, SW_ENOMEM; message in ERR.  *OUT: sw_cfi_close. */
 int sw_cfi_open(const char *path, const char *debug_path, unsigned addr_size, struct sw_cfi **out,
                 struct sw_errbuf *err);
+
+/* Open the CFI of an ELF image held in memory (the vDSO, read from target
+ * memory: it has no file), LEN bytes at IMAGE, copied (the caller keeps
+ * IMAGE).  NAME ("[vdso]") is for messages.  Reads .eh_frame and
+ * .debug_frame through the image's section headers.  Returns as sw_cfi_open;
+ * *OUT: sw_cfi_close. */
+int sw_cfi_open_mem(const uint8_t *image, size_t len, const char *name, unsigned addr_size,
+                    struct sw_cfi **out, struct sw_errbuf *err);
 void sw_cfi_close(struct sw_cfi *c);
 
 /* The row at link-time address VADDR: .eh_frame first, then .debug_frame.

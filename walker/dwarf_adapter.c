@@ -3,7 +3,8 @@
  * The only file that includes <libdwarf.h>: Debian 12 ships the 20210528
  * API (dwarf_init_path with 12 arguments, the *3 register tables), which
  * differs from libdwarf 0.x.  Reads .eh_frame and .debug_frame of a file and
- * .debug_frame of its separate debug file; evaluates nothing.
+ * .debug_frame of its separate debug file, or of an ELF image in memory (the
+ * vDSO) through libelf's elf_memory and dwarf_elf_init_b; evaluates nothing.
  */
 #include "walker/cfi.h"
 
@@ -16,6 +17,7 @@
 
 #include <dwarf.h>
 #include <libdwarf.h>
+#include <libelf.h>
 
 #include "util/util.h"
 
@@ -43,6 +45,8 @@ struct sw_cfi {
     size_t ntables;
     Dwarf_Regtable_Entry3 *scratch; /* CFI_TABLE_COLUMNS entries */
     char *path;
+    Elf *elf;       /* owned: the libelf handle over IMAGE, for sw_cfi_open_mem */
+    uint8_t *image; /* owned copy of the in-memory image; NULL for files */
 };
 
 /* Take libdwarf's message into ERR and release the error object. */
@@ -96,6 +100,32 @@ check_elf_magic(const char *path, struct sw_errbuf *err)
     return 0;
 }
 
+/* Check DBG's address size against the target's and set the frame-table
+ * conventions.  On failure *DBG is finished and NULL. */
+static int
+setup_dbg(Dwarf_Debug *dbg, const char *path, unsigned addr_size, struct sw_errbuf *err)
+{
+    Dwarf_Error de = NULL;
+    Dwarf_Half file_addr_size = 0;
+    if (dwarf_get_address_size(*dbg, &file_addr_size, &de) == DW_DLV_OK && addr_size != 0 &&
+        file_addr_size != addr_size) {
+        finish_dbg(*dbg);
+        *dbg = NULL;
+        return sw_fail(err, SW_EBADELF, "reading CFI of %s: %u-byte addresses, the target has %u",
+                       path, (unsigned)file_addr_size, addr_size);
+    }
+    dw_drop_error(*dbg, de);
+
+    /* The libdwarf defaults, set explicitly so the rule decoding below
+     * does not depend on how the library was configured. */
+    dwarf_set_frame_rule_table_size(*dbg, CFI_TABLE_COLUMNS);
+    dwarf_set_frame_rule_initial_value(*dbg, DW_FRAME_SAME_VAL);
+    dwarf_set_frame_same_value(*dbg, DW_FRAME_SAME_VAL);
+    dwarf_set_frame_undefined_value(*dbg, DW_FRAME_UNDEFINED_VAL);
+    dwarf_set_frame_cfa_value(*dbg, DW_FRAME_CFA_COL3);
+    return 0;
+}
+
 /* Open PATH with libdwarf.  Returns 0 with *DBG set, 0 with *DBG NULL when
  * the file has no DWARF sections at all, or an error. */
 static int
@@ -120,25 +150,7 @@ open_dbg(const char *path, unsigned addr_size, Dwarf_Debug *dbg, struct sw_errbu
         *dbg = NULL;
         return dw_fail(err, SW_EBADELF, NULL, de, "reading CFI of %s", path);
     }
-
-    Dwarf_Half file_addr_size = 0;
-    if (dwarf_get_address_size(*dbg, &file_addr_size, &de) == DW_DLV_OK && addr_size != 0 &&
-        file_addr_size != addr_size) {
-        finish_dbg(*dbg);
-        *dbg = NULL;
-        return sw_fail(err, SW_EBADELF, "reading CFI of %s: %u-byte addresses, the target has %u",
-                       path, (unsigned)file_addr_size, addr_size);
-    }
-    dw_drop_error(*dbg, de);
-
-    /* The libdwarf defaults, set explicitly so the rule decoding below
-     * does not depend on how the library was configured. */
-    dwarf_set_frame_rule_table_size(*dbg, CFI_TABLE_COLUMNS);
-    dwarf_set_frame_rule_initial_value(*dbg, DW_FRAME_SAME_VAL);
-    dwarf_set_frame_same_value(*dbg, DW_FRAME_SAME_VAL);
-    dwarf_set_frame_undefined_value(*dbg, DW_FRAME_UNDEFINED_VAL);
-    dwarf_set_frame_cfa_value(*dbg, DW_FRAME_CFA_COL3);
-    return 0;
+    return setup_dbg(dbg, path, addr_size, err);
 }
 
 /* Load one FDE list of DBG into a new table of C.  A missing section is no
@@ -189,6 +201,10 @@ sw_cfi_close(struct sw_cfi *c)
     for (size_t i = 0; i < 2; i++)
         if (c->dbg[i])
             finish_dbg(c->dbg[i]);
+    /* dwarf_finish leaves an Elf given to dwarf_elf_init_b to its owner. */
+    if (c->elf)
+        elf_end(c->elf);
+    sw_free(c->image);
     sw_free(c->scratch);
     sw_free(c->path);
     sw_free(c);
@@ -243,6 +259,74 @@ sw_cfi_open(const char *path, const char *debug_path, unsigned addr_size, struct
 
 fail_why:
     sw_err_copy(err, &why);
+fail:
+    sw_cfi_close(c);
+    return rc;
+}
+
+int
+sw_cfi_open_mem(const uint8_t *image, size_t len, const char *name, unsigned addr_size,
+                struct sw_cfi **out, struct sw_errbuf *err)
+{
+    struct sw_errbuf why;
+    Dwarf_Error de = NULL;
+    int rc;
+
+    if (name == NULL)
+        name = "an in-memory image";
+    if (image == NULL || out == NULL || len < 4 || memcmp(image, "\177ELF", 4) != 0)
+        return sw_fail(err, SW_EBADELF, "reading CFI of %s: not an ELF image", name);
+    struct sw_cfi *c = sw_calloc(1, sizeof *c);
+    if (c == NULL)
+        return sw_fail(err, SW_ENOMEM, "opening CFI of %s: out of memory", name);
+    c->path = sw_strdup(name);
+    c->scratch = sw_calloc(CFI_TABLE_COLUMNS, sizeof *c->scratch);
+    /* A private copy: libelf may convert it in place, and the CFI must
+     * outlive the caller's buffer (rules point into it). */
+    c->image = sw_malloc(len);
+    if (c->path == NULL || c->scratch == NULL || c->image == NULL) {
+        sw_cfi_close(c);
+        return sw_fail(err, SW_ENOMEM, "opening CFI of %s: out of memory", name);
+    }
+    memcpy(c->image, image, len);
+
+    (void)elf_version(EV_CURRENT);
+    c->elf = elf_memory((char *)c->image, len);
+    if (c->elf == NULL || elf_kind(c->elf) != ELF_K_ELF) {
+        rc = sw_fail(err, SW_EBADELF, "reading CFI of %s: %s", name,
+                     c->elf ? "not an ELF image" : elf_errmsg(-1));
+        goto fail;
+    }
+    rc = dwarf_elf_init_b(c->elf, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &c->dbg[0], &de);
+    if (rc == DW_DLV_NO_ENTRY) {
+        c->dbg[0] = NULL;
+        rc = sw_fail(err, SW_ENOCFI, "reading CFI of %s: no .eh_frame or .debug_frame", name);
+        goto fail;
+    }
+    if (rc != DW_DLV_OK) {
+        c->dbg[0] = NULL;
+        rc = dw_fail(err, SW_EBADELF, NULL, de, "reading CFI of %s", name);
+        goto fail;
+    }
+    if ((rc = setup_dbg(&c->dbg[0], name, addr_size, err)) < 0)
+        goto fail;
+
+    sw_err_clear(&why);
+    if ((rc = add_table(c, c->dbg[0], true, name, &why)) < 0 ||
+        (rc = add_table(c, c->dbg[0], false, name, &why)) < 0) {
+        sw_err_copy(err, &why);
+        goto fail;
+    }
+    if (c->ntables == 0) {
+        if (why.code)
+            rc = sw_err_copy(err, &why);
+        else
+            rc = sw_fail(err, SW_ENOCFI, "reading CFI of %s: no .eh_frame or .debug_frame", name);
+        goto fail;
+    }
+    *out = c;
+    return 0;
+
 fail:
     sw_cfi_close(c);
     return rc;

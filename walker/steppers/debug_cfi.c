@@ -1,7 +1,8 @@
 /* walker/steppers/debug_cfi.c -- DebugStepper: callers from DWARF call frame information.
  *
  * Finds the module covering the frame's lookup PC, opens its CFI once
- * (.eh_frame, .debug_frame, the separate debug file's .debug_frame) and
+ * (.eh_frame, .debug_frame, the separate debug file's .debug_frame; for the
+ * vDSO, which has no file, those of its image read from target memory) and
  * applies the row there (debug_step.c).  Priority 0x10040: after the signal
  * handler stepper, before the frame-pointer one.
  */
@@ -15,8 +16,10 @@
 
 /* One file's CFI, or why it has none (so a file without CFI is opened once). */
 struct debug_file {
-    char *path;         /* owned: the local file, the cache key */
-    struct sw_cfi *cfi; /* owned; NULL when opening failed */
+    char *path;           /* owned: the local file, or the module's name for an image */
+    const uint8_t *image; /* the cache key with PATH for an in-memory image (the vDSO):
+                             borrowed from the library state, compared, never read */
+    struct sw_cfi *cfi;   /* owned; NULL when opening failed */
     struct sw_errbuf why;
 };
 
@@ -26,14 +29,30 @@ struct debug_stepper {
     size_t nfiles, capfiles;
 };
 
-/* The CFI of LIB, opened on first use.  Returns 0 with *CFI (NULL when the
- * file has none: *WHY says why) or SW_ENOMEM. */
+/* The name LIB's CFI is cached under: its local file, else (an image read
+ * from target memory, the vDSO) its name. */
+static const char *
+debug_key(const struct sw_lib *lib)
+{
+    return lib->path ? lib->path : lib->name;
+}
+
+static bool
+debug_file_is(const struct debug_file *f, const struct sw_lib *lib)
+{
+    const uint8_t *image = lib->path ? NULL : lib->image;
+    return f->image == image && strcmp(f->path, debug_key(lib)) == 0;
+}
+
+/* The CFI of LIB, opened on first use: from its file, or from its image in
+ * memory.  Returns 0 with *CFI (NULL when the module has none: *WHY says
+ * why) or SW_ENOMEM. */
 static int
 debug_cfi_of(struct debug_stepper *ds, const struct sw_lib *lib, unsigned word_size,
              struct sw_cfi **cfi, const struct sw_errbuf **why)
 {
     for (size_t i = 0; i < ds->nfiles; i++) {
-        if (strcmp(ds->files[i].path, lib->path) == 0) {
+        if (debug_file_is(&ds->files[i], lib)) {
             *cfi = ds->files[i].cfi;
             *why = &ds->files[i].why;
             return 0;
@@ -49,11 +68,17 @@ debug_cfi_of(struct debug_stepper *ds, const struct sw_lib *lib, unsigned word_s
     }
     struct debug_file *f = &ds->files[ds->nfiles];
     memset(f, 0, sizeof *f);
-    f->path = sw_strdup(lib->path);
+    f->path = sw_strdup(debug_key(lib));
     if (f->path == NULL)
         return SW_ENOMEM;
-    const char *debug_path = lib->elf ? sw_elf_debug_path(lib->elf) : NULL;
-    int rc = sw_cfi_open(lib->path, debug_path, word_size, &f->cfi, &f->why);
+    int rc;
+    if (lib->path) {
+        const char *debug_path = lib->elf ? sw_elf_debug_path(lib->elf) : NULL;
+        rc = sw_cfi_open(lib->path, debug_path, word_size, &f->cfi, &f->why);
+    } else {
+        f->image = lib->image;
+        rc = sw_cfi_open_mem(lib->image, lib->image_len, lib->name, word_size, &f->cfi, &f->why);
+    }
     if (rc == SW_ENOMEM) {
         sw_free(f->path);
         return rc;
@@ -80,11 +105,12 @@ debug_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_fr
     struct sw_frame f;
     sw_addr pc = sw_frame_lookup_pc(in);
 
-    if (sw_libstate_lib_at(sw_walker_libstate(w), pc, &lib) < 0 || lib->path == NULL)
+    if (sw_libstate_lib_at(sw_walker_libstate(w), pc, &lib) < 0 ||
+        (lib->path == NULL && lib->image == NULL))
         return SW_GCF_NOT_ME;
     if (debug_cfi_of(ds, lib, p->arch->word_size, &cfi, &why) < 0) {
         sw_walker_fail(w, SW_ENOMEM, "opening the CFI of %s for 0x%" PRIx64 ": out of memory",
-                       lib->path, pc);
+                       debug_key(lib), pc);
         return SW_GCF_ERROR;
     }
     if (cfi == NULL)
@@ -98,10 +124,10 @@ debug_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_fr
         *out = f;
         break;
     case SW_GCF_ERROR:
-        sw_walker_fail(w, err.code ? err.code : SW_EIO, "%s (%s)", err.msg, lib->path);
+        sw_walker_fail(w, err.code ? err.code : SW_EIO, "%s (%s)", err.msg, debug_key(lib));
         break;
     case SW_GCF_NOT_ME:
-        sw_debug(SW_DBG_STEP, "debug: %s (%s)\n", err.msg, lib->path);
+        sw_debug(SW_DBG_STEP, "debug: %s (%s)\n", err.msg, debug_key(lib));
         break;
     case SW_GCF_STACKBOTTOM:
         break;
@@ -116,10 +142,10 @@ debug_library_changed(struct sw_stepper *s, const struct sw_lib *lib, enum sw_li
 
     /* A file replaced on disk between loads would keep stale CFI; drop it
      * on unload so the next load reads it again. */
-    if (change != SW_LIB_UNLOAD || lib == NULL || lib->path == NULL)
+    if (change != SW_LIB_UNLOAD || lib == NULL || (lib->path == NULL && lib->name == NULL))
         return;
     for (size_t i = 0; i < ds->nfiles; i++) {
-        if (strcmp(ds->files[i].path, lib->path) == 0) {
+        if (debug_file_is(&ds->files[i], lib)) {
             sw_cfi_close(ds->files[i].cfi);
             sw_free(ds->files[i].path);
             ds->files[i] = ds->files[--ds->nfiles];

@@ -193,13 +193,20 @@ scan_epilogue(struct sw_walker *w, sw_addr pc, bool *record_ahead, uint64_t *dea
         } else if ((insn & A64_STP_MASK) == A64_LDP_FP_LR_OFF) {
             *record_ahead = true;
         } else if ((insn & 0xfc400000u) == 0xa8400000u && rn == 31 && (insn >> 23 & 3) != 0) {
-            /* ldp of other callee-saved registers; post-index frees stack */
+            /* ldp of other callee-saved registers; post-index frees stack.
+             * One that reloads x30 means the live x30 is stale. */
+            if ((insn & 31) == 30 || (insn >> 10 & 31) == 30)
+                return false;
             if ((insn >> 23 & 3) == 1)
                 *dealloc += (uint64_t)imm7_scaled(insn);
         } else if ((insn & 0xffc003e0u) == 0xf94003e0u) {
             /* ldr Xt, [sp, #imm] */
+            if ((insn & 31) == 30)
+                return false;
         } else if ((insn & 0xffe00fe0u) == 0xf84007e0u) {
             /* ldr Xt, [sp], #imm9 */
+            if ((insn & 31) == 30)
+                return false;
             int64_t d = (insn >> 12) & 0x1ff;
             if (d & 0x100)
                 d -= 0x200;

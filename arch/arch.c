@@ -6,11 +6,11 @@
 
 #include <strings.h>
 
+/* arch_by_tdesc takes the first match: ppc64 before ppc64le, since
+ * target.xml's "powerpc:common64" names no byte order (big-endian is
+ * gdb's default; the ELF header corrects it, targets/rsp_proc.c). */
 static const struct arch_desc *const all_arches[] = {
-    &arch_x86_64,
-    &arch_i386,
-    &arch_aarch64,
-    NULL,
+    &arch_x86_64, &arch_i386, &arch_aarch64, &arch_ppc32, &arch_ppc64, &arch_ppc64le, NULL,
 };
 
 const struct arch_desc *const *

@@ -628,6 +628,15 @@ sw_proc_rsp_new(struct rsp_session *s, const struct sw_rsp_config *cfg, struct s
 
     if (td != NULL && td->arch != NULL)
         a = arch_by_tdesc(td->arch);
+    if (a != NULL && exe != NULL) {
+        /* target.xml names no byte order ("powerpc:common64" is both ppc64
+         * and ppc64le): the executable's ELF header settles it. */
+        const struct arch_desc *e = NULL;
+        struct sw_errbuf ignored;
+        if (tgt_arch_from_elf(exe, &e, &ignored) == 0 &&
+            strcasecmp(e->tdesc_arch, a->tdesc_arch) == 0)
+            a = e;
+    }
     if (a == NULL && exe != NULL) {
         rc = tgt_arch_from_elf(exe, &a, err);
         if (rc < 0) {

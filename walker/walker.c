@@ -309,15 +309,15 @@ sw_threads(struct sw_walker *w, sw_tid *tids, size_t max, size_t *n)
  * "<signal handler called>"); it and the frame it interrupted hold exact
  * PCs.  The check reads the trampoline's bytes, so it finds glibc's
  * __restore_rt whatever the symbol tables say. */
-const struct arch_sigframe *
-sw_walker_sigframe_at(struct sw_walker *w, sw_addr ra)
+static const struct arch_sigframe *
+sigframe_from(struct sw_walker *w, sw_addr ra, const struct arch_sigframe *sf)
 {
     uint8_t code[32];
 
     if (ra == 0)
         return NULL;
     /* Each layout's own length: a shorter trampoline may end a mapping. */
-    for (const struct arch_sigframe *sf = w->proc->arch->sigframe; sf; sf = sf->next) {
+    for (; sf; sf = sf->next) {
         if (sf->tramp_len == 0 || sf->tramp_len > sizeof code)
             continue;
         if (sw_walker_read_code(w, ra, code, sf->tramp_len) == 0 &&
@@ -325,6 +325,18 @@ sw_walker_sigframe_at(struct sw_walker *w, sw_addr ra)
             return sf;
     }
     return NULL;
+}
+
+const struct arch_sigframe *
+sw_walker_sigframe_at(struct sw_walker *w, sw_addr ra)
+{
+    return sigframe_from(w, ra, w->proc->arch->sigframe);
+}
+
+const struct arch_sigframe *
+sw_walker_sigframe_next(struct sw_walker *w, sw_addr ra, const struct arch_sigframe *prev)
+{
+    return sigframe_from(w, ra, prev->next);
 }
 
 static void

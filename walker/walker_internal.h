@@ -24,6 +24,10 @@ int sw_walker_read_code(struct sw_walker *w, sw_addr addr, void *buf, size_t len
  * trampoline starts at RA, NULL if none: code read as sw_walker_read_code. */
 const struct arch_sigframe *sw_walker_sigframe_at(struct sw_walker *w, sw_addr ra);
 
+/* The next layout after PREV in the chain whose trampoline starts at RA, NULL if none. */
+const struct arch_sigframe *sw_walker_sigframe_next(struct sw_walker *w, sw_addr ra,
+                                                    const struct arch_sigframe *prev);
+
 /* Read a target word at ADDR through W's process. */
 int sw_walker_read_word(struct sw_walker *w, sw_addr addr, sw_word *val);
 

@@ -46,6 +46,13 @@ struct arch_sigframe {
     /* Another frame layout with its own trampoline (i386's non-rt
      * sigreturn frame for handlers without SA_SIGINFO); NULL if none. */
     const struct arch_sigframe *next;
+    /* OPTIONAL (0: none): from the ucontext to a pointer the kernel sets to
+     * the saved general registers (PowerPC's uc_regs, sigcontext.regs).
+     * Where given, the layout applies only if that word holds
+     * SP + uc_offset + mcontext_offset: it tells apart layouts behind the
+     * same trampoline (QEMU 7.2's ppc64 frame sits 16 bytes above the
+     * kernel's). */
+    uint32_t regs_ptr_offset;
 };
 
 struct arch_desc {
@@ -68,6 +75,9 @@ struct arch_desc {
 extern SW_API const struct arch_desc arch_x86_64;
 extern SW_API const struct arch_desc arch_i386;
 extern SW_API const struct arch_desc arch_aarch64;
+extern SW_API const struct arch_desc arch_ppc32;
+extern SW_API const struct arch_desc arch_ppc64;
+extern SW_API const struct arch_desc arch_ppc64le;
 
 /* The description for an ELF header's e_machine, EI_CLASS and EI_DATA.
  * Returns NULL if no supported architecture matches. */

@@ -11,6 +11,8 @@
 /* EM_* numbers from the ELF gABI / processor supplements. */
 #define EM_386     3
 #define EM_X86_64  62
+#define EM_PPC     20
+#define EM_PPC64   21
 #define EM_AARCH64 183
 
 static const struct sw_ff_arch *
@@ -22,6 +24,9 @@ ff_arch_for(const struct arch_desc *a)
         return &sw_ff_x86;
     case EM_AARCH64:
         return &sw_ff_aarch64;
+    case EM_PPC:
+    case EM_PPC64:
+        return &sw_ff_ppc;
     default:
         return NULL;
     }

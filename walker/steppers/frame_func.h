@@ -44,6 +44,7 @@ struct sw_ff_arch {
 
 extern const struct sw_ff_arch sw_ff_x86;
 extern const struct sw_ff_arch sw_ff_aarch64;
+extern const struct sw_ff_arch sw_ff_ppc;
 
 /* Read a target word for a stepper: SUCCESS, NOT_ME (unreadable: a fact about
  * the frame) or ERROR (a dead link; the message is left on the walker). */

@@ -25,8 +25,18 @@ sighandler_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct 
     if (in->kind != SW_FRAME_SIGNAL)
         return SW_GCF_NOT_ME;
     /* Which of the arch's layouts: the trampoline at the RA says (i386 has
-     * an rt and a non-rt frame). */
+     * an rt and a non-rt frame), and where two share one trampoline, the
+     * frame's own pointer to its registers (PowerPC). */
     const struct arch_sigframe *sf = sw_walker_sigframe_at(w, in->ra);
+    for (; sf != NULL && sf->regs_ptr_offset != 0; sf = sw_walker_sigframe_next(w, in->ra, sf)) {
+        sw_addr uc = in->sp + sf->uc_offset;
+        sw_word ptr;
+        rc = sw_walker_read_word(w, uc + sf->regs_ptr_offset, &ptr);
+        if (rc < 0 && sw_is_link_error(rc))
+            return sw_walker_fail_from_proc(w, rc), SW_GCF_ERROR;
+        if (rc == 0 && ptr == uc + sf->mcontext_offset)
+            break;
+    }
     if (sf == NULL || sf->ngregs * sf->greg_size > sizeof regs)
         return SW_GCF_NOT_ME;
 

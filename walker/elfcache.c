@@ -38,7 +38,7 @@ struct elf_seg {
 struct elf_sym {
     const char *name;
     sw_addr value, size;
-    uint8_t local; /* STB_LOCAL: loses to GLOBAL/WEAK at the same address */
+    uint8_t bind;  /* 0 GLOBAL, 1 WEAK, 2 LOCAL: the order of preference at one address */
     uint8_t label; /* STT_NOTYPE in code: a fallback where no function covers */
     uint8_t src;   /* enum sym_src */
     uint32_t order;
@@ -867,7 +867,9 @@ add_symbols(struct sw_elf *e, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, enum 
         o->name = name;
         o->value = opd ? opd_entry(e, opd, s.st_value) : s.st_value;
         o->size = s.st_size;
-        o->local = GELF_ST_BIND(s.st_info) == STB_LOCAL;
+        o->bind = GELF_ST_BIND(s.st_info) == STB_LOCAL  ? 2
+                  : GELF_ST_BIND(s.st_info) == STB_WEAK ? 1
+                                                        : 0;
         o->label = label;
         o->src = (uint8_t)src;
         o->order = (uint32_t)e->nsyms++;
@@ -875,12 +877,13 @@ add_symbols(struct sw_elf *e, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, enum 
     return 0;
 }
 
-/* .symtab and the debug file's .symtab are the full table; .dynsym the
- * exported subset, so it ranks last at an equal address. */
+/* At one address: GLOBAL before WEAK before LOCAL (glibc's `raise` over its
+ * weak alias `gsignal`, as gdb names it), then .symtab and the debug file's
+ * .symtab (the full table) before .dynsym (the exported subset). */
 static int
 sym_rank(const struct elf_sym *s)
 {
-    return s->local * 2 + (s->src == SRC_DYNSYM);
+    return s->bind * 2 + (s->src == SRC_DYNSYM);
 }
 
 static int

@@ -129,6 +129,7 @@ enum { SEC_NULL, SEC_TEXT, SEC_SYMTAB, SEC_STRTAB, SEC_DYNSYM, SEC_DYNSTR, SEC_S
 /* .symtab: the rules of sw_elf_symbol_at, one case per group of addresses. */
 static const struct symdef symtab_defs[] = {
     { "local_first", 0x100, 0x10, STB_LOCAL, STT_FUNC, SEC_TEXT },
+    { "weak_alias", 0x100, 0x10, STB_WEAK, STT_FUNC, SEC_TEXT },
     { "global_wins", 0x100, 0x10, STB_GLOBAL, STT_FUNC, SEC_TEXT },
     { "sizeless", 0x120, 0, STB_GLOBAL, STT_FUNC, SEC_TEXT },
     { "sized", 0x140, 0x8, STB_GLOBAL, STT_FUNC, SEC_TEXT },
@@ -136,7 +137,7 @@ static const struct symdef symtab_defs[] = {
     { "inner", 0x170, 0x8, STB_GLOBAL, STT_FUNC, SEC_TEXT },
     { "versioned@@V_1.0", 0x1a0, 0x10, STB_GLOBAL, STT_FUNC, SEC_TEXT },
     { "an_object", 0x1b0, 0x10, STB_GLOBAL, STT_OBJECT, SEC_TEXT },
-    { "symtab_name", 0x1c0, 0x10, STB_WEAK, STT_FUNC, SEC_TEXT },
+    { "symtab_name", 0x1c0, 0x10, STB_GLOBAL, STT_FUNC, SEC_TEXT },
     { "an_ifunc", 0x1d0, 0x10, STB_GLOBAL, STT_GNU_IFUNC, SEC_TEXT },
     { "last_sizeless", 0x1f0, 0, STB_LOCAL, STT_FUNC, SEC_TEXT },
     { "undefined_fn", 0, 0, STB_GLOBAL, STT_FUNC, SHN_UNDEF },

@@ -408,8 +408,10 @@ frame_moves_outward(const struct sw_frame *in, const struct sw_frame *out)
         return true;
     /* A leaf frame whose caller shares its SP: only when the RA changes and
      * the frame did not push anything (aarch64/ppc leaves, x86 frame 0 at
-     * function entry has SP + word already). */
-    return out->sp == in->sp && out->ra != in->ra && in->top;
+     * function entry has SP + word already), and only where the PC is exact:
+     * the top frame, or the frame a signal interrupted (a leaf spinning when
+     * SIGALRM came). */
+    return out->sp == in->sp && out->ra != in->ra && (in->top || in->non_call);
 }
 
 int

@@ -4,6 +4,8 @@ stack the fixture says it expects.
 
 usage: compare.py --exe PROG RSPWALK_JSON ORACLE_JSON
        compare.py --exe PROG --oracle-only ORACLE_JSON
+       compare.py --exe PROG --expect-only RSPWALK_JSON   (steps 2 only: where gdb is known
+                                                           wrong, docs/gdb-differences.md)
 
 Checks, in order:
   1. the oracle (gdb_oracle.sh) shows the fixture's expected stack (the ".rspwalk_expect"
@@ -192,11 +194,12 @@ def label(frame):
 
 
 def main_thread(threads, pid):
-    """The thread whose LWP is the pid, else the first."""
+    """The thread whose LWP is the pid, else the lowest LWP (qemu-user reports pid 1 for
+    every process, peers.md 0.5; the main thread is the first one created)."""
     for t in threads:
         if pid is not None and t["lwp"] == pid:
             return t
-    return threads[0] if threads else None
+    return min(threads, key=lambda t: t["lwp"]) if threads else None
 
 
 # ---- the expectation on either walk ----------------------------------------------------
@@ -395,10 +398,18 @@ def main():
     ap.add_argument("--exe", required=True, help="the fixture program")
     ap.add_argument("--oracle-only", action="store_true",
                     help="only check gdb's walk against the fixture's expectation")
+    ap.add_argument("--main-lwp", type=int, default=None,
+                    help="the main thread's LWP when the stub's pid is not it (qemu-user "
+                         "reports pid 1; its guest's main thread is the qemu process)")
+    ap.add_argument("--expect-only", action="store_true",
+                    help="only check rspwalk's walk against the expectation and invariants")
     ap.add_argument("files", nargs="+", metavar="JSON")
     args = ap.parse_args()
-    if len(args.files) != (1 if args.oracle_only else 2):
-        ap.error("expected " + ("ORACLE_JSON" if args.oracle_only else "RSPWALK_JSON ORACLE_JSON"))
+    if args.oracle_only and args.expect_only:
+        ap.error("--oracle-only and --expect-only exclude each other")
+    if len(args.files) != (1 if args.oracle_only or args.expect_only else 2):
+        ap.error("expected " + ("ORACLE_JSON" if args.oracle_only else "RSPWALK_JSON"
+                                if args.expect_only else "RSPWALK_JSON ORACLE_JSON"))
     docs = []
     for path in args.files:
         try:
@@ -409,8 +420,17 @@ def main():
             return 2
     try:
         exp = read_expectation(args.exe)
+        if args.expect_only:
+            ours = load_rspwalk(docs[0])
+            pids = [t["pid"] for t in ours if t["pid"] is not None]
+            pid = args.main_lwp or (pids[0] if pids else None)
+            check_expectation("rspwalk", ours, pid, exp)
+            check_invariants(ours, pid)
+            print("compare: rspwalk shows the expected stack (%d threads, %d frames; no gdb)"
+                  % (len(ours), sum(len(t["frames"]) for t in ours)))
+            return 0
         oracle = load_oracle(docs[-1])
-        pid = docs[-1].get("pid")
+        pid = args.main_lwp or docs[-1].get("pid")
         try:
             check_expectation("gdb", oracle, pid, exp)
         except Mismatch as m:

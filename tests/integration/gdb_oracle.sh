@@ -10,7 +10,9 @@
 #   its own, without rspwalk).
 # Exit: 0 ok, 2 usage, 3 gdb could not connect or produced no frames, 124 timeout.
 # Env: ORACLE_TIMEOUT (seconds, default 60), ORACLE_GDB_LOG (keep gdb's output there),
-#      ORACLE_SYSROOT (default /), GDB (default gdb-multiarch).
+#      ORACLE_SYSROOT (default /), GDB (default gdb-multiarch),
+#      ORACLE_TDESC (a target description file gdb uses instead of the stub's: qemu's x86
+#      XML lacks the GNU/Linux feature, peers.md 0.4), ORACLE_ARCH (`set architecture`).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,6 +40,13 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+pre_cmds=()
+if [ -n "${ORACLE_ARCH:-}" ]; then
+    pre_cmds+=(-ex "set architecture $ORACLE_ARCH")
+fi
+if [ -n "${ORACLE_TDESC:-}" ]; then
+    pre_cmds+=(-ex "set tdesc filename $ORACLE_TDESC")
+fi
 cont_cmds=()
 if [ "$cont" = 1 ]; then
     cont_cmds=(-ex 'handle SIGUSR1 nostop noprint pass' -ex 'continue')
@@ -51,6 +60,7 @@ timeout -k 5 "${ORACLE_TIMEOUT:-60}" "$gdb" -nx -batch \
     -ex 'set confirm off' \
     -ex "source $here/oracle.py" \
     -ex "file $prog" \
+    "${pre_cmds[@]}" \
     -ex "target remote $target" \
     "${cont_cmds[@]}" \
     -ex "rspwalk-oracle $tmp/oracle.json" \

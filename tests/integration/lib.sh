@@ -4,7 +4,10 @@
 # One case: start the fixture under gdbserver on a loopback port the kernel picks, let
 # rspwalk resume it to its stop and walk it (JSON), let gdb-multiarch look at the same stop
 # (gdb_oracle.sh), and compare the two (compare.py), which also checks the stack the fixture
-# says it expects.  Each case prints one line, "PASS name (N ms)" or "FAIL name: why", and on
+# says it expects.  Under qemu-user (IT_STUB=qemu) the fixture runs as `qemu-ARCH [-cpu CPU]
+# -L SYSROOT -g SOCKET PROG` behind tests/tools/rsp_proxy.py: qemu resumes the guest when its
+# client disconnects (peers.md 0.7), the proxy keeps that one connection open for rspwalk and
+# then gdb.  Each case prints one line, "PASS name (N ms)" or "FAIL name: why", and on
 # failure indented details; run-all counts those lines.  Artifacts of a failed case are kept
 # in build/integration/<arch>/<name>/.
 # Not a stub launcher for users: it kills only the pids it started, and only on loopback.
@@ -15,9 +18,13 @@
 #      IT_WRAP           command prefix for rspwalk (run-valgrind sets valgrind here)
 #      IT_TIMEOUT        seconds for one rspwalk or gdb run (default 60)
 #      IT_KEEP=1         keep the artifacts of passed cases too
-#      IT_ARCH, IT_STUB  x86_64 and gdbserver (the only pair so far; qemu-user resumes the
-#                        guest on disconnect, so it will need two runs, peers.md 6a)
-#      IT_SYSROOT        where the target's libraries are (default / for native x86_64)
+#      IT_ARCH           x86_64 (default), i386, aarch64, ppc, ppc64, ppc64le
+#      IT_STUB           gdbserver (default; x86_64 only) or qemu
+#      IT_QEMU_CPU       qemu's -cpu (default: qemu's own; aarch64 needs max,sve=off for gdb)
+#      IT_ORACLE         gdb (default): rspwalk against gdb's walk of the same stop;
+#                        expect: rspwalk against the fixture's .rspwalk_expect only, where gdb
+#                        is known wrong (docs/gdb-differences.md)
+#      IT_SYSROOT        where the target's libraries are (default per arch, see it_qemu_sysroot)
 
 set -u
 
@@ -26,7 +33,8 @@ IT_ROOT=$(cd "$IT_DIR/../.." && pwd)
 RSPWALK=${RSPWALK:-$IT_ROOT/build/release/rspwalk}
 IT_ARCH=${IT_ARCH:-x86_64}
 IT_STUB=${IT_STUB:-gdbserver}
-IT_SYSROOT=${IT_SYSROOT:-/}
+IT_QEMU_CPU=${IT_QEMU_CPU:-}
+IT_ORACLE=${IT_ORACLE:-gdb}
 IT_TIMEOUT=${IT_TIMEOUT:-60}
 IT_WRAP=${IT_WRAP:-}
 IT_ORACLE_ONLY=${IT_ORACLE_ONLY:-0}
@@ -35,8 +43,29 @@ IT_FAILED=0
 IT_PASSED=0
 IT_STUB_PID=
 IT_INFERIOR_PID=
+IT_PROXY_PID=
+IT_MAIN_LWP=
 IT_PORT=
 IT_TMP=$(mktemp -d "${TMPDIR:-/tmp}/rspwalk-it.XXXXXX")
+
+# it_qemu_sysroot ARCH: where qemu (-L) and gdb (set sysroot) find the target's libraries.
+# i386 runs on the host's /lib32 glibc (libc6-i386), not /usr/i686-linux-gnu (peers.md 9.3).
+it_qemu_sysroot() {
+    case $1 in
+    x86_64 | i386) echo / ;;
+    aarch64) echo /usr/aarch64-linux-gnu ;;
+    ppc) echo /usr/powerpc-linux-gnu ;;
+    ppc64) echo /usr/powerpc64-linux-gnu ;;
+    ppc64le) echo /usr/powerpc64le-linux-gnu ;;
+    *) return 1 ;;
+    esac
+}
+
+if [ "$IT_STUB" = qemu ]; then
+    IT_SYSROOT=${IT_SYSROOT:-$(it_qemu_sysroot "$IT_ARCH")}
+else
+    IT_SYSROOT=${IT_SYSROOT:-/}
+fi
 
 it_cleanup() {
     it_stub_stop
@@ -44,6 +73,15 @@ it_cleanup() {
 }
 trap it_cleanup EXIT
 trap 'exit 130' INT TERM
+
+# it_label: the case prefix, "x86_64" under gdbserver, "qemu-ARCH[-tag]" under qemu.
+it_label() {
+    if [ "$IT_STUB" = qemu ]; then
+        echo "qemu-$IT_ARCH${IT_LABEL_TAG:+-$IT_LABEL_TAG}"
+    else
+        echo "$IT_ARCH"
+    fi
+}
 
 # it_now_ms: wall clock in milliseconds.
 it_now_ms() {
@@ -67,13 +105,19 @@ it_missing_peers() {
 # --once: the target stays stopped across connections (shared/notes/peers.md 6a), so rspwalk
 # and then gdb see the same stop.  Sets IT_PORT, IT_STUB_PID, IT_INFERIOR_PID.
 it_stub_start() {
-    local log=$IT_TMP/gdbserver.log i
+    local log=$IT_TMP/gdbserver.log i line
     IT_PORT=
     IT_INFERIOR_PID=
     gdbserver 127.0.0.1:0 "$@" </dev/null >"$log" 2>&1 &
     IT_STUB_PID=$!
     for ((i = 0; i < 100; i++)); do
-        IT_PORT=$(sed -n 's/^Listening on port \([0-9][0-9]*\)$/\1/p' "$log" | head -n 1)
+        # Complete lines only: `read` fails on a last line without its newline, so a port
+        # number gdbserver is still writing ("3857" of "38579") is never taken.
+        while IFS= read -r line; do
+            case $line in
+            "Listening on port "*[0-9]) IT_PORT=${line#Listening on port } && break ;;
+            esac
+        done <"$log"
         [ -n "$IT_PORT" ] && break
         kill -0 "$IT_STUB_PID" 2>/dev/null || break
         sleep 0.05
@@ -87,9 +131,62 @@ it_stub_start() {
     return 0
 }
 
-# it_stub_stop: kill the inferior gdbserver reported, then gdbserver; only those pids.
+# it_qemu_start PROG: qemu-ARCH with its gdbstub on a unix socket in IT_TMP (no port to
+# race for), and rsp_proxy.py in front of it on a loopback port the kernel picks.  Sets
+# IT_PORT (the proxy's), IT_STUB_PID (qemu), IT_PROXY_PID.
+it_qemu_start() {
+    local prog=$1 sock=$IT_TMP/qemu.sock i line
+    local cpu=()
+    [ -n "$IT_QEMU_CPU" ] && cpu=(-cpu "$IT_QEMU_CPU")
+    IT_PORT=
+    rm -f "$sock" "$IT_TMP/proxy.port" # not the last case's port
+    : >"$IT_TMP/proxy.port"
+    "qemu-$IT_ARCH" "${cpu[@]}" -L "$IT_SYSROOT" -g "$sock" "$prog" \
+        </dev/null >"$IT_TMP/qemu.log" 2>&1 &
+    IT_STUB_PID=$!
+    IT_MAIN_LWP=$IT_STUB_PID # qemu-user runs the guest's main thread as its own
+    python3 "$IT_ROOT/tests/tools/rsp_proxy.py" --idle "$IT_TIMEOUT" \
+        --stats "$IT_TMP/proxy-stats.json" "unix:$sock" \
+        </dev/null >"$IT_TMP/proxy.port" 2>"$IT_TMP/proxy.log" &
+    IT_PROXY_PID=$!
+    for ((i = 0; i < 200; i++)); do
+        # A complete first line only (`read` fails without its newline).
+        if IFS= read -r line <"$IT_TMP/proxy.port" && [[ $line =~ ^[0-9]+$ ]]; then
+            IT_PORT=$line
+            break
+        fi
+        kill -0 "$IT_PROXY_PID" 2>/dev/null || break
+        sleep 0.05
+    done
+    if [ -z "$IT_PORT" ]; then
+        echo "qemu-$IT_ARCH or the proxy did not start: $(tail -n 1 "$IT_TMP/proxy.log")" \
+            "$(tail -n 1 "$IT_TMP/qemu.log")"
+        it_stub_stop
+        return 1
+    fi
+    return 0
+}
+
+# it_stub_stop: kill the inferior gdbserver reported, then gdbserver (or qemu, then the
+# proxy); only those pids.
 it_stub_stop() {
     local i
+    if [ "$IT_STUB" = qemu ] && [ -n "$IT_STUB_PID" ]; then
+        # SIGKILL: qemu-user hands SIGTERM to the guest, which its gdbstub holds stopped.
+        kill -KILL "$IT_STUB_PID" 2>/dev/null
+        wait "$IT_STUB_PID" 2>/dev/null
+        IT_STUB_PID=
+    fi
+    if [ -n "$IT_PROXY_PID" ]; then
+        # It exits by itself once qemu's end of the socket is gone.
+        for ((i = 0; i < 50; i++)); do
+            kill -0 "$IT_PROXY_PID" 2>/dev/null || break
+            sleep 0.05
+        done
+        kill -TERM "$IT_PROXY_PID" 2>/dev/null
+        wait "$IT_PROXY_PID" 2>/dev/null
+        IT_PROXY_PID=
+    fi
     if [ -n "$IT_INFERIOR_PID" ]; then
         kill -KILL "$IT_INFERIOR_PID" 2>/dev/null
         IT_INFERIOR_PID=
@@ -108,9 +205,20 @@ it_stub_stop() {
 
 # it_case_run NAME DIR: the steps of one case; prints why on failure (one line first).
 it_case_run() {
-    local name=$1 dir=$2 rc
+    local name=$1 dir=$2 rc tdesc="" main=()
     local prog=$IT_ROOT/build/fixtures/$IT_ARCH/$name
-    local peers=(gdbserver:gdbserver gdb-multiarch:gdb-multiarch python3:python3 readelf:binutils)
+    local peers=(gdb-multiarch:gdb-multiarch python3:python3 readelf:binutils)
+    if [ "$IT_STUB" = qemu ]; then
+        peers+=("qemu-$IT_ARCH:qemu-user")
+        case $IT_ARCH in
+        x86_64 | i386) tdesc=$IT_DIR/tdesc/qemu-$IT_ARCH-linux.xml ;;
+        esac
+    elif [ "$IT_STUB" = gdbserver ]; then
+        peers+=(gdbserver:gdbserver)
+    else
+        echo "unknown stub: $IT_STUB (gdbserver or qemu)"
+        return 1
+    fi
     it_missing_peers "${peers[@]}" || return 1
     if [ ! -x "$prog" ]; then
         echo "fixture not built: build/fixtures/$IT_ARCH/$name (make fixtures)"
@@ -120,15 +228,16 @@ it_case_run() {
         echo "rspwalk not built: $RSPWALK (make build/release/rspwalk)"
         return 1
     fi
-    if [ "$IT_STUB" != gdbserver ]; then
-        echo "stub not supported yet: $IT_STUB (only gdbserver keeps a stop for a second look)"
-        return 1
+    if [ "$IT_STUB" = qemu ]; then
+        it_qemu_start "$prog" || return 1
+        main=(--main-lwp "$IT_MAIN_LWP")
+    else
+        it_stub_start "$prog" || return 1
     fi
-    it_stub_start "$prog" || return 1
 
     if [ "$IT_ORACLE_ONLY" = 1 ]; then
         ORACLE_TIMEOUT=$IT_TIMEOUT ORACLE_GDB_LOG=$dir/gdb.log ORACLE_SYSROOT=$IT_SYSROOT \
-            "$IT_DIR/gdb_oracle.sh" --continue "127.0.0.1:$IT_PORT" "$prog" \
+            ORACLE_TDESC=$tdesc "$IT_DIR/gdb_oracle.sh" --continue "127.0.0.1:$IT_PORT" "$prog" \
             >"$dir/oracle.json" 2>"$dir/oracle.err"
         rc=$?
     else
@@ -139,49 +248,66 @@ it_case_run() {
         rc=$?
         if [ "$rc" != 0 ]; then
             it_stub_stop
+            it_keep_logs "$dir"
             [ "$rc" = 124 ] && echo "rspwalk timed out after $IT_TIMEOUT s" && return 1
             echo "rspwalk exited $rc: $(head -n 1 "$dir/rspwalk.err")"
             return 1
         fi
+        if [ "$IT_ORACLE" = expect ]; then
+            it_stub_stop
+            it_keep_logs "$dir"
+            python3 "$IT_DIR/compare.py" --exe "$prog" "${main[@]}" --expect-only "$dir/rspwalk.json"
+            return
+        fi
         ORACLE_TIMEOUT=$IT_TIMEOUT ORACLE_GDB_LOG=$dir/gdb.log ORACLE_SYSROOT=$IT_SYSROOT \
-            "$IT_DIR/gdb_oracle.sh" "127.0.0.1:$IT_PORT" "$prog" \
+            ORACLE_TDESC=$tdesc "$IT_DIR/gdb_oracle.sh" "127.0.0.1:$IT_PORT" "$prog" \
             >"$dir/oracle.json" 2>"$dir/oracle.err"
         rc=$?
     fi
-    cp "$IT_TMP/gdbserver.log" "$dir/gdbserver.log" 2>/dev/null
     it_stub_stop
+    it_keep_logs "$dir"
     if [ "$rc" != 0 ]; then
         echo "gdb oracle failed ($rc): $(head -n 1 "$dir/oracle.err")"
         return 1
     fi
     if [ "$IT_ORACLE_ONLY" = 1 ]; then
-        python3 "$IT_DIR/compare.py" --exe "$prog" --oracle-only "$dir/oracle.json"
+        python3 "$IT_DIR/compare.py" --exe "$prog" "${main[@]}" --oracle-only "$dir/oracle.json"
     else
-        python3 "$IT_DIR/compare.py" --exe "$prog" "$dir/rspwalk.json" "$dir/oracle.json"
+        python3 "$IT_DIR/compare.py" --exe "$prog" "${main[@]}" "$dir/rspwalk.json" "$dir/oracle.json"
     fi
+}
+
+# it_keep_logs DIR: the stub's and the proxy's logs into the case's artifacts.
+it_keep_logs() {
+    local f
+    for f in gdbserver.log qemu.log proxy.log proxy-stats.json proxy.port; do
+        [ -f "$IT_TMP/$f" ] && mv "$IT_TMP/$f" "$1/$f"
+    done
+    return 0
 }
 
 # it_case NAME: run one case, print its line, count it.
 it_case() {
-    local name=$1 dir=$IT_TMP/$1 start rc keep
+    local name=$1 dir=$IT_TMP/$1 start rc keep label
+    label=$(it_label)
     mkdir -p "$dir"
     start=$(it_now_ms)
     it_case_run "$name" "$dir" >"$dir/why.txt" 2>&1
     rc=$?
-    keep=$IT_ROOT/build/integration/$IT_ARCH/$name
+    keep=$IT_ROOT/build/integration/$label/$name
     rm -rf "$keep"
     if [ "$rc" != 0 ] || [ "$IT_KEEP" = 1 ]; then
         mkdir -p "$keep" && cp -r "$dir/." "$keep/"
     fi
     if [ "$rc" = 0 ]; then
         IT_PASSED=$((IT_PASSED + 1))
-        echo "PASS $IT_ARCH/$name ($(($(it_now_ms) - start)) ms)"
+        echo "PASS $label/$name ($(($(it_now_ms) - start)) ms)"
         return 0
     fi
     IT_FAILED=$((IT_FAILED + 1))
-    echo "FAIL $IT_ARCH/$name: $(head -n 1 "$dir/why.txt")"
+    echo "FAIL $label/$name: $(head -n 1 "$dir/why.txt")"
     tail -n +2 "$dir/why.txt" | head -n 80 | sed 's/^/    /'
-    echo "    (artifacts: build/integration/$IT_ARCH/$name/)"
+    echo "    (artifacts: build/integration/$label/$name/)"
     return 1
 }
 
@@ -192,6 +318,17 @@ it_run_matrix() {
         for link in dyn static; do
             it_case "$variant-$stop-O0-$link"
         done
+    done
+    [ "$IT_FAILED" = 0 ]
+}
+
+# it_run_qemu_matrix [VARIANT...]: every variant (default: all four), stop method and link
+# of IT_ARCH under qemu; exit status = failures.
+it_run_qemu_matrix() {
+    local variant
+    [ $# -gt 0 ] || set -- chain recurse signal threads
+    for variant in "$@"; do
+        it_run_matrix "$variant"
     done
     [ "$IT_FAILED" = 0 ]
 }

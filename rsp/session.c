@@ -514,6 +514,13 @@ connect_sequence(struct rsp_session *s)
     int rc = rsp_request(s, RSP_PKT_QSUPPORTED, qsup, sizeof qsup - 1, &r);
     if (rc < 0)
         return rc;
+    /* QEMU system mode stops a running VM when a client connects and reports it at once,
+     * unasked, before it reads anything (gdb_vm_state_change: "T02thread:01;"): the reply
+     * to qSupported is the packet after it.  No qSupported reply starts "T"/"S" + 2 hex. */
+    bool stop = r.len >= 3 && (r.p[0] == 'T' || r.p[0] == 'S') &&
+                sw_hex_val((unsigned char)r.p[1]) >= 0 && sw_hex_val((unsigned char)r.p[2]) >= 0;
+    if (stop && (rc = rsp_recv_stop(s, s->cfg.timeout_ms, &r)) < 0)
+        return rc;
     if ((rc = parse_qsupported(s, r.p, r.len)) < 0)
         return rc;
     if (s->packet_size == 0)

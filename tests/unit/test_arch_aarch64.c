@@ -562,6 +562,34 @@ test_signal_frame_through_the_trampoline_in_target_memory(void **state)
     fixture_close(&fx);
 }
 
+/* A signal that came while a leaf sat at its first instruction: the leaf's caller shares its
+ * SP, which the walker accepts for a frame with an exact PC as it does for frame 0. */
+static void
+test_signal_interrupting_a_leaf_at_entry_walks_on_to_its_callers(void **state)
+{
+    (void)state;
+    struct walk_fixture fx;
+    const sw_addr hsp = STACK + 0x100; /* the handler runs below the interrupted stack */
+    const sw_addr regs = hsp + 0x10 + 128 + 184;
+    fixture_open(&fx, LEAF + 4, hsp, 0x1234, TRAMP, true);
+    put_chain(fx.p);
+    fake_proc_put_word(fx.p, regs + 29 * 8, F_BIG);
+    fake_proc_put_word(fx.p, regs + 30 * 8, BIG + 0x14);
+    fake_proc_put_word(fx.p, regs + 31 * 8, S + 0x10);
+    fake_proc_put_word(fx.p, regs + 32 * 8, LEAF);
+
+    assert_int_equal(sw_walk_stack(fx.w, SW_TID_DEFAULT, &fx.st), 0);
+    assert_int_equal(fx.st.n, 6);
+    assert_int_equal(fx.st.frames[2].ra, LEAF);
+    assert_true(fx.st.frames[2].non_call);
+    assert_int_equal(fx.st.frames[3].ra, BIG + 0x14);
+    assert_int_equal(fx.st.frames[3].sp, fx.st.frames[2].sp);
+    assert_int_equal(fx.st.frames[4].ra, OUTER + 0x0c);
+    assert_int_equal(fx.st.frames[5].ra, ENTRY);
+    assert_int_equal(fx.st.end, SW_END_BOTTOM);
+    fixture_close(&fx);
+}
+
 int
 main(void)
 {
@@ -580,6 +608,7 @@ main(void)
         cmocka_unit_test(test_frame_func_without_a_symbol_uses_x29_or_the_ret_it_sits_on),
         cmocka_unit_test(test_frame_func_dead_link_ends_the_walk),
         cmocka_unit_test(test_signal_frame_through_the_trampoline_in_target_memory),
+        cmocka_unit_test(test_signal_interrupting_a_leaf_at_entry_walks_on_to_its_callers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

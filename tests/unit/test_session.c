@@ -341,6 +341,27 @@ test_session_connect_without_noack_offer_stays_in_ack_mode(void **state)
 }
 
 static void
+test_session_connect_skips_the_stop_qemu_system_sends_unasked(void **state)
+{
+    (void)state;
+    struct fixture f;
+    /* qemu-system 7.2: connecting stops the running VM, which it reports before it reads the
+     * qSupported (seen with build/fixtures/kernel/x86_64.elf); the fake acks-checks both. */
+    assert_int_equal(open_text(&f, QSUP "<- T02thread:01;\n"
+                                        "<- PacketSize=1000;vContSupported+;multiprocess+\n"
+                                        "-> ?\n<- T05thread:p01.01;\n"),
+                     0);
+    assert_true(rsp_has_feature(f.s, RSP_FEAT_MULTIPROCESS));
+    assert_int_equal(rsp_packet_size(f.s), 0x1000);
+    const struct rsp_stop *st = rsp_last_stop(f.s);
+    assert_non_null(st);
+    assert_int_equal(st->thread.pid, 1);
+    assert_int_equal(st->thread.tid, 1);
+    assert_int_equal(rsp_session_stats(f.s)->round_trips, 2);
+    finish(&f, true);
+}
+
+static void
 test_session_regs_read_decodes_unavailable_bytes_as_zero_and_caches(void **state)
 {
     (void)state;
@@ -820,6 +841,7 @@ main(void)
         cmocka_unit_test(test_session_qemu_tdesc_numbers_fs_base_after_gs),
         cmocka_unit_test(test_session_connect_sends_qsupported_noack_then_halt_reason),
         cmocka_unit_test(test_session_connect_without_noack_offer_stays_in_ack_mode),
+        cmocka_unit_test(test_session_connect_skips_the_stop_qemu_system_sends_unasked),
         cmocka_unit_test(test_session_regs_read_decodes_unavailable_bytes_as_zero_and_caches),
         cmocka_unit_test(test_session_resume_drops_register_cache_and_thread_selection),
         cmocka_unit_test(test_session_resume_one_thread_with_signal_uses_vcont_action),

@@ -127,8 +127,10 @@ scan_prologue(const struct arch_desc *a, const uint8_t *code, size_t nwords,
             pro->r31_saved = true;
             pro->r31_off = off;
             pro->r31_disp = a->word_size == 8 ? ds_disp(insn) : d_disp(insn);
-        } else if (is_branch(insn)) {
-            break; /* the body: a prologue precedes every call */
+        } else if (PPC_OP(insn) == 18 && (insn & 1u)) {
+            break; /* bl: the body, a prologue precedes every call.  Not
+                    * other branches: shrink-wrapped code tests and branches
+                    * (to an early return) before its prologue. */
         }
     }
 }
@@ -252,7 +254,10 @@ ppc_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_fram
     enum sw_gcf r;
 
     /* No symbol: Dyninst's assumption, a standard frame that is set up. */
-    bool known = read_prologue(w, pc, &sym, &pro) == 0;
+    int rc = read_prologue(w, pc, &sym, &pro);
+    if (rc < 0 && sw_is_link_error(rc))
+        return sw_walker_fail_from_proc(w, rc), SW_GCF_ERROR;
+    bool known = rc == 0;
     if (known)
         st = frame_state(w, &sym, &pro, pc, exact);
 

@@ -155,7 +155,7 @@ check-symbols: build/release/librspwalk.a build/release/librspwalk.so
 
 FORMAT_SRCS = $(filter-out %.def,$(LIB_SRCS) $(CLI_SRCS) $(TOOL_SRCS) $(UNIT_SRCS) $(FUZZ_SRCS) \
               $(wildcard util/*.h rsp/*.h arch/*.h targets/*.h walker/*.h walker/steppers/*.h \
-              cli/*.h tests/tools/*.h) $(PUBLIC_HDRS) $(wildcard fixtures/src/*.c))
+              cli/*.h tests/tools/*.h) $(PUBLIC_HDRS) $(wildcard fixtures/src/*.c fixtures/src/kernel/*.c))
 format:
 	$(Q)clang-format -i $(FORMAT_SRCS)
 format-check:

@@ -1,0 +1,89 @@
+/* walker/dwarf_info.h -- inlined subroutines and tail-call sites from .debug_info.
+ *
+ * What gdb reads to show frames that are not on the machine stack: the
+ * DW_TAG_inlined_subroutine scopes covering an address, and the
+ * DW_TAG_call_site (DW_TAG_GNU_call_site) entries of tail calls.  Implemented
+ * in walker/dwarf_info.c, the second file that includes <libdwarf.h>; CFI is
+ * walker/dwarf_adapter.c's.  Addresses are link-time; nothing here reads the target.
+ */
+#ifndef RSPWALK_WALKER_DWARF_INFO_H
+#define RSPWALK_WALKER_DWARF_INFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rspwalk/types.h"
+
+struct sw_dinfo;
+struct sw_elf;
+
+/* One inlined subroutine. */
+struct sw_dinfo_name {
+    /* Borrowed, valid until sw_dinfo_close: DW_AT_linkage_name, else DW_AT_name,
+     * found through DW_AT_abstract_origin / DW_AT_specification (what gdb
+     * prints); NULL when the DWARF names none (gdb prints "??"). */
+    const char *name;
+    sw_addr entry; /* DW_AT_entry_pc, else the first address of its first range */
+};
+
+/* One tail-call frame: an intermediate function that jumped to the next. */
+struct sw_dinfo_tail {
+    /* Borrowed, valid until sw_dinfo_close: the innermost function, inlined or
+     * not, covering PC - 1 (how gdb 13 names a tail-call frame); may be NULL. */
+    const char *name;
+    sw_addr pc; /* the tail call's return address: the address after the jump */
+};
+
+/* Open the debug information of the ELF file PATH, read from its separate
+ * debug file DEBUG_PATH (may be NULL) when that one has .debug_info, else from
+ * PATH itself.  Nothing is parsed until the first query.  ELF (optional,
+ * borrowed: must outlive the sw_dinfo) resolves call targets that the DWARF
+ * only declares, by symbol name, as gdb does with minimal symbols; without it
+ * such targets end the tail-call search.  A file without .debug_info opens
+ * fine and answers every query with no frames.  Returns 0, SW_ENOENT (no such
+ * PATH), SW_EBADELF (PATH is not ELF, or libdwarf rejects it), SW_EIO,
+ * SW_ENOMEM; the message in ERR names the file.  *OUT: sw_dinfo_close. */
+int sw_dinfo_open(const char *path, const char *debug_path, struct sw_elf *elf,
+                  struct sw_dinfo **out, struct sw_errbuf *err);
+
+/* Close D and free every cached compilation unit.  NULL is a no-op. */
+void sw_dinfo_close(struct sw_dinfo *d);
+
+/* Whether D found .debug_info at all (false: every query gives nothing). */
+bool sw_dinfo_has_info(const struct sw_dinfo *d);
+
+/* The file the DWARF is read from (PATH or DEBUG_PATH), or NULL.  Borrowed. */
+const char *sw_dinfo_source(const struct sw_dinfo *d);
+
+/* The message of the last failure on D; valid until the next call on D. */
+const char *sw_dinfo_errmsg(const struct sw_dinfo *d);
+
+/* The inlined subroutines whose ranges cover VADDR, innermost first: up to
+ * MAX in OUT, their number in *N (0 when VADDR is in no inlined code or has
+ * no debug information; the outermost ones are dropped beyond MAX).  Returns
+ * 0, SW_ENOMEM, or SW_EBADELF when the compilation unit's DWARF is malformed
+ * (message on D; the unit then stays empty). */
+int sw_dinfo_inline_chain(struct sw_dinfo *d, sw_addr vaddr, struct sw_dinfo_name *out, size_t max,
+                          size_t *n);
+
+/* The entry of the concrete function (DW_TAG_subprogram) covering VADDR, as
+ * gdb computes it (its low pc, or the start of its first DW_AT_ranges entry).
+ * Returns 0, SW_ENOENT (no DWARF function covers VADDR), SW_ENOMEM, SW_EBADELF. */
+int sw_dinfo_function_entry(struct sw_dinfo *d, sw_addr vaddr, sw_addr *entry);
+
+/* The tail-call frames gdb shows between a function entered at CALLEE_ENTRY
+ * and its caller, whose return address is CALLER_RA: gdb's
+ * call_site_find_chain.  The caller's call site whose return pc is CALLER_RA
+ * names a target; when that is not CALLEE_ENTRY, the target's tail-call sites
+ * are searched, depth first, for chains that reach CALLEE_ENTRY, and only the
+ * part that every chain shares is kept.  Up to MAX frames in OUT, innermost
+ * (next to the callee) first, their number in *N.  *N is 0, without error,
+ * when there is no such call site, the call is direct, the chains share
+ * nothing, or a target on the way cannot be resolved (a DW_AT_call_target
+ * expression, a name ELF does not define, an address that starts no DWARF
+ * function): cases where gdb gives up too.  Both addresses are in this file:
+ * calls between files are not followed.  Returns 0, SW_ENOMEM, SW_EBADELF. */
+int sw_dinfo_tailcall_chain(struct sw_dinfo *d, sw_addr caller_ra, sw_addr callee_entry,
+                            struct sw_dinfo_tail *out, size_t max, size_t *n);
+
+#endif /* RSPWALK_WALKER_DWARF_INFO_H */

@@ -108,6 +108,7 @@ it_stub_start() {
     local log=$IT_TMP/gdbserver.log i line
     IT_PORT=
     IT_INFERIOR_PID=
+    : >"$log" # emptied now, not when the background job gets to it: no earlier case's port
     gdbserver 127.0.0.1:0 "$@" </dev/null >"$log" 2>&1 &
     IT_STUB_PID=$!
     for ((i = 0; i < 100; i++)); do

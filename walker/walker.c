@@ -24,6 +24,7 @@ struct sw_walker {
     size_t nsteppers, capsteppers;
     struct sw_libstate *libs; /* owned */
     struct sw_symlookup *sym; /* owned */
+    struct sw_virtual *virt;  /* owned: DWARF for inline and tail-call frames (virtual.c) */
     size_t max_frames;
     struct sw_errbuf err;
 };
@@ -132,6 +133,12 @@ struct sw_symlookup *
 sw_walker_symlookup(struct sw_walker *w)
 {
     return w->sym;
+}
+
+struct sw_virtual **
+sw_walker_virtual_slot(struct sw_walker *w)
+{
+    return &w->virt;
 }
 
 struct sw_elfcache *
@@ -289,6 +296,7 @@ sw_walker_free(struct sw_walker *w)
         stepper_destroy(w->steppers[i]);
     sw_free(w->steppers);
     sw_stepper_group_fini(&w->group);
+    sw_virtual_free(w->virt); /* before the library state: it borrows its ELF files */
     sw_symlookup_free(w->sym);
     sw_libstate_free(w->libs);
     sw_proc_free(w->proc);

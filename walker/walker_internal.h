@@ -42,4 +42,29 @@ sw_is_link_error(int code)
 /* Copy W's process error into W's message and return its code. */
 int sw_walker_fail_from_proc(struct sw_walker *w, int code);
 
+/* Inline and tail-call frames (walker/virtual.c).  A cache of each module's
+ * DWARF (struct sw_dinfo, opened on first use), owned by the walker: created
+ * by the first sw_walker_add_virtual_frames in W's slot, freed by
+ * sw_walker_free with sw_virtual_free.  NULL is a no-op. */
+struct sw_virtual;
+void sw_virtual_free(struct sw_virtual *v);
+
+/* W's slot for that cache (walker.c); NULL until the first use. */
+struct sw_virtual **sw_walker_virtual_slot(struct sw_walker *w);
+
+/* Turn ST, a walk of physical frames, into the stack gdb shows: before each
+ * physical frame the inlined subroutines covering its lookup PC (innermost
+ * first, kind SW_FRAME_INLINE, a copy of the physical frame with stepper NULL
+ * and vname set), and after it, before its caller, the tail-call frames
+ * between the two (kind SW_FRAME_TAILCALL, RA the tail call's return address,
+ * SP and FP the caller's).  Levels are renumbered.  Frames already virtual are
+ * computed again.  Modules without debug information add nothing.  Returns 0,
+ * or SW_ENOMEM with ST unchanged and the message in ERR.  *CACHE: NULL at
+ * first, then reused; free with sw_virtual_free. */
+int sw_virtual_frames_add(struct sw_virtual **cache, struct sw_libstate *ls, struct sw_stack *st,
+                          struct sw_errbuf *err);
+
+/* The same with W's library state and cache; the message goes on W. */
+int sw_walker_add_virtual_frames(struct sw_walker *w, struct sw_stack *st);
+
 #endif /* RSPWALK_WALKER_INTERNAL_H */

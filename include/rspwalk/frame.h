@@ -30,7 +30,11 @@ struct sw_location {
 
 enum sw_frame_kind {
     SW_FRAME_NORMAL = 0,
-    SW_FRAME_SIGNAL, /* a signal trampoline: the frame the kernel built for a handler */
+    SW_FRAME_SIGNAL,   /* a signal trampoline: the frame the kernel built for a handler */
+    SW_FRAME_INLINE,   /* code inlined into the next-outer frame's function (DWARF
+                        * DW_TAG_inlined_subroutine): same RA, SP and FP as it */
+    SW_FRAME_TAILCALL, /* a function that tail-called the next-inner one (DWARF call
+                        * sites): RA is the address after its jump, SP its caller's */
 };
 
 /* How a frame was found, from the most to the least trusted. */
@@ -60,6 +64,9 @@ struct sw_frame {
     bool bottom;   /* the outermost frame: nothing calls it */
     bool non_call; /* RA is the exact resume PC, not after a call (signal frames and
                     * the frame they interrupted), so lookups use RA, not RA-1 */
+    /* Borrowed: the function name of an inline or tail-call frame, valid until
+     * the walker is freed; NULL for other frames (their name is the symbol's). */
+    const char *vname;
     uint64_t regs_valid[SW_FRAME_MAX_REGS / 64];
     sw_word regs[SW_FRAME_MAX_REGS];
 };

@@ -1,0 +1,276 @@
+/* walker/virtual.c -- the frames gdb shows that are not on the machine stack.
+ *
+ * After a physical walk: inline frames (DW_TAG_inlined_subroutine) before each
+ * physical frame and tail-call frames (DW_TAG_call_site chains) between a frame
+ * and its caller, read through walker/dwarf_info.h with one sw_dinfo per
+ * module, cached per walker.  No unwinding here: SPs and FPs are copied.
+ */
+#include "walker/walker_internal.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "walker/dwarf_info.h"
+
+/* More inline levels or tail calls than this between two physical frames are
+ * garbage (glibc has at most 3 inline levels and 1 tail call at a stop). */
+#define VIRT_MAX_INLINE 32
+#define VIRT_MAX_TAIL   32
+
+struct virt_module {
+    char *path;         /* owned: the key (sw_lib.path) */
+    struct sw_dinfo *d; /* owned; NULL when the file could not be opened */
+};
+
+struct sw_virtual {
+    struct virt_module *mods;
+    size_t n, cap;
+};
+
+void
+sw_virtual_free(struct sw_virtual *v)
+{
+    if (v == NULL)
+        return;
+    for (size_t i = 0; i < v->n; i++) {
+        sw_dinfo_close(v->mods[i].d);
+        sw_free(v->mods[i].path);
+    }
+    sw_free(v->mods);
+    sw_free(v);
+}
+
+/* The DWARF of LIB, opened on first use: *D NULL when it has none or cannot
+ * be read (that is no error for a walk).  Returns 0 or SW_ENOMEM. */
+static int
+module_dinfo(struct sw_virtual *v, const struct sw_lib *lib, struct sw_dinfo **d,
+             struct sw_errbuf *err)
+{
+    struct sw_errbuf oerr = { 0 };
+    int rc;
+
+    *d = NULL;
+    if (lib->path == NULL || lib->elf == NULL)
+        return 0; /* the vDSO read from memory: no debug info */
+    for (size_t i = 0; i < v->n; i++)
+        if (strcmp(v->mods[i].path, lib->path) == 0) {
+            *d = v->mods[i].d;
+            return 0;
+        }
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? v->cap * 2 : 8;
+        struct virt_module *m = sw_realloc(v->mods, cap * sizeof *m);
+        if (m == NULL)
+            return sw_fail(err, SW_ENOMEM, "reading debug info of %s: out of memory", lib->path);
+        v->mods = m;
+        v->cap = cap;
+    }
+    char *path = sw_strdup(lib->path);
+    if (path == NULL)
+        return sw_fail(err, SW_ENOMEM, "reading debug info of %s: out of memory", lib->path);
+    rc = sw_dinfo_open(lib->path, sw_elf_debug_path(lib->elf), lib->elf, d, &oerr);
+    if (rc == SW_ENOMEM) {
+        sw_free(path);
+        return sw_fail(err, rc, "%s", oerr.msg);
+    }
+    if (rc < 0) {
+        /* Remembered as NULL: a module whose file went bad is not retried
+         * at every frame. */
+        sw_debug(SW_DBG_STEP, "virtual frames: %s", oerr.msg);
+        *d = NULL;
+    }
+    v->mods[v->n++] = (struct virt_module){ .path = path, .d = *d };
+    return 0;
+}
+
+/* The module covering PC and its DWARF; *D NULL if none. */
+static int
+dinfo_at(struct sw_virtual *v, struct sw_libstate *ls, sw_addr pc, const struct sw_lib **lib,
+         struct sw_dinfo **d, struct sw_errbuf *err)
+{
+    *d = NULL;
+    if (sw_libstate_lib_at(ls, pc, lib) < 0)
+        return 0;
+    return module_dinfo(v, *lib, d, err);
+}
+
+struct virt_out {
+    struct sw_frame *frames;
+    size_t n, cap;
+};
+
+static int
+out_push(struct virt_out *o, const struct sw_frame *f)
+{
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? o->cap * 2 : 32;
+        struct sw_frame *nf = sw_realloc(o->frames, cap * sizeof *nf);
+        if (nf == NULL)
+            return SW_ENOMEM;
+        o->frames = nf;
+        o->cap = cap;
+    }
+    o->frames[o->n++] = *f;
+    return 0;
+}
+
+/* A query failure other than ENOMEM only means no virtual frames here. */
+static int
+query_rc(struct sw_dinfo *d, int rc, struct sw_errbuf *err)
+{
+    if (rc == SW_ENOMEM)
+        return sw_fail(err, rc, "%s", sw_dinfo_errmsg(d));
+    if (rc < 0)
+        sw_debug(SW_DBG_STEP, "virtual frames: %s", sw_dinfo_errmsg(d));
+    return 0;
+}
+
+/* Push the inline frames of physical frame PHYS, then PHYS. */
+static int
+push_with_inlines(struct sw_virtual *v, struct sw_libstate *ls, const struct sw_frame *phys,
+                  struct virt_out *o, struct sw_errbuf *err)
+{
+    struct sw_dinfo_name names[VIRT_MAX_INLINE];
+    const struct sw_lib *lib;
+    struct sw_dinfo *d;
+    size_t n = 0;
+    int rc;
+
+    if (phys->kind != SW_FRAME_SIGNAL) {
+        sw_addr pc = sw_frame_lookup_pc(phys);
+        rc = dinfo_at(v, ls, pc, &lib, &d, err);
+        if (rc < 0)
+            return rc;
+        if (d != NULL) {
+            rc = query_rc(d, sw_dinfo_inline_chain(d, pc - lib->bias, names, VIRT_MAX_INLINE, &n),
+                          err);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct sw_frame f = *phys;
+        f.kind = SW_FRAME_INLINE;
+        f.stepper = NULL;
+        f.bottom = false;
+        f.vname = names[i].name;
+        rc = out_push(o, &f);
+        if (rc < 0)
+            return sw_fail(err, rc, "adding inline frames: out of memory");
+    }
+    if (out_push(o, phys) < 0)
+        return sw_fail(err, SW_ENOMEM, "adding inline frames: out of memory");
+    return 0;
+}
+
+/* Push the tail-call frames between CALLEE and its caller CALLER.  Both must
+ * be in one module (dwarf_info.h follows no calls between files). */
+static int
+push_tailcalls(struct sw_virtual *v, struct sw_libstate *ls, const struct sw_frame *callee,
+               const struct sw_frame *caller, struct virt_out *o, struct sw_errbuf *err)
+{
+    struct sw_dinfo_tail tails[VIRT_MAX_TAIL];
+    const struct sw_lib *lib, *clib;
+    struct sw_dinfo *d;
+    struct sw_elfsym sym;
+    sw_addr pc, entry;
+    size_t n = 0;
+    int rc;
+
+    /* gdb looks for tail calls only below frames it unwound with CFI: never
+     * across a signal trampoline or into code a signal interrupted. */
+    if (callee->kind == SW_FRAME_SIGNAL || caller->kind == SW_FRAME_SIGNAL || caller->non_call ||
+        caller->ra == 0)
+        return 0;
+    pc = sw_frame_lookup_pc(callee);
+    rc = dinfo_at(v, ls, pc, &lib, &d, err);
+    if (rc < 0 || d == NULL)
+        return rc;
+    if (sw_libstate_lib_at(ls, sw_frame_lookup_pc(caller), &clib) < 0 || clib != lib)
+        return 0;
+    /* gdb's get_pc_function_start: the DWARF function's entry, else the
+     * symbol's. */
+    rc = sw_dinfo_function_entry(d, pc - lib->bias, &entry);
+    if (rc == SW_ENOMEM)
+        return query_rc(d, rc, err);
+    if (rc < 0) {
+        if (sw_elf_symbol_at(lib->elf, pc - lib->bias, &sym) != 0)
+            return 0;
+        entry = sym.value;
+    }
+    rc = query_rc(
+        d, sw_dinfo_tailcall_chain(d, caller->ra - lib->bias, entry, tails, VIRT_MAX_TAIL, &n),
+        err);
+    if (rc < 0)
+        return rc;
+    for (size_t i = 0; i < n; i++) {
+        struct sw_frame f;
+        sw_frame_init(&f);
+        f.ra = tails[i].pc + lib->bias;
+        f.sp = caller->sp;
+        f.fp = caller->fp;
+        f.sp_loc = caller->sp_loc;
+        f.fp_loc = caller->fp_loc;
+        f.thread = caller->thread;
+        f.trust = caller->trust;
+        f.kind = SW_FRAME_TAILCALL;
+        f.vname = tails[i].name;
+        if (out_push(o, &f) < 0)
+            return sw_fail(err, SW_ENOMEM, "adding tail-call frames: out of memory");
+    }
+    return 0;
+}
+
+static bool
+is_virtual(const struct sw_frame *f)
+{
+    return f->kind == SW_FRAME_INLINE || f->kind == SW_FRAME_TAILCALL;
+}
+
+int
+sw_virtual_frames_add(struct sw_virtual **cache, struct sw_libstate *ls, struct sw_stack *st,
+                      struct sw_errbuf *err)
+{
+    struct virt_out o = { 0 };
+    const struct sw_frame *prev = NULL;
+    int rc = 0;
+
+    if (st->n == 0)
+        return 0;
+    if (*cache == NULL) {
+        *cache = sw_calloc(1, sizeof **cache);
+        if (*cache == NULL)
+            return sw_fail(err, SW_ENOMEM, "adding inline frames: out of memory");
+    }
+    for (size_t i = 0; i < st->n && rc == 0; i++) {
+        const struct sw_frame *f = &st->frames[i];
+        if (is_virtual(f))
+            continue;
+        if (prev != NULL)
+            rc = push_tailcalls(*cache, ls, prev, f, &o, err);
+        if (rc == 0)
+            rc = push_with_inlines(*cache, ls, f, &o, err);
+        prev = f;
+    }
+    if (rc < 0) {
+        sw_free(o.frames);
+        return rc;
+    }
+    for (size_t i = 0; i < o.n; i++)
+        o.frames[i].level = (unsigned)i;
+    sw_free(st->frames);
+    st->frames = o.frames;
+    st->n = o.n;
+    st->cap = o.cap;
+    return 0;
+}
+
+int
+sw_walker_add_virtual_frames(struct sw_walker *w, struct sw_stack *st)
+{
+    struct sw_errbuf err = { 0 };
+    int rc = sw_virtual_frames_add(sw_walker_virtual_slot(w), sw_walker_libstate(w), st, &err);
+    if (rc < 0)
+        return sw_walker_fail(w, rc, "%s", err.msg);
+    return 0;
+}

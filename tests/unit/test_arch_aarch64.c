@@ -319,6 +319,9 @@ put_chain(struct sw_proc *p)
     fake_proc_put_word(p, F_BIG + 8, OUTER + 0x0c); /* into outer after bl big */
     fake_proc_put_word(p, F_OUTER, 0);              /* "_start" cleared x29 */
     fake_proc_put_word(p, F_OUTER + 8, ENTRY);
+    /* omitfp's x30 slot when it stands in for big (its SP S + 0x10, str x30, [sp, #-16]!
+     * from S + 0x20): unused by the others */
+    fake_proc_put_word(p, S + 0x10, OUTER + 0x0c);
 }
 
 static void
@@ -489,17 +492,31 @@ test_frame_func_leaf_mid_stack_is_not_mine(void **state)
     fixture_close(&fx);
 }
 
+/* -fomit-frame-pointer: `str x30, [sp, #-16]!` and no record.  x30 is found in its slot from
+ * SP, at the top past the save and mid-stack (gdb's prologue analyzer does the same). */
 static void
-test_frame_func_omitted_fp_past_the_lr_save_is_not_mine(void **state)
+test_frame_func_omitted_fp_reads_x30_from_its_slot(void **state)
 {
     (void)state;
     struct walk_fixture fx;
-    struct sw_frame top, f;
-    enum sw_walk_end end;
-    fixture_open(&fx, OMITFP + 8, S, F_BIG, LEAF + 0x10, false);
-    assert_int_equal(sw_initial_frame(fx.w, SW_TID_DEFAULT, &top), 0);
-    assert_int_equal(sw_walk_single(fx.w, &top, &f, &end), SW_ENOENT);
+    /* frame 0 in leaf, called from omitfp (+0x70 after bl), which outer called */
+    fixture_open(&fx, LEAF + 4, S, F_OUTER, OMITFP + 0x08, false);
+    put_chain(fx.p);
+    assert_int_equal(sw_walk_stack(fx.w, SW_TID_DEFAULT, &fx.st), 0);
+    assert_int_equal(fx.st.n, 4);
+    assert_int_equal(fx.st.frames[1].ra, OMITFP + 0x08);
+    assert_int_equal(fx.st.frames[1].sp, S + 0x10);
+    assert_int_equal(fx.st.frames[2].ra, OUTER + 0x0c);
+    assert_int_equal(fx.st.frames[2].sp, S + 0x20);
+    assert_int_equal(fx.st.frames[2].fp, F_OUTER); /* x29 untouched */
+    assert_int_equal(fx.st.frames[2].ra_loc.addr, S + 0x10);
+    assert_int_equal(fx.st.frames[2].trust, SW_TRUST_ANALYSIS);
+    assert_int_equal(fx.st.frames[3].ra, ENTRY);
     fixture_close(&fx);
+    /* at the top: past the save, at ldr x30 ahead, and at ret after it */
+    check_top(OMITFP + 0x4, S + 0x10, F_OUTER, 0xdead, OUTER + 0x0c, S + 0x20, F_OUTER);
+    check_top(OMITFP + 0x8, S + 0x10, F_OUTER, 0xdead, OUTER + 0x0c, S + 0x20, F_OUTER);
+    check_top(OMITFP + 0xc, S + 0x20, F_OUTER, OUTER + 0x0c, OUTER + 0x0c, S + 0x20, F_OUTER);
 }
 
 static void
@@ -604,7 +621,7 @@ main(void)
         cmocka_unit_test(test_frame_func_strips_a_pac_from_a_signed_return_address),
         cmocka_unit_test(test_frame_func_helper_classifies_aarch64_prologues),
         cmocka_unit_test(test_frame_func_leaf_mid_stack_is_not_mine),
-        cmocka_unit_test(test_frame_func_omitted_fp_past_the_lr_save_is_not_mine),
+        cmocka_unit_test(test_frame_func_omitted_fp_reads_x30_from_its_slot),
         cmocka_unit_test(test_frame_func_without_a_symbol_uses_x29_or_the_ret_it_sits_on),
         cmocka_unit_test(test_frame_func_dead_link_ends_the_walk),
         cmocka_unit_test(test_signal_frame_through_the_trampoline_in_target_memory),

@@ -47,10 +47,11 @@
 struct a64_prologue {
     bool record;   /* stores x29 and x30 as a pair (the frame record) */
     bool fp_set;   /* then points x29 at it */
-    bool lr_saved; /* stores x30 without a record (not walkable by x29 or LR) */
+    bool lr_saved; /* stores x30 without a record (-fomit-frame-pointer) */
     bool pac;      /* signs x30 (paciasp/pacibsp): strip saved return addresses */
     uint32_t record_off, fp_off, lr_saved_off;
     uint64_t record_below_cfa; /* caller's SP minus the record's address */
+    uint64_t lr_below_cfa;     /* caller's SP minus x30's slot; 0 if not on SP */
     uint64_t cfa_from_fp;      /* caller's SP minus x29 once x29 is set */
     size_t nallocs;
     uint32_t alloc_off[A64_MAX_ALLOCS];
@@ -60,8 +61,9 @@ struct a64_prologue {
 /* The frame at one PC: type and state, plus how to get the caller's SP. */
 struct a64_frame {
     struct sw_frame_alloc fa;
-    uint64_t sp_adj;           /* unset/halfset: caller's SP minus SP */
+    uint64_t sp_adj;           /* caller's SP minus SP, from the prologue (or epilogue) */
     uint64_t record_below_cfa; /* halfset: caller's SP minus the record's address */
+    uint64_t lr_below_cfa;     /* x30 saved alone: caller's SP minus its slot */
     uint64_t cfa_from_fp;      /* set: caller's SP minus x29 */
     bool pac;
 };
@@ -92,16 +94,75 @@ is_branch(uint32_t insn)
            || (insn & 0xfe000000u) == 0xd6000000u; /* br, blr, ret, eret */
 }
 
-/* Whether INSN stores x30 other than in a {x29, x30} pair: stp Xn, x30 or
- * str x30 in any addressing mode. */
+/* Whether INSN stores x30 other than in a {x29, x30} pair (stp Xn, x30 or str x30, any
+ * addressing mode).  If so, *BYTES is what it allocates (pre-index) and *BELOW where x30
+ * goes, as the caller's SP minus its address given ALLOC bytes allocated before it (0 if
+ * not relative to SP). */
 static bool
-stores_lr_alone(uint32_t insn)
+lr_store(uint32_t insn, uint64_t alloc, uint64_t *bytes, uint64_t *below)
 {
-    bool stp64 = (insn & 0xfc400000u) == 0xa8000000u && (insn >> 23 & 3) != 0;
-    if (stp64)
-        return ((insn >> 10 & 31) == 30 && (insn & 31) != 29) || (insn & 31) == 30;
-    bool str64 = (insn & 0xffe00400u) == 0xf8000400u || (insn & 0xffc00000u) == 0xf9000000u;
-    return str64 && (insn & 31) == 30;
+    unsigned rn = insn >> 5 & 31, idx;
+    int64_t imm, slot;
+    *bytes = 0;
+    *below = 0;
+    if ((insn & 0xfc400000u) == 0xa8000000u && (idx = insn >> 23 & 3) != 0) {
+        /* stp: idx 1 post-index, 2 signed offset, 3 pre-index */
+        if ((insn >> 10 & 31) == 30 && (insn & 31) != 29)
+            slot = 8;
+        else if ((insn & 31) == 30)
+            slot = 0;
+        else
+            return false;
+        imm = imm7_scaled(insn);
+    } else if ((insn & 0xffe00400u) == 0xf8000400u && (insn & 31) == 30) {
+        /* str (immediate), pre- or post-index, imm9 */
+        idx = insn >> 11 & 1 ? 3 : 1;
+        imm = (insn >> 12) & 0x1ff;
+        if (imm & 0x100)
+            imm -= 0x200;
+        slot = 0;
+    } else if ((insn & 0xffc00000u) == 0xf9000000u && (insn & 31) == 30) {
+        /* str (immediate), unsigned offset, imm12 * 8 */
+        idx = 2;
+        imm = (int64_t)((insn >> 10) & 0xfff) * 8;
+        slot = 0;
+    } else {
+        return false;
+    }
+    if (rn != 31)
+        return true;
+    if (idx == 3 && imm < 0) {
+        *bytes = (uint64_t)-imm;
+        alloc += *bytes;
+        imm = 0;
+    } else if (idx == 1) {
+        imm = 0;
+    }
+    if (imm + slot >= 0 && (uint64_t)(imm + slot) < alloc)
+        *below = alloc - (uint64_t)(imm + slot);
+    return true;
+}
+
+/* Bytes a pre-index store to SP allocates (stp of any register pair, str of an x, d or q
+ * register, with writeback); 0 for anything else. */
+static uint64_t
+pre_index_alloc(uint32_t insn)
+{
+    int64_t imm;
+    if ((insn >> 5 & 31) != 31)
+        return 0;
+    if ((insn & 0x3bc00000u) == 0x29800000u) {
+        unsigned opc = insn >> 30, v = insn >> 26 & 1;
+        imm = imm7_scaled(insn) / 8 * (v ? 4 << opc : opc == 2 ? 8 : 4);
+    } else if ((insn & 0xffe00c00u) == 0xf8000c00u || (insn & 0xffe00c00u) == 0xfc000c00u ||
+               (insn & 0xffe00c00u) == 0x3c800c00u) {
+        imm = (insn >> 12) & 0x1ff;
+        if (imm & 0x100)
+            imm -= 0x200;
+    } else {
+        return 0;
+    }
+    return imm < 0 ? (uint64_t)-imm : 0;
 }
 
 static void
@@ -114,7 +175,7 @@ scan_prologue(const uint8_t *code, size_t nwords, struct a64_prologue *pr)
         uint32_t insn = (uint32_t)code[4 * i] | (uint32_t)code[4 * i + 1] << 8 |
                         (uint32_t)code[4 * i + 2] << 16 | (uint32_t)code[4 * i + 3] << 24;
         uint32_t off = (uint32_t)(4 * i);
-        uint64_t bytes = 0;
+        uint64_t bytes = 0, below;
 
         if (is_branch(insn))
             break;
@@ -142,9 +203,12 @@ scan_prologue(const uint8_t *code, size_t nwords, struct a64_prologue *pr)
             pr->fp_off = off;
             pr->cfa_from_fp = alloc >= m + A64_RECORD_BYTES ? alloc - m : A64_RECORD_BYTES;
             break; /* the frame is complete; later allocation is relative to x29 */
-        } else if (!pr->record && !pr->lr_saved && stores_lr_alone(insn)) {
+        } else if (!pr->record && !pr->lr_saved && lr_store(insn, alloc, &bytes, &below)) {
             pr->lr_saved = true;
             pr->lr_saved_off = off;
+            pr->lr_below_cfa = below;
+        } else {
+            bytes = pre_index_alloc(insn); /* stp x19, x20, [sp, #-80]! and the like */
         }
         if (bytes && pr->nallocs < A64_MAX_ALLOCS) {
             pr->alloc_off[pr->nallocs] = off;
@@ -241,6 +305,9 @@ a64_analyze(struct sw_walker *w, sw_addr pc, bool exact, struct a64_frame *out)
             scan_prologue(code, n / 4, &pr);
             uint64_t off = pc - sym.start;
             r.pac = pr.pac;
+            r.sp_adj = alloc_before(&pr, off);
+            r.record_below_cfa = pr.record_below_cfa;
+            r.lr_below_cfa = pr.lr_saved && off > pr.lr_saved_off ? pr.lr_below_cfa : 0;
             if (pr.record && pr.fp_set) {
                 r.fa.type = SW_FRAME_STANDARD;
                 r.cfa_from_fp = pr.cfa_from_fp;
@@ -252,12 +319,10 @@ a64_analyze(struct sw_walker *w, sw_addr pc, bool exact, struct a64_frame *out)
             if (pr.fp_set && off > pr.fp_off) {
                 r.fa.state = SW_FRAME_SET;
             } else if (pr.lr_saved && off > pr.lr_saved_off) {
-                r.fa.state = SW_FRAME_SET; /* x30 saved somewhere unknown */
+                r.fa.state = SW_FRAME_SET; /* x30 is in its slot, or somewhere unknown */
             } else {
                 bool stored = pr.record && off > pr.record_off && pr.record_below_cfa;
                 r.fa.state = stored ? SW_FRAME_HALFSET : SW_FRAME_UNSET;
-                r.sp_adj = alloc_before(&pr, off);
-                r.record_below_cfa = pr.record_below_cfa;
             }
         }
     }
@@ -316,15 +381,30 @@ aarch64_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_
 
     a64_analyze(w, sw_frame_lookup_pc(in), exact, &fr);
     if (!exact) {
-        /* The Dyninst rule: mid-stack, only standard frames (or unknown
-         * functions, assumed standard), and they are complete. */
-        if (fr.fa.type != SW_FRAME_STANDARD && fr.fa.type != SW_FRAME_UNKNOWN_T)
+        /* Mid-stack the prologue is complete.  Dyninst takes only standard
+         * frames (or unknown functions, assumed standard) here; a record
+         * without x29, or x30 saved alone (-fomit-frame-pointer), is found
+         * from SP as well, which gdb's prologue analyzer also does. */
+        if (fr.fa.type == SW_FRAME_SAVEFP_ONLY && fr.record_below_cfa)
+            fr.fa.state = SW_FRAME_HALFSET;
+        else if (fr.fa.type == SW_FRAME_NO_FRAME && fr.lr_below_cfa)
+            fr.fa.state = SW_FRAME_SET;
+        else if (fr.fa.type == SW_FRAME_STANDARD || fr.fa.type == SW_FRAME_UNKNOWN_T)
+            fr.fa.state = SW_FRAME_SET;
+        else
             return SW_GCF_NOT_ME;
-        fr.fa.state = SW_FRAME_SET;
     }
 
-    if (fr.fa.state == SW_FRAME_SET) {
-        if (fr.fa.type == SW_FRAME_NO_FRAME || fr.fa.type == SW_FRAME_SAVEFP_ONLY)
+    if (fr.fa.state == SW_FRAME_SET && fr.fa.type == SW_FRAME_NO_FRAME) {
+        /* x30 saved alone in a slot below the caller's SP; x29 untouched */
+        sp = in->sp + fr.sp_adj;
+        if (fr.lr_below_cfa == 0 || fr.lr_below_cfa > fr.sp_adj)
+            return SW_GCF_NOT_ME;
+        ra_at = sp - fr.lr_below_cfa;
+        if ((r = sw_ff_read_word(w, ra_at, &ra)) != SW_GCF_SUCCESS)
+            return r;
+    } else if (fr.fa.state == SW_FRAME_SET) {
+        if (fr.fa.type == SW_FRAME_SAVEFP_ONLY)
             return SW_GCF_NOT_ME; /* x30 saved where x29 does not say */
         if (in->fp == 0)
             return SW_GCF_STACKBOTTOM; /* _start and thread entries clear x29 */
@@ -372,7 +452,9 @@ aarch64_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_
     f.kind = SW_FRAME_NORMAL;
     f.non_call = false;
     f.bottom = false;
-    f.trust = SW_TRUST_FP;
+    /* x29's record or the live LR; a slot found from SP is the prologue
+     * analysis's word */
+    f.trust = ra_at && ra_at != in->fp + 8 ? SW_TRUST_ANALYSIS : SW_TRUST_FP;
     f.stepper = s;
     sw_frame_set_reg(&f, (unsigned)a->dw_pc, ra);
     sw_frame_set_reg(&f, (unsigned)a->dw_sp, sp);

@@ -7,8 +7,12 @@
  * helper reads the function's first instructions from the local ELF file (no
  * round trip) to find the record, the stack allocation and how x29 is set,
  * so the caller's SP is exact: what gdb shows, and what the signal stepper
- * needs to find the kernel's frame.  Not for frameless code mid-stack
- * (CFI's job); not for PAC-signed return addresses beyond stripping them.
+ * needs to find the kernel's frame.  Functions that save x30 without
+ * pointing x29 at it (-fomit-frame-pointer) are walked from SP with the
+ * same prologue facts.  Not for leaves mid-stack, code that moves SP after
+ * its prologue (alloca) without a record, or PAC beyond stripping it.
+ * Without a symbol a frame is taken as a complete record at x29 (the x86
+ * rule), except at an epilogue's `ret`, which is read at the PC.
  */
 #include "walker/steppers/frame_func.h"
 

@@ -29,10 +29,10 @@ enum rsp_dec_event {
 
 /* Decoder state.  Fields other than pkt/pkt_len are private. */
 struct rsp_dec {
-    uint8_t *pkt;      /* owned: the decoded payload (run-lengths expanded, '}'
-                        * escapes NOT undone), NUL-terminated */
+    uint8_t *pkt; /* owned: the decoded payload (run-lengths expanded, '}'
+                   * escapes NOT undone), NUL-terminated */
     size_t pkt_len;
-    size_t max_len;    /* decoded payload limit */
+    size_t max_len; /* decoded payload limit */
     size_t cap;
     int state;
     uint8_t sum;
@@ -40,7 +40,7 @@ struct rsp_dec {
     bool is_notify;
     bool overflow;
     bool bad_rle;
-    size_t garbage;    /* bytes skipped outside packets, for stats */
+    size_t garbage; /* bytes skipped outside packets, for stats */
 };
 
 /* Initialise D with a payload limit of MAX_LEN bytes.  Returns 0 or SW_ENOMEM. */

@@ -11,9 +11,9 @@
 #include <stdint.h>
 
 struct rsp_cur {
-    const char *what;  /* "stop reply", "qSupported": used in messages */
+    const char *what; /* "stop reply", "qSupported": used in messages */
     const char *start, *p, *end;
-    bool failed;       /* sticky: the first failure stops all later reads */
+    bool failed; /* sticky: the first failure stops all later reads */
 };
 
 struct rsp_span {
@@ -24,7 +24,8 @@ struct rsp_span {
 void rsp_cur_init(struct rsp_cur *c, const char *what, const char *buf, size_t len);
 bool rsp_cur_eof(const struct rsp_cur *c);
 size_t rsp_cur_offset(const struct rsp_cur *c);
-/* Up to MAX_DIGITS hex digits (at least one) as a number; fails on none or overflow past 64 bits. */
+/* Up to MAX_DIGITS hex digits (at least one) as a number; fails on none or overflow past 64 bits.
+ */
 uint64_t rsp_cur_hex(struct rsp_cur *c, size_t max_digits);
 /* A '-'-prefixed or plain hex number ("-1" in thread ids). */
 int64_t rsp_cur_shex(struct rsp_cur *c, size_t max_digits);

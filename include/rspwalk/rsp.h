@@ -19,17 +19,17 @@ struct rsp_transport;
 
 /* Features a stub may offer in its qSupported reply, or that we probe. */
 enum rsp_feat {
-    RSP_FEAT_NOACK = 0,        /* QStartNoAckMode+ */
-    RSP_FEAT_MULTIPROCESS,     /* multiprocess+ */
-    RSP_FEAT_XFER_FEATURES,    /* qXfer:features:read+ */
-    RSP_FEAT_XFER_THREADS,     /* qXfer:threads:read+ */
-    RSP_FEAT_XFER_LIBS_SVR4,   /* qXfer:libraries-svr4:read+ */
-    RSP_FEAT_XFER_AUXV,        /* qXfer:auxv:read+ */
-    RSP_FEAT_XFER_EXEC_FILE,   /* qXfer:exec-file:read+ */
-    RSP_FEAT_QPASS_SIGNALS,    /* QPassSignals+ */
-    RSP_FEAT_VCONT,            /* vContSupported+ */
-    RSP_FEAT_BINARY_UPLOAD,    /* binary-upload+ (the 'x' packet) */
-    RSP_FEAT_P_PACKET,         /* 'p' answered (probed; gdbserver has none) */
+    RSP_FEAT_NOACK = 0,      /* QStartNoAckMode+ */
+    RSP_FEAT_MULTIPROCESS,   /* multiprocess+ */
+    RSP_FEAT_XFER_FEATURES,  /* qXfer:features:read+ */
+    RSP_FEAT_XFER_THREADS,   /* qXfer:threads:read+ */
+    RSP_FEAT_XFER_LIBS_SVR4, /* qXfer:libraries-svr4:read+ */
+    RSP_FEAT_XFER_AUXV,      /* qXfer:auxv:read+ */
+    RSP_FEAT_XFER_EXEC_FILE, /* qXfer:exec-file:read+ */
+    RSP_FEAT_QPASS_SIGNALS,  /* QPassSignals+ */
+    RSP_FEAT_VCONT,          /* vContSupported+ */
+    RSP_FEAT_BINARY_UPLOAD,  /* binary-upload+ (the 'x' packet) */
+    RSP_FEAT_P_PACKET,       /* 'p' answered (probed; gdbserver has none) */
     RSP_FEAT__COUNT
 };
 
@@ -51,9 +51,9 @@ struct rsp_expedited {
 
 enum rsp_stop_kind {
     RSP_STOP_NONE = 0,
-    RSP_STOP_SIGNAL, /* S or T: stopped by signal SIGNAL */
-    RSP_STOP_EXITED, /* W: exited with status CODE */
-    RSP_STOP_KILLED, /* X: killed by signal SIGNAL */
+    RSP_STOP_SIGNAL,     /* S or T: stopped by signal SIGNAL */
+    RSP_STOP_EXITED,     /* W: exited with status CODE */
+    RSP_STOP_KILLED,     /* X: killed by signal SIGNAL */
     RSP_STOP_NO_RESUMED, /* N: no resumed threads left */
 };
 
@@ -64,7 +64,7 @@ struct rsp_stop {
     int code;
     bool has_thread;
     struct rsp_thread_id thread;
-    int core;             /* -1 if not given */
+    int core; /* -1 if not given */
     bool swbreak, hwbreak, library;
     size_t nexpedited;
     struct rsp_expedited expedited[RSP_MAX_EXPEDITED];
@@ -72,18 +72,18 @@ struct rsp_stop {
 
 /* One register of the target description. */
 struct rsp_treg {
-    char *name;       /* owned */
-    char *feature;    /* owned: the <feature name> it came from */
-    char *type;       /* owned, may be NULL */
-    unsigned regnum;  /* the stub's number */
+    char *name;      /* owned */
+    char *feature;   /* owned: the <feature name> it came from */
+    char *type;      /* owned, may be NULL */
+    unsigned regnum; /* the stub's number */
     unsigned bitsize;
-    size_t offset;    /* byte offset in the 'g' reply (registers in regnum order) */
+    size_t offset; /* byte offset in the 'g' reply (registers in regnum order) */
 };
 
 /* A parsed target.xml with its includes. */
 struct rsp_tdesc {
-    char *arch;  /* owned, may be NULL: <architecture> */
-    char *osabi; /* owned, may be NULL: <osabi> */
+    char *arch;            /* owned, may be NULL: <architecture> */
+    char *osabi;           /* owned, may be NULL: <osabi> */
     struct rsp_treg *regs; /* owned: nregs rows, in regnum order */
     size_t nregs;
     size_t g_size; /* bytes of every register, i.e. the longest 'g' this layout allows */
@@ -115,8 +115,9 @@ struct rsp_stats {
 
 struct rsp_session_config {
     int timeout_ms;   /* per read; 0: the default, 5000 */
-    bool allow_noack; /* use QStartNoAckMode when offered (default true via rsp_session_config_init) */
-    bool trace;       /* print the packet trace to stderr ("-> ..." / "<- ..."); also RSPWALK_DEBUG=pkt */
+    bool allow_noack; /* use QStartNoAckMode when offered (default true via rsp_session_config_init)
+                       */
+    bool trace; /* print the packet trace to stderr ("-> ..." / "<- ..."); also RSPWALK_DEBUG=pkt */
 };
 
 SW_API void rsp_session_config_init(struct rsp_session_config *cfg);
@@ -178,8 +179,8 @@ SW_API int rsp_mem_read(struct rsp_session *s, uint64_t addr, void *buf, size_t 
 /* Read the whole qXfer OBJECT with ANNEX ("" for none), in chunks.
  * *DATA is NUL-terminated; caller frees with free().  SW_EUNSUP when the stub
  * does not offer the object. */
-SW_API int rsp_xfer_read(struct rsp_session *s, const char *object, const char *annex,
-                         char **data, size_t *len);
+SW_API int rsp_xfer_read(struct rsp_session *s, const char *object, const char *annex, char **data,
+                         size_t *len);
 
 /* Ask the stub to pass these signals (gdb numbers) without stopping. */
 SW_API int rsp_pass_signals(struct rsp_session *s, const int *sigs, size_t n);
@@ -205,8 +206,7 @@ SW_API int rsp_detach(struct rsp_session *s);
 SW_API int rsp_session_fd(const struct rsp_session *s);
 
 /* Parse a stop reply PKT of LEN bytes (pure).  Returns 0 or SW_EPROTO. */
-SW_API int rsp_stop_parse(const char *pkt, size_t len, struct rsp_stop *out,
-                          struct sw_errbuf *err);
+SW_API int rsp_stop_parse(const char *pkt, size_t len, struct rsp_stop *out, struct sw_errbuf *err);
 
 #ifdef __cplusplus
 }

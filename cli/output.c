@@ -97,7 +97,10 @@ print_frame_text(FILE *f, struct sw_walker *w, const struct sw_frame *fr, unsign
     if (!have)
         sw_frame_lib_offset(w, fr, &lib, &off);
     fprintf(f, "#%-2u 0x%0*" PRIx64 " in ", fr->level, (int)width, fr->ra);
-    if (have)
+    if (fr->vname != NULL)
+        fprintf(f, "%s [%s] (%s)", fr->vname, fr->kind == SW_FRAME_INLINE ? "inline" : "tail call",
+                have && sym.module ? sym.module : "?");
+    else if (have)
         fprintf(f, "%s+%" PRIu64 " (%s)", sym.name, fr->ra - sym.start,
                 sym.module ? sym.module : "?");
     else
@@ -120,7 +123,9 @@ print_frame_json(FILE *f, struct sw_walker *w, const struct sw_frame *fr, unsign
             "{\"level\": %u, \"pc\": \"0x%" PRIx64 "\", \"sp\": \"0x%" PRIx64
             "\", \"fp\": \"0x%" PRIx64 "\", \"function\": ",
             fr->level, fr->ra, fr->sp, fr->fp);
-    json_str(f, have ? sym.name : NULL);
+    /* An inline or tail-call frame is named from DWARF; its offset is from
+     * the symbol of the physical function that holds its pc. */
+    json_str(f, fr->vname ? fr->vname : have ? sym.name : NULL);
     if (have)
         fprintf(f, ", \"offset\": %" PRIu64, fr->ra - sym.start);
     else
@@ -135,7 +140,10 @@ print_frame_json(FILE *f, struct sw_walker *w, const struct sw_frame *fr, unsign
     fputs(", \"trust\": ", f);
     json_str(f, sw_trust_name(fr->trust));
     fputs(", \"kind\": ", f);
-    json_str(f, fr->kind == SW_FRAME_SIGNAL ? "signal" : "normal");
+    json_str(f, fr->kind == SW_FRAME_SIGNAL     ? "signal"
+                : fr->kind == SW_FRAME_INLINE   ? "inline"
+                : fr->kind == SW_FRAME_TAILCALL ? "tailcall"
+                                                : "normal");
     fputc('}', f);
 }
 

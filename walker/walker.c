@@ -26,6 +26,7 @@ struct sw_walker {
     struct sw_symlookup *sym; /* owned */
     struct sw_virtual *virt;  /* owned: DWARF for inline and tail-call frames (virtual.c) */
     size_t max_frames;
+    bool virtual_frames; /* add inline and tail-call frames to sw_walk_stack's walks */
     struct sw_errbuf err;
 };
 
@@ -238,6 +239,7 @@ sw_walker_new(struct sw_proc *proc, const struct sw_walker_config *cfg, struct s
     }
     w->proc = proc;
     w->max_frames = cfg->max_frames ? cfg->max_frames : SW_DEFAULT_MAX_FRAMES;
+    w->virtual_frames = !cfg->no_virtual_frames;
     sw_stepper_group_init(&w->group);
 
     struct sw_libstate_config lcfg = { .sysroot = cfg->sysroot,
@@ -561,7 +563,10 @@ sw_walk_stack(struct sw_walker *w, sw_tid tid, struct sw_stack *st)
     rc = sw_initial_frame(w, tid, &top);
     if (rc < 0)
         return rc;
-    return sw_walk_from_frame(w, &top, st);
+    rc = sw_walk_from_frame(w, &top, st);
+    if (rc == 0 && w->virtual_frames)
+        rc = sw_walker_add_virtual_frames(w, st);
+    return rc;
 }
 
 int

@@ -53,6 +53,7 @@ struct sw_walker_config {
     const char *debug_dir;    /* separate debug files; NULL: /usr/lib/debug */
     size_t max_frames;        /* 0: the default, 4096 */
     bool no_default_steppers; /* start with an empty stepper group */
+    bool no_virtual_frames;   /* physical frames only: no inline or tail-call frames */
 };
 
 /* A walker over PROC, which it takes over (freed by sw_walker_free, also on
@@ -70,7 +71,9 @@ SW_API const char *sw_walker_errmsg(const struct sw_walker *w);
 
 /* walkStack: walk thread TID (SW_TID_DEFAULT: the default thread) into ST,
  * which is reset first.  Returns 0 whenever at least the top frame was found
- * (ST->end says why the walk stopped), or an error. */
+ * (ST->end says why the walk stopped), or an error.  Unless the configuration
+ * says no_virtual_frames, ST then also holds the frames gdb shows from DWARF
+ * debug information: SW_FRAME_INLINE and SW_FRAME_TAILCALL (frame.h). */
 SW_API int sw_walk_stack(struct sw_walker *w, sw_tid tid, struct sw_stack *st);
 
 /* walkStackFromFrame: walk from FRAME (copied to ST->frames[0]). */

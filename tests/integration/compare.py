@@ -14,9 +14,10 @@ Checks, in order:
      stop method 1), the expected fixture frames in order, main in the main thread, SPs not
      decreasing (except next to a signal frame), the main thread ends at _start, the others
      at the thread start (clone3 / start_thread), every walk ended at the bottom;
-  3. rspwalk against gdb, thread by thread (matched by LWP), frame by frame after dropping
-     gdb's inline and tail-call frames (reconstructed from DWARF, not on the stack): same
-     pc, and the same function or an alias of it (same entry address), and gdb's
+  3. rspwalk against gdb, thread by thread (matched by LWP), frame by frame, gdb's inline
+     and tail-call frames (reconstructed from DWARF, not on the stack) included: same pc,
+     the same function or an alias of it (same entry address), gdb's "inline" and
+     "tailcall" frames against rspwalk's kinds of the same names, and gdb's
      <signal handler called> against rspwalk's "kind": "signal".
 Prints the first problem on one line, then details (both stacks side by side); exit 0 when
 all hold, 1 otherwise, 2 on bad usage or unreadable input.  Python 3 standard library only.
@@ -34,6 +35,7 @@ import sys
 # thread_start: the local label aarch64's clone3 calls the thread function from.
 THREAD_BOTTOMS = ("clone3", "__clone3", "clone", "__clone", "start_thread", "thread_start")
 SIGNAL = "<signal>"
+VIRTUAL = ("inline", "tailcall")
 # PowerPC's _start branches to __libc_start_main without linking: it is not on the stack.
 MAIN_BOTTOMS = ("_start", "__libc_start_main", "__libc_start_main_impl")
 
@@ -156,6 +158,7 @@ def load_rspwalk(doc):
                     "offset": f.get("offset"),
                     "module": f.get("module"),
                     "signal": f["kind"] == "signal",
+                    "kind": f["kind"] if f["kind"] in VIRTUAL else "normal",
                     "raw": f,
                 }
             )
@@ -165,7 +168,7 @@ def load_rspwalk(doc):
 
 
 def load_oracle(doc):
-    """[{lwp, pid, end, stopped, frames (virtual frames dropped), virtual: count}]"""
+    """[{lwp, pid, end, stopped, frames, virtual: count of inline and tail-call frames}]"""
     threads = []
     for t in doc["threads"]:
         frames = []
@@ -176,9 +179,8 @@ def load_oracle(doc):
             # at pc 0 (docs/gdb-differences.md): the end of the stack, not a frame.
             raw = raw[:-1]
         for f in raw:
-            if f["type"] in ("inline", "tailcall"):
+            if f["type"] in VIRTUAL:
                 virtual += 1
-                continue
             frames.append(
                 {
                     "pc": int(f["pc"], 16),
@@ -187,6 +189,7 @@ def load_oracle(doc):
                     "entry": hexnum(f.get("entry"), "gdb entry"),
                     "module": f.get("module"),
                     "signal": f["type"] == "sigtramp",
+                    "kind": f["type"] if f["type"] in VIRTUAL else "normal",
                 }
             )
         threads.append({"lwp": t["lwp"], "pid": doc.get("pid"), "end": t["end"],
@@ -366,9 +369,10 @@ def side_by_side(ours, theirs, bad_rows):
         if f is None:
             return ""
         sp = "" if f["sp"] is None else " sp=0x%x" % f["sp"]
-        return "0x%x %s%s" % (f["pc"], label(f), sp)
+        kind = " [%s]" % f["kind"] if f["kind"] in VIRTUAL else ""
+        return "0x%x %s%s%s" % (f["pc"], label(f), kind, sp)
 
-    rows = ["   # %-56s | %s" % ("rspwalk", "gdb (inline, tail-call frames dropped)")]
+    rows = ["   # %-56s | %s" % ("rspwalk", "gdb")]
     for i in range(max(len(ours), len(theirs))):
         a = ours[i] if i < len(ours) else None
         b = theirs[i] if i < len(theirs) else None
@@ -398,6 +402,8 @@ def compare_threads(ours, theirs, symbols):
                 why = "rspwalk has %d frames, gdb %d" % (len(t["frames"]), len(g["frames"]))
             elif a["pc"] != b["pc"]:
                 why = "pc 0x%x, gdb 0x%x" % (a["pc"], b["pc"])
+            elif a["kind"] != b["kind"]:
+                why = "%s frame %s, gdb %s frame %s" % (a["kind"], label(a), b["kind"], label(b))
             elif not same_function(a, b, symbols):
                 why = "function %s, gdb %s" % (label(a), label(b))
             if why:

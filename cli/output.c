@@ -97,9 +97,13 @@ print_frame_text(FILE *f, struct sw_walker *w, const struct sw_frame *fr, unsign
     if (!have)
         sw_frame_lib_offset(w, fr, &lib, &off);
     fprintf(f, "#%-2u 0x%0*" PRIx64 " in ", fr->level, (int)width, fr->ra);
-    if (fr->vname != NULL)
+    if (fr->vname != NULL && fr->kind != SW_FRAME_NORMAL)
         fprintf(f, "%s [%s] (%s)", fr->vname, fr->kind == SW_FRAME_INLINE ? "inline" : "tail call",
                 have && sym.module ? sym.module : "?");
+    else if (fr->vname != NULL && have && strcmp(fr->vname, sym.name) != 0)
+        /* Named from DWARF where the ELF symbol differs ("fib", "fib.cold"). */
+        fprintf(f, "%s [%s+%" PRIu64 "] (%s)", fr->vname, sym.name, fr->ra - sym.start,
+                sym.module ? sym.module : "?");
     else if (have)
         fprintf(f, "%s+%" PRIu64 " (%s)", sym.name, fr->ra - sym.start,
                 sym.module ? sym.module : "?");
@@ -123,9 +127,12 @@ print_frame_json(FILE *f, struct sw_walker *w, const struct sw_frame *fr, unsign
             "{\"level\": %u, \"pc\": \"0x%" PRIx64 "\", \"sp\": \"0x%" PRIx64
             "\", \"fp\": \"0x%" PRIx64 "\", \"function\": ",
             fr->level, fr->ra, fr->sp, fr->fp);
-    /* An inline or tail-call frame is named from DWARF; its offset is from
-     * the symbol of the physical function that holds its pc. */
+    /* The function as gdb names it: from DWARF when debug information
+     * covers the pc (inline and tail-call frames always), else the ELF
+     * symbol; "symbol" and "offset" are the ELF symbol that holds the pc. */
     json_str(f, fr->vname ? fr->vname : have ? sym.name : NULL);
+    fputs(", \"symbol\": ", f);
+    json_str(f, have ? sym.name : NULL);
     if (have)
         fprintf(f, ", \"offset\": %" PRIu64, fr->ra - sym.start);
     else

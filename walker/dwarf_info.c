@@ -1079,6 +1079,23 @@ sw_dinfo_function_entry(struct sw_dinfo *d, sw_addr vaddr, sw_addr *entry)
     return 0;
 }
 
+int
+sw_dinfo_function(struct sw_dinfo *d, sw_addr vaddr, struct sw_dinfo_name *out)
+{
+    struct di_cu *cu;
+    int rc = parsed_cu_at(d, vaddr, &cu);
+    if (rc < 0)
+        return rc;
+    if (cu == NULL)
+        return SW_ENOENT;
+    uint32_t f = func_of(cu, innermost_scope(cu, vaddr));
+    if (f == DI_NONE)
+        return SW_ENOENT;
+    out->name = cu->scopes[f].name;
+    out->entry = cu->ranges.v[cu->scopes[f].first].lo;
+    return 0;
+}
+
 /* gdb's call_site_find_chain: a depth-first search over tail-call sites. */
 struct di_search {
     struct sw_dinfo *d;

@@ -71,6 +71,12 @@ int sw_dinfo_inline_chain(struct sw_dinfo *d, sw_addr vaddr, struct sw_dinfo_nam
  * Returns 0, SW_ENOENT (no DWARF function covers VADDR), SW_ENOMEM, SW_EBADELF. */
 int sw_dinfo_function_entry(struct sw_dinfo *d, sw_addr vaddr, sw_addr *entry);
 
+/* The concrete function (DW_TAG_subprogram) covering VADDR: its name as gdb
+ * prints it (one name for the hot and cold parts GCC splits a function into:
+ * "fib", where the ELF symbol of the cold part is "fib.cold") and its entry.
+ * Returns 0, SW_ENOENT, SW_ENOMEM, SW_EBADELF. */
+int sw_dinfo_function(struct sw_dinfo *d, sw_addr vaddr, struct sw_dinfo_name *out);
+
 /* The tail-call frames gdb shows between a function entered at CALLEE_ENTRY
  * and its caller, whose return address is CALLER_RA: gdb's
  * call_site_find_chain.  The caller's call site whose return pc is CALLER_RA

@@ -158,7 +158,18 @@ push_with_inlines(struct sw_virtual *v, struct sw_libstate *ls, const struct sw_
         if (rc < 0)
             return sw_fail(err, rc, "adding inline frames: out of memory");
     }
-    if (out_push(o, phys) < 0)
+    /* The physical frame takes the DWARF name of its function, as gdb's
+     * backtrace does (the ELF symbol of a cold part is "fib.cold"). */
+    struct sw_frame named = *phys;
+    struct sw_dinfo_name fn;
+    if (d != NULL && named.vname == NULL && phys->kind == SW_FRAME_NORMAL) {
+        rc = sw_dinfo_function(d, sw_frame_lookup_pc(phys) - lib->bias, &fn);
+        if (rc == SW_ENOMEM)
+            return sw_fail(err, rc, "naming frames: out of memory");
+        if (rc == 0 && fn.name != NULL)
+            named.vname = fn.name;
+    }
+    if (out_push(o, &named) < 0)
         return sw_fail(err, SW_ENOMEM, "adding inline frames: out of memory");
     return 0;
 }

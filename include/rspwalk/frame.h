@@ -64,8 +64,10 @@ struct sw_frame {
     bool bottom;   /* the outermost frame: nothing calls it */
     bool non_call; /* RA is the exact resume PC, not after a call (signal frames and
                     * the frame they interrupted), so lookups use RA, not RA-1 */
-    /* Borrowed: the function name of an inline or tail-call frame, valid until
-     * the walker is freed; NULL for other frames (their name is the symbol's). */
+    /* Borrowed, valid until the walker is freed: the function's name from DWARF
+     * debug information, as gdb prints it: always set for inline and tail-call
+     * frames, set for other frames when debug information covers their PC
+     * (it can differ from the ELF symbol: "fib" for "fib.cold"); else NULL. */
     const char *vname;
     uint64_t regs_valid[SW_FRAME_MAX_REGS / 64];
     sw_word regs[SW_FRAME_MAX_REGS];

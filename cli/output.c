@@ -111,6 +111,8 @@ print_frame_text(FILE *f, struct sw_walker *w, const struct sw_frame *fr, unsign
         fprintf(f, "?? (%s)", lib ? lib : "no module");
     if (fr->kind == SW_FRAME_SIGNAL)
         fputs(" <signal handler called>", f);
+    if (fr->trust == SW_TRUST_SCAN)
+        fputs(" [scan]", f); /* found by stack scanning: a guess, say so */
     fputc('\n', f);
 }
 

@@ -75,6 +75,9 @@ struct rsp_session {
     struct rsp_thread_id hg;
     struct rsp_regcache *regs; /* owned: nregs entries, dropped on resume */
     size_t nregs;
+
+    bool vfile_fs_valid; /* vfile_fs was sent with vFile:setfs and accepted */
+    int64_t vfile_fs;
 };
 
 /* The reply span of the last request: valid until the next exchange. */

@@ -202,6 +202,47 @@ SW_API int rsp_query_stop(struct rsp_session *s, struct rsp_stop *out);
 /* Detach ('D'); the stub resumes the target. */
 SW_API int rsp_detach(struct rsp_session *s);
 
+/* ---- Host I/O: the target's files (vFile, notes/rsp.md §2.10) -------------- */
+
+/* File-I/O open flags (gdb manual, "Open Flags"), not the host's. */
+#define RSP_VFILE_O_RDONLY 0x0
+
+/* Whether the stub has Host I/O: probed once with "vFile:setfs:0" (an empty
+ * reply means none, remembered by the session). */
+SW_API bool rsp_vfile_supported(struct rsp_session *s);
+/* Open, read and close files as process PID sees them (0: the stub's own
+ * view); sent only when it changes. */
+SW_API int rsp_vfile_setfs(struct rsp_session *s, int64_t pid);
+/* Open PATH on the target with File-I/O FLAGS and MODE; *FD is the stub's
+ * descriptor.  SW_EUNSUP (no Host I/O), SW_ENOENT (no such file), SW_ESTUB
+ * (another errno), every message naming PATH. */
+SW_API int rsp_vfile_open(struct rsp_session *s, const char *path, int flags, unsigned mode,
+                          int *fd);
+/* Read up to LEN bytes at OFFSET of FD into BUF in preads of at most
+ * PacketSize; *GOT is short only at the end of the file. */
+SW_API int rsp_vfile_pread(struct rsp_session *s, int fd, void *buf, size_t len, uint64_t offset,
+                           size_t *got);
+SW_API int rsp_vfile_close(struct rsp_session *s, int fd);
+/* The size of the open file FD (st_size of the File-I/O struct stat). */
+SW_API int rsp_vfile_fstat(struct rsp_session *s, int fd, uint64_t *size);
+/* The whole file PATH (at most MAX bytes): open, fstat, pread, close.
+ * *DATA: caller frees with free(). */
+SW_API int rsp_vfile_read_all(struct rsp_session *s, const char *path, size_t max, uint8_t **data,
+                              size_t *len);
+
+/* ---- extended remote: many processes on one link (notes/rsp.md §2.8) -------- */
+
+/* Send '!' (extended mode: vAttach, and the stub outlives its processes). */
+SW_API int rsp_extended_mode(struct rsp_session *s);
+/* Attach to process PID ("vAttach;PID"); the stop reply in *OUT (may be
+ * NULL) and as rsp_last_stop. */
+SW_API int rsp_attach(struct rsp_session *s, int64_t pid, struct rsp_stop *out);
+/* Detach from process PID only ("D;PID"), which the stub resumes. */
+SW_API int rsp_detach_pid(struct rsp_session *s, int64_t pid);
+/* Select thread ID for the memory reads that follow ('m' reads through the
+ * Hg thread's process); sent only when the selection changes. */
+SW_API int rsp_select_thread(struct rsp_session *s, struct rsp_thread_id id);
+
 /* The descriptor the session reads, for poll(); -1 if none. */
 SW_API int rsp_session_fd(const struct rsp_session *s);
 

@@ -1,0 +1,85 @@
+/* rsp/extended.c -- extended remote: '!', vAttach, D;PID and the Hg
+ * selection of one process among several on one link.
+ *
+ * notes/rsp.md §2.8: '!' -> OK enables vAttach; "vAttach;PID" -> a stop
+ * reply; "D;PID" -> OK detaches one process, which the stub resumes.  With
+ * multiprocess ids every thread is "pPID.TID", and 'm' reads through the
+ * process of the Hg thread (§2.6).  Not the walker set: walker/walker_set.c.
+ */
+#include "rsp/rsp_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int
+rsp_extended_mode(struct rsp_session *s)
+{
+    struct rsp_reply r;
+    int rc = rsp_request(s, RSP_PKT_EXTENDED, "!", 1, &r);
+    if (rc == SW_EUNSUP)
+        return sw_fail(&s->err, SW_EUNSUP, "'!': the stub has no extended mode (empty reply)");
+    if (rc < 0)
+        return rc;
+    if (r.len != 2 || memcmp(r.p, "OK", 2) != 0)
+        return sw_fail(&s->err, SW_EPROTO, "reply to '!': expected OK, got '%.*s'",
+                       (int)(r.len > 40 ? 40 : r.len), r.p);
+    return 0;
+}
+
+int
+rsp_attach(struct rsp_session *s, int64_t pid, struct rsp_stop *out)
+{
+    struct rsp_reply r;
+    struct rsp_stop st;
+    char what[48];
+    if (pid <= 0)
+        return sw_fail(&s->err, SW_EINVAL, "attaching: bad pid %lld", (long long)pid);
+    snprintf(what, sizeof what, "vAttach;%llx", (unsigned long long)pid);
+    int rc = rsp_requestf(s, RSP_PKT_VATTACH, &r, "%s", what);
+    if (rc == SW_EUNSUP)
+        return sw_fail(&s->err, SW_EUNSUP,
+                       "attaching to process %lld: '%s' not supported (is the stub in extended "
+                       "mode, gdbserver --multi?)",
+                       (long long)pid, what);
+    if (rc == SW_ESTUB)
+        return sw_fail(&s->err, SW_ENOENT, "attaching to process %lld: '%s': stub replied %.*s",
+                       (long long)pid, what, (int)(r.len > 40 ? 40 : r.len), r.p);
+    if (rc < 0)
+        return rc;
+    if ((rc = rsp_stop_parse(r.p, r.len, &st, &s->err)) < 0)
+        return sw_err_prefix(&s->err, "reply to '%s': ", what);
+    if (st.kind == RSP_STOP_EXITED || st.kind == RSP_STOP_KILLED)
+        return sw_fail(&s->err, SW_EEXITED, "attaching to process %lld: it exited", (long long)pid);
+    rsp_caches_drop(s);
+    s->last_stop = st;
+    s->has_stop = true;
+    if (out != NULL)
+        *out = st;
+    return 0;
+}
+
+int
+rsp_detach_pid(struct rsp_session *s, int64_t pid)
+{
+    struct rsp_reply r;
+    int rc;
+    if (s->feat[RSP_FEAT_MULTIPROCESS] && pid > 0)
+        rc = rsp_requestf(s, RSP_PKT_DETACH, &r, "D;%llx", (unsigned long long)pid);
+    else
+        rc = rsp_request(s, RSP_PKT_DETACH, "D", 1, &r);
+    if (rc < 0)
+        return sw_err_prefix(&s->err, "detaching from process %lld: ", (long long)pid);
+    rsp_caches_drop(s);
+    if (s->has_stop && s->last_stop.has_thread && s->last_stop.thread.pid == pid)
+        s->has_stop = false;
+    if (r.len != 2 || memcmp(r.p, "OK", 2) != 0)
+        return sw_fail(&s->err, SW_EPROTO, "reply to 'D;%llx': expected OK, got '%.*s'",
+                       (unsigned long long)pid, (int)(r.len > 40 ? 40 : r.len), r.p);
+    return 0;
+}
+
+int
+rsp_select_thread(struct rsp_session *s, struct rsp_thread_id id)
+{
+    return rsp_thread_select(s, id);
+}

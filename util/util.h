@@ -17,7 +17,8 @@
  *   return sw_fail(&s->err, SW_EPROTO, "reply to 'm%llx,%zx': ...", ...); */
 int sw_fail(struct sw_errbuf *e, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-int sw_vfail(struct sw_errbuf *e, int code, const char *fmt, va_list ap);
+int sw_vfail(struct sw_errbuf *e, int code, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 
 /* Put "<prefix>" in front of the message already in E (context from a
  * higher layer).  Returns E->code. */

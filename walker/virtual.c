@@ -131,8 +131,8 @@ push_with_inlines(struct sw_virtual *v, struct sw_libstate *ls, const struct sw_
                   struct virt_out *o, struct sw_errbuf *err)
 {
     struct sw_dinfo_name names[VIRT_MAX_INLINE];
-    const struct sw_lib *lib;
-    struct sw_dinfo *d;
+    const struct sw_lib *lib = NULL;
+    struct sw_dinfo *d = NULL; /* stays NULL for signal frames: no DWARF lookup */
     size_t n = 0;
     int rc;
 

@@ -262,6 +262,7 @@ sw_walker_new(struct sw_proc *proc, const struct sw_walker_config *cfg, struct s
             sw_stepper_sighandler_new,
             sw_stepper_debug_new,
             sw_stepper_frame_func_new,
+            sw_stepper_analysis_new,
             sw_stepper_wanderer_new,
         };
         for (size_t i = 0; i < sizeof ctors / sizeof ctors[0]; i++) {

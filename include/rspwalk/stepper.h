@@ -94,6 +94,7 @@ SW_API struct sw_stepper *sw_stepper_stackbottom_new(void);
 SW_API struct sw_stepper *sw_stepper_sighandler_new(void);
 SW_API struct sw_stepper *sw_stepper_debug_new(void);
 SW_API struct sw_stepper *sw_stepper_frame_func_new(void);
+SW_API struct sw_stepper *sw_stepper_analysis_new(void);
 SW_API struct sw_stepper *sw_stepper_wanderer_new(void);
 
 #ifdef __cplusplus

@@ -1,0 +1,400 @@
+/* tests/unit/test_analysis.c -- the analysis stepper and the disassembler adapter.
+ *
+ * Walks: tests/unit/data/x86_64_noframe.S (no CFI), linked static at
+ * 0x401000, with a stack built in a fake process; the expected heights are
+ * beside each instruction in the .S file.  Decoding: byte arrays of each
+ * architecture.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rspwalk/rspwalk.h"
+#include "tests/tools/fake_proc.h"
+#include "walker/disasm.h"
+#include "walker/steppers/analysis.h"
+
+#define ELF SW_TEST_DATA "/x86_64_noframe.elf"
+
+#define START       0x401000u
+#define START_RA    0x401007u /* after `call outer` */
+#define OUTER       0x401008u
+#define OUTER_RA    0x401011u /* after `call push_sub` */
+#define PUSH_SUB    0x401016u
+#define PUSH_SUB_RA 0x401020u /* after `call leaf` */
+#define LEAF        0x401026u
+#define MULTI       0x401028u
+#define LOOP        0x40103eu
+#define COND_SAME   0x40105bu
+#define COND_DIFFER 0x401077u
+#define ALIGNED     0x40107eu
+#define TAIL        0x401091u
+
+#define STACK  0x7fff0000u
+#define DW_RBP 6
+#define DW_RSP 7
+#define DW_RIP 16
+
+#define MARK_RA 0x401011u /* the return address planted at CFA - 8 */
+
+struct an_fixture {
+    struct sw_proc *p;
+    struct sw_walker *w;
+};
+
+/* A walker over the test ELF with only the analysis stepper (or the
+ * defaults), frame 0 at PC, SP, FP. */
+static void
+an_open(struct an_fixture *fx, sw_addr pc, sw_addr sp, sw_addr fp, bool defaults)
+{
+    fx->p = fake_proc_new(&arch_x86_64);
+    fake_proc_add_mem(fx->p, STACK, NULL, 0x1000);
+    fake_proc_set_reg(fx->p, 1, DW_RIP, pc);
+    fake_proc_set_reg(fx->p, 1, DW_RSP, sp);
+    fake_proc_set_reg(fx->p, 1, DW_RBP, fp);
+    struct sw_walker_config cfg = { .exe = ELF, .no_default_steppers = !defaults };
+    struct sw_errbuf err = { 0 };
+    if (sw_walker_new(fx->p, &cfg, &fx->w, &err) != 0)
+        fail_msg("sw_walker_new: %s", err.msg);
+    if (!defaults)
+        assert_int_equal(sw_add_stepper(fx->w, sw_stepper_analysis_new()), 0);
+}
+
+/* Frame 0 stopped at PC with the CFA HEIGHT bytes above SP: the caller's RA
+ * must come from CFA - 8 and its SP be the CFA. */
+static void
+check_top(sw_addr pc, int64_t height)
+{
+    struct an_fixture fx;
+    sw_addr sp = STACK + 0x400, cfa = sp + (sw_addr)height;
+    an_open(&fx, pc, sp, 0x4242, false);
+    fake_proc_put_word(fx.p, cfa - 8, MARK_RA);
+    struct sw_frame f0, f1;
+    enum sw_walk_end end = SW_END_NONE;
+    assert_int_equal(sw_initial_frame(fx.w, SW_TID_DEFAULT, &f0), 0);
+    int rc = sw_walk_single(fx.w, &f0, &f1, &end);
+    if (rc != 0)
+        fail_msg("pc %#lx: no caller (%d)", (unsigned long)pc, rc);
+    assert_int_equal(f1.ra, MARK_RA);
+    assert_int_equal(f1.sp, cfa);
+    assert_int_equal(f1.ra_loc.addr, cfa - 8);
+    assert_int_equal(f1.trust, SW_TRUST_ANALYSIS);
+    assert_string_equal(f1.stepper->ops->name, "analysis");
+    sw_walker_free(fx.w);
+}
+
+/* Frame 0 at PC: the analysis must say it does not know. */
+static void
+check_top_unknown(sw_addr pc)
+{
+    struct an_fixture fx;
+    an_open(&fx, pc, STACK + 0x400, 0, false);
+    struct sw_frame f0, f1;
+    enum sw_walk_end end = SW_END_NONE;
+    assert_int_equal(sw_initial_frame(fx.w, SW_TID_DEFAULT, &f0), 0);
+    assert_int_not_equal(sw_walk_single(fx.w, &f0, &f1, &end), 0);
+    assert_int_equal(end, SW_END_NO_STEPPER);
+    sw_walker_free(fx.w);
+}
+
+static void
+test_analysis_push_sub_call_heights_at_every_pc(void **state)
+{
+    (void)state;
+    check_top(OUTER + 0, 8);
+    check_top(OUTER + 4, 16);
+    check_top(OUTER + 9, 16);
+    check_top(OUTER + 13, 8);
+    check_top(PUSH_SUB + 0, 8);
+    check_top(PUSH_SUB + 1, 16);
+    check_top(PUSH_SUB + 5, 48);
+    check_top(PUSH_SUB + 10, 48);
+    check_top(PUSH_SUB + 14, 16);
+    check_top(PUSH_SUB + 15, 8);
+    check_top(LEAF + 1, 8);
+}
+
+static void
+test_analysis_multiple_exits_each_have_their_height(void **state)
+{
+    (void)state;
+    check_top(MULTI + 5, 16);
+    check_top(MULTI + 6, 8); /* first ret */
+    check_top(MULTI + 7, 16);
+    check_top(MULTI + 16, 32);
+    check_top(MULTI + 20, 16);
+    check_top(MULTI + 21, 8); /* second ret */
+}
+
+static void
+test_analysis_loop_back_edge_keeps_the_height(void **state)
+{
+    (void)state;
+    check_top(LOOP + 8, 16); /* loop head: entry and back edge agree */
+    check_top(LOOP + 12, 24);
+    check_top(LOOP + 24, 16);
+    check_top(LOOP + 26, 16);
+    check_top(LOOP + 28, 8);
+}
+
+static void
+test_analysis_branch_join_with_equal_heights_is_known(void **state)
+{
+    (void)state;
+    check_top(COND_SAME + 10, 40); /* between push $1 and pop */
+    check_top(COND_SAME + 13, 32);
+    check_top(COND_SAME + 18, 32); /* the join */
+    check_top(COND_SAME + 27, 8);
+}
+
+static void
+test_analysis_branch_join_with_different_heights_is_not_mine(void **state)
+{
+    (void)state;
+    check_top(COND_DIFFER + 4, 8);
+    check_top_unknown(COND_DIFFER + 5);
+    check_top_unknown(COND_DIFFER + 6);
+}
+
+static void
+test_analysis_aligned_stack_uses_the_frame_pointer(void **state)
+{
+    (void)state;
+    struct an_fixture fx;
+    /* rbp = CFA - 16; SP somewhere below after `and` and `sub`. */
+    sw_addr cfa = STACK + 0x800, fp = cfa - 16, sp = (fp & ~(sw_addr)31) - 64;
+    an_open(&fx, ALIGNED + 12, sp, fp, false);
+    fake_proc_put_word(fx.p, cfa - 8, MARK_RA);
+    fake_proc_put_word(fx.p, fp, 0x7777); /* the caller's rbp */
+    struct sw_frame f0, f1;
+    assert_int_equal(sw_initial_frame(fx.w, SW_TID_DEFAULT, &f0), 0);
+    assert_int_equal(sw_walk_single(fx.w, &f0, &f1, NULL), 0);
+    assert_int_equal(f1.ra, MARK_RA);
+    assert_int_equal(f1.sp, cfa);
+    assert_int_equal(f1.fp, 0x7777);
+    assert_int_equal(f1.fp_loc.kind, SW_LOC_ADDRESS);
+    assert_int_equal(f1.fp_loc.addr, fp);
+    sw_walker_free(fx.w);
+
+    check_top(ALIGNED + 0, 8);
+    check_top(ALIGNED + 4, 16);
+    check_top(ALIGNED + 18, 8); /* after leave */
+}
+
+static void
+test_analysis_tail_jump_ends_the_path(void **state)
+{
+    (void)state;
+    check_top(TAIL + 1, 16);
+    check_top(TAIL + 6, 16);
+    check_top(TAIL + 7, 8); /* the jmp out: RA at SP */
+}
+
+static void
+test_analysis_walks_a_frameless_chain_to_start(void **state)
+{
+    (void)state;
+    struct an_fixture fx;
+    sw_addr sp = STACK + 0x400;
+    /* leaf (h 8) <- push_sub (h 48 at its call) <- outer (h 16) <- _start */
+    an_open(&fx, LEAF, sp, 0, true);
+    fake_proc_put_word(fx.p, sp, PUSH_SUB_RA);
+    fake_proc_put_word(fx.p, sp + 48, OUTER_RA);
+    fake_proc_put_word(fx.p, sp + 48 + 16, START_RA);
+    struct sw_stack st;
+    sw_stack_init(&st);
+    assert_int_equal(sw_walk_stack(fx.w, SW_TID_DEFAULT, &st), 0);
+    assert_int_equal(st.n, 4);
+    assert_int_equal(st.frames[1].ra, PUSH_SUB_RA);
+    assert_int_equal(st.frames[2].ra, OUTER_RA);
+    assert_int_equal(st.frames[2].sp, sp + 8 + 48);
+    assert_string_equal(st.frames[2].stepper->ops->name, "analysis");
+    assert_int_equal(st.frames[2].trust, SW_TRUST_ANALYSIS);
+    assert_int_equal(st.frames[3].ra, START_RA);
+    assert_int_equal(st.frames[3].sp, sp + 8 + 48 + 16);
+    assert_int_equal(st.end, SW_END_BOTTOM);
+    sw_stack_fini(&st);
+    sw_walker_free(fx.w);
+}
+
+static void
+test_analysis_helper_reports_heights_after_a_call(void **state)
+{
+    (void)state;
+    struct an_fixture fx;
+    struct sw_an_pc p;
+    an_open(&fx, LEAF, STACK, 0, false);
+    assert_int_equal(sw_analysis_at(fx.w, PUSH_SUB_RA, false, &p), 0);
+    assert_true(p.sp_known);
+    assert_int_equal(p.height, 48);
+    assert_int_equal(p.ra, SW_AN_RA_SLOT);
+    assert_int_equal(p.ra_off, -8);
+    assert_int_equal(sw_analysis_at(fx.w, 0x10, true, &p), SW_ENOSYM);
+    assert_int_equal(sw_analysis_at(fx.w, ALIGNED + 1, true, &p), 0);
+    assert_true(p.fp_pushed);
+    assert_int_equal(p.fp_save_off, -16);
+    sw_walker_free(fx.w);
+}
+
+/* ---- decoding -------------------------------------------------------- */
+
+static struct sw_insn
+decode(const struct arch_desc *a, const uint8_t *code, size_t len, sw_addr addr)
+{
+    struct sw_disasm *d = sw_disasm_new(a);
+    struct sw_insn i;
+    assert_non_null(d);
+    assert_int_equal(sw_disasm_one(d, code, len, addr, &i), 0);
+    sw_disasm_free(d);
+    return i;
+}
+
+static void
+test_disasm_x86_64_stack_and_flow(void **state)
+{
+    (void)state;
+    const struct arch_desc *a = &arch_x86_64;
+    struct sw_insn i = decode(a, (const uint8_t[]){ 0x55 }, 1, 0x1000); /* push %rbp */
+    assert_int_equal(i.len, 1);
+    assert_int_equal(i.sp, SW_SP_ADD);
+    assert_int_equal(i.sp_delta, -8);
+    assert_int_equal(i.nstores, 1);
+    assert_int_equal(i.stores[0].reg, SW_IREG_FP);
+    i = decode(a, (const uint8_t[]){ 0x48, 0x83, 0xec, 0x28 }, 4, 0x1000); /* sub $0x28,%rsp */
+    assert_int_equal(i.sp_delta, -0x28);
+    i = decode(a, (const uint8_t[]){ 0x48, 0x83, 0xe4, 0xf0 }, 4, 0x1000); /* and $-16,%rsp */
+    assert_int_equal(i.sp, SW_SP_ALIGN);
+    i = decode(a, (const uint8_t[]){ 0x48, 0x89, 0xe5 }, 3, 0x1000); /* mov %rsp,%rbp */
+    assert_int_equal(i.fp, SW_FP_SET);
+    i = decode(a, (const uint8_t[]){ 0xc9 }, 1, 0x1000); /* leave */
+    assert_int_equal(i.sp, SW_SP_FROM_FP);
+    assert_int_equal(i.sp_delta, 8);
+    assert_int_equal(i.fp, SW_FP_LOAD);
+    i = decode(a, (const uint8_t[]){ 0xe8, 0x10, 0, 0, 0 }, 5, 0x1000); /* call */
+    assert_int_equal(i.flow, SW_FLOW_CALL);
+    assert_true(i.has_target);
+    assert_int_equal(i.target, 0x1015);
+    i = decode(a, (const uint8_t[]){ 0x74, 0x02 }, 2, 0x1000); /* je */
+    assert_int_equal(i.flow, SW_FLOW_CJUMP);
+    assert_int_equal(i.target, 0x1004);
+    i = decode(a, (const uint8_t[]){ 0xff, 0xe0 }, 2, 0x1000); /* jmp *%rax */
+    assert_int_equal(i.flow, SW_FLOW_JUMP);
+    assert_false(i.has_target);
+    i = decode(a, (const uint8_t[]){ 0xc3 }, 1, 0x1000);
+    assert_int_equal(i.flow, SW_FLOW_RET);
+    i = decode(a, (const uint8_t[]){ 0x48, 0x89, 0xc4 }, 3, 0x1000); /* mov %rax,%rsp */
+    assert_int_equal(i.sp, SW_SP_OTHER);
+}
+
+static void
+test_disasm_i386_push_is_four_bytes(void **state)
+{
+    (void)state;
+    struct sw_insn i = decode(&arch_i386, (const uint8_t[]){ 0x55 }, 1, 0x1000);
+    assert_int_equal(i.sp_delta, -4);
+    i = decode(&arch_i386, (const uint8_t[]){ 0x83, 0xec, 0x1c }, 3, 0x1000); /* sub $0x1c,%esp */
+    assert_int_equal(i.sp_delta, -0x1c);
+}
+
+static void
+test_disasm_aarch64_pairs_and_sp(void **state)
+{
+    (void)state;
+    const struct arch_desc *a = &arch_aarch64;
+    /* stp x29, x30, [sp, #-32]! */
+    struct sw_insn i = decode(a, (const uint8_t[]){ 0xfd, 0x7b, 0xbe, 0xa9 }, 4, 0x1000);
+    assert_int_equal(i.sp, SW_SP_ADD);
+    assert_int_equal(i.sp_delta, -32);
+    assert_int_equal(i.nstores, 2);
+    assert_int_equal(i.stores[0].reg, SW_IREG_FP);
+    assert_int_equal(i.stores[0].off, 0);
+    assert_int_equal(i.stores[1].reg, SW_IREG_LR);
+    assert_int_equal(i.stores[1].off, 8);
+    /* ldp x29, x30, [sp], #32 */
+    i = decode(a, (const uint8_t[]){ 0xfd, 0x7b, 0xc2, 0xa8 }, 4, 0x1000);
+    assert_int_equal(i.sp_delta, 32);
+    assert_int_equal(i.nloads, 2);
+    assert_int_equal(i.loads[1].reg, SW_IREG_LR);
+    assert_int_equal(i.loads[1].off, -24);
+    /* sub sp, sp, #0x40 */
+    i = decode(a, (const uint8_t[]){ 0xff, 0x03, 0x01, 0xd1 }, 4, 0x1000);
+    assert_int_equal(i.sp, SW_SP_ADD);
+    assert_int_equal(i.sp_delta, -0x40);
+    /* mov x29, sp */
+    i = decode(a, (const uint8_t[]){ 0xfd, 0x03, 0x00, 0x91 }, 4, 0x1000);
+    assert_int_equal(i.fp, SW_FP_SET);
+    /* bl +8 */
+    i = decode(a, (const uint8_t[]){ 0x02, 0x00, 0x00, 0x94 }, 4, 0x1000);
+    assert_int_equal(i.flow, SW_FLOW_CALL);
+    assert_int_equal(i.target, 0x1008);
+    assert_true(i.writes[SW_IREG_LR]);
+    /* ret */
+    i = decode(a, (const uint8_t[]){ 0xc0, 0x03, 0x5f, 0xd6 }, 4, 0x1000);
+    assert_int_equal(i.flow, SW_FLOW_RET);
+    /* b.ne -8 */
+    i = decode(a, (const uint8_t[]){ 0xc1, 0xff, 0xff, 0x54 }, 4, 0x1000);
+    assert_int_equal(i.flow, SW_FLOW_CJUMP);
+    assert_int_equal(i.target, 0xff8);
+}
+
+static void
+test_disasm_ppc_frames_both_byte_orders(void **state)
+{
+    (void)state;
+    /* stwu r1,-32(r1) = 0x9421ffe0 (big-endian ppc32) */
+    struct sw_insn i = decode(&arch_ppc32, (const uint8_t[]){ 0x94, 0x21, 0xff, 0xe0 }, 4, 0x1000);
+    assert_int_equal(i.sp, SW_SP_ADD);
+    assert_int_equal(i.sp_delta, -32);
+    /* mflr r0 = 0x7c0802a6 */
+    i = decode(&arch_ppc32, (const uint8_t[]){ 0x7c, 0x08, 0x02, 0xa6 }, 4, 0x1000);
+    assert_true(i.lr_to_r0);
+    /* stw r0,36(r1) = 0x90010024 */
+    i = decode(&arch_ppc32, (const uint8_t[]){ 0x90, 0x01, 0x00, 0x24 }, 4, 0x1000);
+    assert_int_equal(i.nstores, 1);
+    assert_int_equal(i.stores[0].reg, SW_IREG_R0);
+    assert_int_equal(i.stores[0].off, 36);
+    /* blr = 0x4e800020 */
+    i = decode(&arch_ppc32, (const uint8_t[]){ 0x4e, 0x80, 0x00, 0x20 }, 4, 0x1000);
+    assert_int_equal(i.flow, SW_FLOW_RET);
+    /* stdu r1,-112(r1) = 0xf821ff91, little-endian ppc64le */
+    i = decode(&arch_ppc64le, (const uint8_t[]){ 0x91, 0xff, 0x21, 0xf8 }, 4, 0x1000);
+    assert_int_equal(i.sp, SW_SP_ADD);
+    assert_int_equal(i.sp_delta, -112);
+    /* bl +0x100 = 0x48000101, ppc64 big-endian */
+    i = decode(&arch_ppc64, (const uint8_t[]){ 0x48, 0x00, 0x01, 0x01 }, 4, 0x1000);
+    assert_int_equal(i.flow, SW_FLOW_CALL);
+    assert_int_equal(i.target, 0x1100);
+    /* addi r1,r1,32 = 0x38210020 */
+    i = decode(&arch_ppc64, (const uint8_t[]){ 0x38, 0x21, 0x00, 0x20 }, 4, 0x1000);
+    assert_int_equal(i.sp_delta, 32);
+    /* bne -8 = 0x4082fff8 */
+    i = decode(&arch_ppc64, (const uint8_t[]){ 0x40, 0x82, 0xff, 0xf8 }, 4, 0x1000);
+    assert_int_equal(i.flow, SW_FLOW_CJUMP);
+    assert_int_equal(i.target, 0xff8);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_analysis_push_sub_call_heights_at_every_pc),
+        cmocka_unit_test(test_analysis_multiple_exits_each_have_their_height),
+        cmocka_unit_test(test_analysis_loop_back_edge_keeps_the_height),
+        cmocka_unit_test(test_analysis_branch_join_with_equal_heights_is_known),
+        cmocka_unit_test(test_analysis_branch_join_with_different_heights_is_not_mine),
+        cmocka_unit_test(test_analysis_aligned_stack_uses_the_frame_pointer),
+        cmocka_unit_test(test_analysis_tail_jump_ends_the_path),
+        cmocka_unit_test(test_analysis_walks_a_frameless_chain_to_start),
+        cmocka_unit_test(test_analysis_helper_reports_heights_after_a_call),
+        cmocka_unit_test(test_disasm_x86_64_stack_and_flow),
+        cmocka_unit_test(test_disasm_i386_push_is_four_bytes),
+        cmocka_unit_test(test_disasm_aarch64_pairs_and_sp),
+        cmocka_unit_test(test_disasm_ppc_frames_both_byte_orders),
+    };
+    return cmocka_run_group_tests_name("analysis", tests, NULL, NULL);
+}

@@ -1,0 +1,86 @@
+/* walker/disasm.h -- one instruction decoded into the facts stack analysis needs.
+ *
+ * The only interface to capstone (walker/disasm.c holds every capstone
+ * include).  Not a disassembler for printing: it says how long an
+ * instruction is, where control goes, and what it does to the stack
+ * pointer, the frame pointer and the return address.
+ */
+#ifndef RSPWALK_WALKER_DISASM_H
+#define RSPWALK_WALKER_DISASM_H
+
+#include "rspwalk/rspwalk.h"
+
+struct sw_disasm;
+
+enum sw_insn_flow {
+    SW_FLOW_NEXT = 0, /* falls through to the next instruction */
+    SW_FLOW_CALL,     /* a call: returns to the next instruction */
+    SW_FLOW_RET,      /* returns to the caller */
+    SW_FLOW_JUMP,     /* unconditional jump (TARGET if has_target, else indirect) */
+    SW_FLOW_CJUMP,    /* conditional jump to TARGET, or falls through */
+    SW_FLOW_STOP,     /* execution does not continue here (hlt, ud2, trap) */
+};
+
+/* What an instruction does to the stack pointer. */
+enum sw_insn_sp {
+    SW_SP_KEEP = 0,  /* unchanged */
+    SW_SP_ADD,       /* SP += sp_delta (push: -word, sub $n: -n, stwu r1,-n(r1): -n) */
+    SW_SP_FROM_FP,   /* SP = FP + sp_delta (mov %rbp,%rsp; leave: +word; mov sp,x29) */
+    SW_SP_BACKCHAIN, /* SP = [SP]: the PowerPC back chain (lwz/ld r1,0(r1)) */
+    SW_SP_ALIGN,     /* SP &= mask (and $-16,%rsp): the height is no longer known */
+    SW_SP_OTHER,     /* any other write to SP */
+};
+
+/* What an instruction does to the frame pointer (arch_desc dw_fp). */
+enum sw_insn_fp {
+    SW_FP_KEEP = 0, /* unchanged (a store of it is in the stores) */
+    SW_FP_SET,      /* FP = SP-before + fp_off (mov %rsp,%rbp; add x29,sp,#n) */
+    SW_FP_LOAD,     /* FP loaded from the stack: see loads */
+    SW_FP_OTHER,    /* any other write */
+};
+
+/* The registers whose saves and restores matter to a walk. */
+enum sw_insn_reg {
+    SW_IREG_FP = 0, /* the frame pointer: rbp, ebp, x29, r31 */
+    SW_IREG_LR,     /* the link register as a GPR: x30 (aarch64) */
+    SW_IREG_R0,     /* PowerPC r0, where prologues copy the LR */
+    SW_IREG_NUM,
+};
+
+/* A store of REG to, or a load of REG from, the stack at SP-after + OFF
+ * (offsets from the SP after the instruction so push, pop, leave and
+ * pre/post-indexed pairs all read the same way). */
+struct sw_insn_mem {
+    enum sw_insn_reg reg;
+    int64_t off;
+};
+
+struct sw_insn {
+    uint8_t len;
+    enum sw_insn_flow flow;
+    bool has_target; /* a direct jump or call */
+    sw_addr target;
+    enum sw_insn_sp sp;
+    int64_t sp_delta;
+    enum sw_insn_fp fp;
+    int64_t fp_off;
+    struct sw_insn_mem stores[2], loads[2];
+    uint8_t nstores, nloads;
+    bool writes[SW_IREG_NUM]; /* writes the register other than by a load above */
+    bool lr_to_r0;            /* mflr r0 */
+    bool r0_to_lr;            /* mtlr r0 */
+};
+
+/* A decoder for architecture A (borrowed: static).  Returns NULL when out
+ * of memory or capstone lacks the architecture.  Free with sw_disasm_free. */
+struct sw_disasm *sw_disasm_new(const struct arch_desc *a);
+
+/* NULL is a no-op. */
+void sw_disasm_free(struct sw_disasm *d);
+
+/* Decode the instruction at ADDR from the LEN bytes at CODE into *OUT.
+ * Returns 0, or SW_EINVAL if the bytes are not a valid instruction. */
+int sw_disasm_one(struct sw_disasm *d, const uint8_t *code, size_t len, sw_addr addr,
+                  struct sw_insn *out);
+
+#endif /* RSPWALK_WALKER_DISASM_H */

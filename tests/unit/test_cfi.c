@@ -349,6 +349,20 @@ test_cfi_missing_file_is_enoent(void **state)
 }
 
 static void
+test_cfi_file_without_frame_sections_is_enocfi_naming_the_file(void **state)
+{
+    (void)state;
+    /* .text, .symtab and a build-id note, no DWARF at all: libdwarf's
+     * object init crashed on it; the adapter must say "no CFI" instead. */
+    const char *path = SW_TEST_DATA "/x86_64_frames.elf";
+    struct sw_cfi *c = NULL;
+    struct sw_errbuf err = { 0 };
+    assert_int_equal(sw_cfi_open(path, NULL, 8, &c, &err), SW_ENOCFI);
+    assert_null(c);
+    assert_non_null(strstr(err.msg, path));
+}
+
+static void
 test_cfi_word_size_mismatch_is_ebadelf(void **state)
 {
     (void)state;
@@ -391,6 +405,7 @@ main(void)
         cmocka_unit_test(test_cfi_non_elf_file_is_ebadelf_naming_the_file),
         cmocka_unit_test(test_cfi_truncated_elf_fails_without_aborting),
         cmocka_unit_test(test_cfi_missing_file_is_enoent),
+        cmocka_unit_test(test_cfi_file_without_frame_sections_is_enocfi_naming_the_file),
         cmocka_unit_test(test_cfi_word_size_mismatch_is_ebadelf),
         cmocka_unit_test(test_cfi_open_survives_every_allocation_failure),
     };

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "rspwalk/rspwalk.h"
 
@@ -24,11 +25,18 @@ struct cli_opts {
     bool cont;
     bool stats;
     bool no_cache;
+    bool locals; /* --locals: each frame's variables (cli/locals.c) */
     int pass[64];
     size_t npass;
 };
 
 int cli_run(const struct cli_opts *o);
+
+/* --locals (cli/locals.c): the variables of frame K of ST, as text lines, or
+ * as the frame object's ", \"locals\": [...]" member written with STR. */
+void cli_print_locals_text(FILE *f, struct sw_walker *w, const struct sw_stack *st, size_t k);
+void cli_print_locals_json(FILE *f, struct sw_walker *w, const struct sw_stack *st, size_t k,
+                           void (*str)(FILE *, const char *));
 
 /* Walk each of the N threads TIDS of W and print them in O->format on stdout.
  * Returns 0, or -1 when a walk failed (the message is on stderr too). */

@@ -29,6 +29,7 @@ enum {
     OPT_TIMEOUT,
     OPT_PASS,
     OPT_NO_CACHE,
+    OPT_LOCALS,
     OPT_DEBUG_DIR,
 };
 
@@ -71,6 +72,7 @@ usage(FILE *f)
         "      --stats        protocol statistics: packets, bytes each way, round trips, time\n"
         "      --timeout SEC  per protocol read, and for the stop with -c (default 10)\n"
         "      --debug-dir DIR  separate debug files (default /usr/lib/debug)\n"
+        "      --locals       print each frame's parameters and local variables\n"
         "      --no-cache     read every register and memory range from the stub\n"
         "  -h, --help         this text\n"
         "  -V, --version      the version\n",
@@ -166,6 +168,7 @@ main(int argc, char **argv)
         { "timeout", required_argument, NULL, OPT_TIMEOUT },
         { "pass", required_argument, NULL, OPT_PASS },
         { "no-cache", no_argument, NULL, OPT_NO_CACHE },
+        { "locals", no_argument, NULL, OPT_LOCALS },
         { "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
@@ -211,6 +214,9 @@ main(int argc, char **argv)
             break;
         case OPT_STATS:
             o.stats = true;
+            break;
+        case OPT_LOCALS:
+            o.locals = true;
             break;
         case OPT_TIMEOUT: {
             char *e;

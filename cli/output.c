@@ -153,7 +153,6 @@ print_frame_json(FILE *f, struct sw_walker *w, const struct sw_frame *fr, unsign
                 : fr->kind == SW_FRAME_INLINE   ? "inline"
                 : fr->kind == SW_FRAME_TAILCALL ? "tailcall"
                                                 : "normal");
-    fputc('}', f);
 }
 
 int
@@ -200,6 +199,9 @@ cli_print_walks(const struct cli_opts *o, struct sw_walker *w, const sw_tid *tid
             for (size_t k = 0; rc == 0 && k < st.n; k++) {
                 fputs(k ? ",\n    " : "\n    ", f);
                 print_frame_json(f, w, &st.frames[k], width);
+                if (o->locals)
+                    cli_print_locals_json(f, w, &st, k, json_str);
+                fputc('}', f);
             }
             uint64_t rt1 = s ? rsp_session_stats(s)->round_trips : 0;
             uint64_t pk1 = s ? rsp_session_stats(s)->packets_sent : 0;
@@ -207,8 +209,11 @@ cli_print_walks(const struct cli_opts *o, struct sw_walker *w, const sw_tid *tid
                     rt1 - rt0, pk1 - pk0);
         } else {
             fprintf(f, "%sThread %s%s:\n", i ? "\n" : "", label, stopped ? " (stopped)" : "");
-            for (size_t k = 0; rc == 0 && k < st.n; k++)
+            for (size_t k = 0; rc == 0 && k < st.n; k++) {
                 print_frame_text(f, w, &st.frames[k], width);
+                if (o->locals)
+                    cli_print_locals_text(f, w, &st, k);
+            }
             if (rc == 0 && st.end != SW_END_BOTTOM)
                 fprintf(f, "(walk ended: %s)\n", sw_walk_end_name(st.end));
         }

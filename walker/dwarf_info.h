@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "rspwalk/types.h"
 
@@ -91,5 +92,83 @@ int sw_dinfo_function(struct sw_dinfo *d, sw_addr vaddr, struct sw_dinfo_name *o
  * calls between files are not followed.  Returns 0, SW_ENOMEM, SW_EBADELF. */
 int sw_dinfo_tailcall_chain(struct sw_dinfo *d, sw_addr caller_ra, sw_addr callee_entry,
                             struct sw_dinfo_tail *out, size_t max, size_t *n);
+
+/* ---- local variables (walker/locals.c) ------------------------------------------------ */
+
+/* How a value of a type is shown (walker/locals.c formats it). */
+enum sw_dinfo_tkind {
+    SW_DT_OTHER = 0, /* shown as raw bytes */
+    SW_DT_SIGNED,    /* DW_ATE_signed */
+    SW_DT_UNSIGNED,  /* DW_ATE_unsigned */
+    SW_DT_SCHAR,     /* DW_ATE_signed_char */
+    SW_DT_UCHAR,     /* DW_ATE_unsigned_char */
+    SW_DT_BOOL,      /* DW_ATE_boolean */
+    SW_DT_FLOAT,     /* DW_ATE_float */
+    SW_DT_POINTER,   /* DW_TAG_pointer_type, reference types */
+    SW_DT_ENUM,      /* DW_TAG_enumeration_type: shown as its integer */
+    SW_DT_STRUCT,    /* structures and unions: members one level deep */
+    SW_DT_ARRAY,     /* one-dimensional array: elements of TARGET */
+};
+
+struct sw_dinfo_member;
+struct di_blk;
+
+/* A type with typedefs and qualifiers resolved to what decides its shape;
+ * NAME is what gdb's ptype prints ("int", "char *", "struct pt", "int [4]"). */
+struct sw_dinfo_type {
+    enum sw_dinfo_tkind kind;
+    const char *name;
+    uint64_t size;                      /* bytes; 0 when unknown */
+    const struct sw_dinfo_type *target; /* array elements; NULL otherwise */
+    uint64_t count;                     /* array elements; 0 when unknown */
+    size_t nmembers;
+    const struct sw_dinfo_member *members; /* SW_DT_STRUCT */
+};
+
+struct sw_dinfo_member {
+    const char *name; /* NULL for an anonymous member */
+    uint64_t offset;  /* DW_AT_data_member_location, bytes */
+    const struct sw_dinfo_type *type;
+};
+
+/* One entry of a location: EXPR holds where the value is for link-time
+ * addresses LO <= pc < HI (a plain expression: 0 and UINT64_MAX).  The bytes
+ * are DWARF operations as libdwarf decoded them, encoded again; an operation
+ * this code cannot encode becomes the invalid opcode 0x00. */
+struct sw_dinfo_loc {
+    sw_addr lo, hi;
+    const uint8_t *expr;
+    size_t len;
+};
+
+struct sw_dinfo_var {
+    const char *name;
+    const struct sw_dinfo_type *type; /* never NULL */
+    bool param;                       /* DW_TAG_formal_parameter */
+    size_t nlocs;                     /* 0: no location at all (optimized out) */
+    const struct sw_dinfo_loc *locs;
+};
+
+/* The variables of the concrete function covering a pc: owned, one block. */
+struct sw_dinfo_func {
+    const char *name;
+    sw_addr entry; /* link-time */
+    size_t nbase;  /* DW_AT_frame_base */
+    const struct sw_dinfo_loc *base;
+    size_t nvars; /* parameters in order, then the locals of the innermost
+                   * lexical block covering the pc, then of outer ones */
+    const struct sw_dinfo_var *vars;
+    struct di_blk *arena; /* internal: every allocation, freed together */
+};
+
+/* The variables visible at link-time address VADDR in the concrete function
+ * (DW_TAG_subprogram) covering it: its parameters and the locals of it and of
+ * its lexical blocks that cover VADDR (not those of inlined subroutines).
+ * Returns 0, SW_ENOENT (no DWARF function covers VADDR), SW_ENOMEM,
+ * SW_EBADELF.  *OUT: caller frees with sw_dinfo_func_free. */
+int sw_dinfo_frame_vars(struct sw_dinfo *d, sw_addr vaddr, struct sw_dinfo_func **out);
+
+/* Free FN.  NULL is a no-op. */
+void sw_dinfo_func_free(struct sw_dinfo_func *fn);
 
 #endif /* RSPWALK_WALKER_DWARF_INFO_H */

@@ -285,3 +285,22 @@ sw_walker_add_virtual_frames(struct sw_walker *w, struct sw_stack *st)
         return sw_walker_fail(w, rc, "%s", err.msg);
     return 0;
 }
+
+int
+sw_walker_dinfo_at(struct sw_walker *w, sw_addr pc, const struct sw_lib **lib, struct sw_dinfo **d)
+{
+    struct sw_virtual **slot = sw_walker_virtual_slot(w);
+    struct sw_errbuf err = { 0 };
+    int rc;
+
+    *d = NULL;
+    if (*slot == NULL) {
+        *slot = sw_calloc(1, sizeof **slot);
+        if (*slot == NULL)
+            return sw_walker_fail(w, SW_ENOMEM, "reading debug info: out of memory");
+    }
+    rc = dinfo_at(*slot, sw_walker_libstate(w), pc, lib, d, &err);
+    if (rc < 0)
+        return sw_walker_fail(w, rc, "%s", err.msg);
+    return 0;
+}

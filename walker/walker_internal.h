@@ -67,4 +67,11 @@ int sw_virtual_frames_add(struct sw_virtual **cache, struct sw_libstate *ls, str
 /* The same with W's library state and cache; the message goes on W. */
 int sw_walker_add_virtual_frames(struct sw_walker *w, struct sw_stack *st);
 
+/* The module covering PC and its DWARF from W's cache (walker/virtual.c),
+ * for local variables: *D NULL when the module has none.  Returns 0 or
+ * SW_ENOMEM (message on W). */
+struct sw_dinfo;
+int sw_walker_dinfo_at(struct sw_walker *w, sw_addr pc, const struct sw_lib **lib,
+                       struct sw_dinfo **d);
+
 #endif /* RSPWALK_WALKER_INTERNAL_H */

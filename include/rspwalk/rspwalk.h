@@ -11,6 +11,7 @@
 #include "rspwalk/libstate.h"
 #include "rspwalk/symlookup.h"
 #include "rspwalk/walker.h"
+#include "rspwalk/locals.h"
 #include "rspwalk/rsp.h"
 #include "rspwalk/target.h"
 

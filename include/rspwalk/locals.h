@@ -1,0 +1,93 @@
+/* rspwalk/locals.h -- local variables and parameters of walked frames.
+ *
+ * StackwalkerAPI's getFunctionForFrame and getLocalVariableValue over DWARF
+ * debug information: the variables a frame's function has at its pc, and
+ * their values read through the frame's recovered registers and the target's
+ * memory.  Not a debugger's expression language: no casts, no deep printing.
+ */
+#ifndef RSPWALK_LOCALS_H
+#define RSPWALK_LOCALS_H
+
+#include "rspwalk/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sw_walker;
+struct sw_stack;
+struct sw_frame;
+struct sw_function;
+struct sw_dinfo_var;  /* walker/dwarf_info.h */
+struct sw_dinfo_func; /* walker/dwarf_info.h */
+
+/* getLocalVariableValue's result codes (Dyninst's glvv_*). */
+enum sw_glvv {
+    SW_GLVV_SUCCESS = 0,
+    SW_GLVV_EPARAM = -1,      /* a NULL argument, a frame index past the stack */
+    SW_GLVV_EOUTOFSCOPE = -2, /* the frame is not in the variable's function or block,
+                               * or no location covers its pc ("<optimized out>") */
+    SW_GLVV_EBUFSIZE = -3,    /* the buffer is smaller than the variable */
+    SW_GLVV_EUNKNOWN = -4,    /* a register the frame did not recover, memory that
+                               * cannot be read, a location this library cannot evaluate */
+};
+
+enum sw_var_kind {
+    SW_VAR_LOCAL = 0, /* DW_TAG_variable */
+    SW_VAR_PARAM,     /* DW_TAG_formal_parameter */
+};
+
+/* One variable of a function. */
+struct sw_local_var {
+    const char *name;                /* borrowed, valid as long as FN */
+    const char *type_name;           /* as gdb's ptype prints it: "int", "char *" */
+    size_t size;                     /* bytes of its value; 0 when the type has none */
+    enum sw_var_kind kind;           /* parameter or local */
+    const struct sw_function *fn;    /* borrowed: the function that lists it */
+    const struct sw_dinfo_var *impl; /* internal */
+};
+
+/* getFunctionForFrame: a function and the variables visible at a pc. */
+struct sw_function {
+    const char *name; /* borrowed, valid as long as this; gdb's name */
+    sw_addr entry;    /* run-time address of its entry */
+    size_t nvars;     /* parameters in order, then locals, innermost block first */
+    struct sw_local_var *vars;
+    const char *module;         /* the module's path (internal) */
+    sw_addr bias;               /* the module's load bias (internal) */
+    struct sw_dinfo_func *impl; /* internal */
+};
+
+/* The function of FRAME (a physical frame: inline and tail-call frames have
+ * none here) from its module's DWARF, with the variables visible at the
+ * frame's lookup pc.  Returns 0, SW_EINVAL (a NULL argument, a virtual
+ * frame), SW_ENOSYM (no debug information covers the pc), SW_ENOMEM; the
+ * message goes on W.  *OUT: caller frees with sw_function_free. */
+SW_API int sw_frame_function(struct sw_walker *w, const struct sw_frame *frame,
+                             struct sw_function **out);
+
+/* Free FN.  NULL is a no-op. */
+SW_API void sw_function_free(struct sw_function *fn);
+
+/* getLocalVariableValue: the value of VAR in frame FRAME_INDEX of STACK, in
+ * the target's byte order, VAR->size bytes into BUF (SIZE bytes).  Reads
+ * through W's process; registers of outer frames are the ones the walk
+ * recovered for them (sw_frame_reg).  DW_OP_call_frame_cfa is the SP of the
+ * frame's caller in the walk (the next frame), which is the CFA on every
+ * supported architecture.  Returns an enum sw_glvv code. */
+SW_API int sw_local_value(struct sw_walker *w, const struct sw_stack *stack, size_t frame_index,
+                          const struct sw_local_var *var, void *buf, size_t size);
+
+/* Format the value of VAR held in BUF (LEN bytes, target order, as
+ * sw_local_value leaves it) as gdb's print does for base types, pointers
+ * (hex), enums, structures (one level of members) and arrays (the first 16
+ * elements); other types as hex bytes.  W gives the target's byte order.
+ * Writes at most OUTLEN bytes with a terminating NUL (truncated if need be)
+ * and returns 0, or SW_EINVAL. */
+SW_API int sw_local_format(struct sw_walker *w, const struct sw_local_var *var, const void *buf,
+                           size_t len, char *out, size_t outlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RSPWALK_LOCALS_H */

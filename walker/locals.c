@@ -1,0 +1,622 @@
+/* walker/locals.c -- local variables of walked frames (include/rspwalk/locals.h).
+ *
+ * Names, types and locations come from walker/dwarf_info.c (the module's
+ * sw_dinfo, cached per walker by walker/virtual.c); this file evaluates a
+ * location for one frame (pieces, registers, frame base, memory) and formats
+ * values as gdb prints them.  No libdwarf here, and no unwinding: the
+ * registers of outer frames are those the walk recovered.
+ */
+#include "rspwalk/locals.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "walker/cfi.h"
+#include "walker/dwarf_info.h"
+#include "walker/walker_internal.h"
+
+/* DWARF 5 section 7.7.1: the operations the encoding of dwarf_info.h uses. */
+enum {
+    LOP_addr = 0x03,
+    LOP_deref_size = 0x94,
+    LOP_constu = 0x10,
+    LOP_consts = 0x11,
+    LOP_pick = 0x15,
+    LOP_plus = 0x22,
+    LOP_plus_uconst = 0x23,
+    LOP_lit0 = 0x30,
+    LOP_reg0 = 0x50,
+    LOP_reg31 = 0x6f,
+    LOP_breg0 = 0x70,
+    LOP_breg31 = 0x8f,
+    LOP_regx = 0x90,
+    LOP_fbreg = 0x91,
+    LOP_bregx = 0x92,
+    LOP_piece = 0x93,
+    LOP_implicit_value = 0x9e,
+    LOP_stack_value = 0x9f,
+    LOP_entry_value = 0xa3,
+};
+
+/* Values larger than this are not read: locals worth printing are small, and
+ * a garbage size must not become a huge read. */
+#define LV_MAX_SIZE 65536
+/* gdb prints 200 elements; a stack listing needs the first few. */
+#define LV_MAX_ELEMS 16
+/* gdb's "repeats" threshold (set print repeats). */
+#define LV_REPEATS 10
+
+/* ---- the function of a frame ---------------------------------------------------------- */
+
+static bool
+is_virtual(const struct sw_frame *f)
+{
+    return f->kind == SW_FRAME_INLINE || f->kind == SW_FRAME_TAILCALL;
+}
+
+int
+sw_frame_function(struct sw_walker *w, const struct sw_frame *frame, struct sw_function **out)
+{
+    const struct sw_lib *lib = NULL;
+    struct sw_dinfo *d = NULL;
+    struct sw_dinfo_func *df = NULL;
+    sw_addr pc;
+    int rc;
+
+    if (w == NULL || frame == NULL || out == NULL)
+        return SW_EINVAL;
+    if (is_virtual(frame) || frame->kind == SW_FRAME_SIGNAL)
+        return sw_walker_fail(w, SW_EINVAL, "local variables: frame %u is not a function's frame",
+                              frame->level);
+    pc = sw_frame_lookup_pc(frame);
+    rc = sw_walker_dinfo_at(w, pc, &lib, &d);
+    if (rc < 0)
+        return rc;
+    if (d == NULL)
+        return sw_walker_fail(w, SW_ENOSYM, "local variables at 0x%" PRIx64 ": no debug info", pc);
+    rc = sw_dinfo_frame_vars(d, pc - lib->bias, &df);
+    if (rc == SW_ENOENT)
+        return sw_walker_fail(w, SW_ENOSYM,
+                              "local variables at 0x%" PRIx64 ": no DWARF function in %s", pc,
+                              lib->path);
+    if (rc < 0)
+        return sw_walker_fail(w, rc, "%s", sw_dinfo_errmsg(d));
+
+    struct sw_function *fn = sw_calloc(1, sizeof *fn);
+    if (fn == NULL || (fn->module = sw_strdup(lib->path)) == NULL ||
+        (df->nvars && (fn->vars = sw_calloc(df->nvars, sizeof fn->vars[0])) == NULL)) {
+        sw_dinfo_func_free(df);
+        sw_function_free(fn);
+        return sw_walker_fail(w, SW_ENOMEM, "local variables: out of memory");
+    }
+    fn->name = df->name;
+    fn->entry = df->entry + lib->bias;
+    fn->bias = lib->bias;
+    fn->impl = df;
+    fn->nvars = df->nvars;
+    for (size_t i = 0; i < df->nvars; i++) {
+        const struct sw_dinfo_var *v = &df->vars[i];
+        fn->vars[i] = (struct sw_local_var){
+            .name = v->name,
+            .type_name = v->type->name,
+            .size = (size_t)v->type->size,
+            .kind = v->param ? SW_VAR_PARAM : SW_VAR_LOCAL,
+            .fn = fn,
+            .impl = v,
+        };
+    }
+    *out = fn;
+    return 0;
+}
+
+void
+sw_function_free(struct sw_function *fn)
+{
+    if (fn == NULL)
+        return;
+    sw_dinfo_func_free(fn->impl);
+    sw_free((char *)fn->module);
+    sw_free(fn->vars);
+    sw_free(fn);
+}
+
+/* ---- evaluating a location ------------------------------------------------------------- */
+
+struct lv_eval {
+    struct sw_walker *w;
+    const struct arch_desc *arch;
+    const struct sw_frame *frame;
+    sw_addr bias;
+    bool have_cfa;
+    sw_addr cfa;
+    bool have_fb;
+    sw_addr fb;
+};
+
+static size_t
+leb_len(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n && i < 10; i++)
+        if (!(p[i] & 0x80))
+            return i + 1;
+    return 0;
+}
+
+static uint64_t
+uleb(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (unsigned sh = 0; sh < 64; sh += 7, p++) {
+        v |= (uint64_t)(*p & 0x7f) << sh;
+        if (!(*p & 0x80))
+            break;
+    }
+    return v;
+}
+
+static int64_t
+sleb(const uint8_t *p)
+{
+    uint64_t v = 0;
+    unsigned sh = 0;
+    uint8_t b;
+    do {
+        b = *p++;
+        if (sh < 64)
+            v |= (uint64_t)(b & 0x7f) << sh;
+        sh += 7;
+    } while (b & 0x80);
+    if (sh < 64 && (b & 0x40))
+        v |= ~(uint64_t)0 << sh;
+    return (int64_t)v;
+}
+
+/* The length of the operation at P in dwarf_info.h's encoding; 0 if invalid. */
+static size_t
+op_len(const uint8_t *p, size_t n)
+{
+    uint8_t op = p[0];
+    size_t a, b;
+
+    if ((op >= LOP_breg0 && op <= LOP_breg31) || op == LOP_fbreg || op == LOP_consts ||
+        op == LOP_addr || op == LOP_constu || op == LOP_regx || op == LOP_piece ||
+        op == LOP_plus_uconst) {
+        a = leb_len(p + 1, n - 1);
+        return a ? 1 + a : 0;
+    }
+    switch (op) {
+    case 0x00:
+        return 0;
+    case LOP_bregx:
+        a = leb_len(p + 1, n - 1);
+        b = a ? leb_len(p + 1 + a, n - 1 - a) : 0;
+        return b ? 1 + a + b : 0;
+    case LOP_pick:
+    case LOP_deref_size:
+        return n >= 2 ? 2 : 0;
+    case LOP_implicit_value:
+        a = leb_len(p + 1, n - 1);
+        if (a == 0)
+            return 0;
+        b = (size_t)uleb(p + 1);
+        if (b == 0) { /* a constant: SLEB128 follows */
+            b = leb_len(p + 1 + a, n - 1 - a);
+            return b ? 1 + a + b : 0;
+        }
+        return 1 + a + b <= n ? 1 + a + b : 0;
+    case LOP_entry_value:
+        return n >= 2 ? 2 : 0;
+    default:
+        return 1;
+    }
+}
+
+static int
+lv_read(void *arg, sw_addr addr, void *buf, size_t len)
+{
+    struct sw_proc *p = sw_walker_proc(arg);
+    return p->ops->read_mem(p, addr, buf, len);
+}
+
+static void
+put_uleb(uint8_t *b, size_t *n, uint64_t v)
+{
+    do {
+        uint8_t byte = v & 0x7f;
+        v >>= 7;
+        b[(*n)++] = byte | (v ? 0x80 : 0);
+    } while (v);
+}
+
+static void
+put_sleb(uint8_t *b, size_t *n, int64_t v)
+{
+    for (;;) {
+        uint8_t byte = v & 0x7f;
+        v >>= 7;
+        bool done = (v == 0 && !(byte & 0x40)) || (v == -1 && (byte & 0x40));
+        b[(*n)++] = byte | (done ? 0 : 0x80);
+        if (done)
+            return;
+    }
+}
+
+/* Evaluate one piece's operations E (LEN bytes) to a number: DW_OP_addr
+ * relocated, DW_OP_fbreg through the frame base; the rest is the CFI
+ * evaluator's.  Returns a glvv code. */
+static int
+eval_number(struct lv_eval *ev, const uint8_t *e, size_t len, sw_addr *out)
+{
+    uint8_t buf[1024];
+    size_t n = 0;
+    for (size_t i = 0; i < len;) {
+        size_t l = op_len(e + i, len - i);
+        if (l == 0 || n + l + 24 > sizeof buf)
+            return SW_GLVV_EUNKNOWN;
+        if (e[i] == LOP_addr) {
+            buf[n++] = LOP_constu;
+            put_uleb(buf, &n, uleb(e + i + 1) + ev->bias);
+        } else if (e[i] == LOP_fbreg) {
+            if (!ev->have_fb)
+                return SW_GLVV_EUNKNOWN;
+            buf[n++] = LOP_constu;
+            put_uleb(buf, &n, ev->fb);
+            buf[n++] = LOP_consts;
+            put_sleb(buf, &n, sleb(e + i + 1));
+            buf[n++] = LOP_plus;
+        } else if (e[i] == LOP_entry_value || e[i] == LOP_implicit_value) {
+            return SW_GLVV_EOUTOFSCOPE;
+        } else {
+            memcpy(buf + n, e + i, l);
+            n += l;
+        }
+        i += l;
+    }
+    struct sw_expr_ctx ctx = {
+        .frame = ev->frame,
+        .addr_size = ev->arch->word_size,
+        .big_endian = ev->arch->big_endian,
+        .read = lv_read,
+        .arg = ev->w,
+    };
+    int rc = sw_dwarf_expr_eval(&ctx, buf, n, ev->have_cfa, ev->cfa, out);
+    if (rc < 0)
+        return SW_GLVV_EUNKNOWN;
+    return SW_GLVV_SUCCESS;
+}
+
+static const struct sw_dinfo_loc *
+loc_at(const struct sw_dinfo_loc *locs, size_t n, sw_addr vpc)
+{
+    for (size_t i = 0; i < n; i++)
+        if (vpc >= locs[i].lo && vpc < locs[i].hi)
+            return &locs[i];
+    return NULL;
+}
+
+/* Fill OUT (SIZE bytes) from one piece's operations E. */
+static int
+eval_piece(struct lv_eval *ev, const uint8_t *e, size_t len, uint8_t *out, size_t size)
+{
+    sw_word v;
+    sw_addr a;
+    size_t l;
+    int rc;
+
+    if (len == 0)
+        return SW_GLVV_EOUTOFSCOPE; /* an empty piece: optimized out */
+    l = op_len(e, len);
+    if (l == 0)
+        return SW_GLVV_EUNKNOWN;
+    if (l == len && ((e[0] >= LOP_reg0 && e[0] <= LOP_reg31) || e[0] == LOP_regx)) {
+        unsigned dw = e[0] == LOP_regx ? (unsigned)uleb(e + 1) : (unsigned)(e[0] - LOP_reg0);
+        if (!sw_frame_reg(ev->frame, dw, &v) || size > 8)
+            return SW_GLVV_EUNKNOWN;
+        arch_store(ev->arch, out, size, v);
+        return SW_GLVV_SUCCESS;
+    }
+    if (e[0] == LOP_implicit_value) {
+        size_t a1 = leb_len(e + 1, len - 1);
+        size_t blen = (size_t)uleb(e + 1);
+        if (blen == 0) {
+            if (size > 8)
+                return SW_GLVV_EUNKNOWN;
+            arch_store(ev->arch, out, size, (uint64_t)sleb(e + 1 + a1));
+            return SW_GLVV_SUCCESS;
+        }
+        memset(out, 0, size);
+        memcpy(out, e + 1 + a1, blen < size ? blen : size);
+        return SW_GLVV_SUCCESS;
+    }
+    bool stack_value = false;
+    for (size_t i = 0; i < len; i += l) {
+        l = op_len(e + i, len - i);
+        if (l == 0)
+            return SW_GLVV_EUNKNOWN;
+        if (e[i] == LOP_stack_value)
+            stack_value = true;
+    }
+    rc = eval_number(ev, e, len, &a);
+    if (rc < 0)
+        return rc;
+    if (stack_value) {
+        if (size > 8)
+            return SW_GLVV_EUNKNOWN;
+        arch_store(ev->arch, out, size, a);
+        return SW_GLVV_SUCCESS;
+    }
+    if (lv_read(ev->w, a, out, size) < 0)
+        return SW_GLVV_EUNKNOWN;
+    return SW_GLVV_SUCCESS;
+}
+
+/* The location E (LEN bytes) into OUT (SIZE bytes): split at DW_OP_piece. */
+static int
+eval_location(struct lv_eval *ev, const uint8_t *e, size_t len, uint8_t *out, size_t size)
+{
+    size_t start = 0, off = 0;
+    bool pieces = false;
+
+    for (size_t i = 0; i < len;) {
+        size_t l = op_len(e + i, len - i);
+        if (l == 0)
+            return SW_GLVV_EUNKNOWN;
+        if (e[i] == LOP_piece) {
+            size_t psize = (size_t)uleb(e + i + 1);
+            pieces = true;
+            if (psize > size - off)
+                return SW_GLVV_EUNKNOWN;
+            int rc = eval_piece(ev, e + start, i - start, out + off, psize);
+            if (rc < 0)
+                return rc; /* a part optimized out: gdb shows the whole as such */
+            off += psize;
+            start = i + l;
+        }
+        i += l;
+    }
+    if (!pieces)
+        return eval_piece(ev, e, len, out, size);
+    return start == len ? SW_GLVV_SUCCESS : SW_GLVV_EUNKNOWN;
+}
+
+int
+sw_local_value(struct sw_walker *w, const struct sw_stack *stack, size_t frame_index,
+               const struct sw_local_var *var, void *buf, size_t size)
+{
+    const struct sw_function *fn;
+    const struct sw_dinfo_var *dv;
+    const struct sw_frame *f;
+    const struct sw_lib *lib;
+    struct sw_dinfo *d;
+    struct sw_dinfo_name dn;
+    sw_addr pc, vpc;
+
+    if (w == NULL || stack == NULL || var == NULL || var->fn == NULL || var->impl == NULL ||
+        frame_index >= stack->n || (buf == NULL && size > 0))
+        return SW_GLVV_EPARAM;
+    fn = var->fn;
+    dv = var->impl;
+    f = &stack->frames[frame_index];
+    if (is_virtual(f) || f->kind == SW_FRAME_SIGNAL)
+        return SW_GLVV_EOUTOFSCOPE;
+    if (size < var->size)
+        return SW_GLVV_EBUFSIZE;
+    if (var->size == 0 || var->size > LV_MAX_SIZE)
+        return SW_GLVV_EUNKNOWN;
+    /* The frame must be in the variable's function, in the same module. */
+    pc = sw_frame_lookup_pc(f);
+    if (sw_walker_dinfo_at(w, pc, &lib, &d) < 0 || d == NULL)
+        return SW_GLVV_EUNKNOWN;
+    if (strcmp(lib->path, fn->module) != 0 || lib->bias != fn->bias)
+        return SW_GLVV_EOUTOFSCOPE;
+    vpc = pc - lib->bias;
+    if (sw_dinfo_function(d, vpc, &dn) != 0 || dn.entry != fn->impl->entry)
+        return SW_GLVV_EOUTOFSCOPE;
+    const struct sw_dinfo_loc *loc = loc_at(dv->locs, dv->nlocs, vpc);
+    if (loc == NULL || loc->len == 0)
+        return SW_GLVV_EOUTOFSCOPE;
+
+    struct lv_eval ev = {
+        .w = w,
+        .arch = sw_walker_proc(w)->arch,
+        .frame = f,
+        .bias = lib->bias,
+    };
+    /* DW_OP_call_frame_cfa: the CFA is the SP of the caller at the call, the
+     * SP the walk gave the next frame (inline and tail-call frames carry
+     * their physical caller's SP). */
+    if (frame_index + 1 < stack->n) {
+        ev.have_cfa = true;
+        ev.cfa = stack->frames[frame_index + 1].sp;
+    }
+    const struct sw_dinfo_loc *base = loc_at(fn->impl->base, fn->impl->nbase, vpc);
+    if (base != NULL && base->len > 0 && eval_number(&ev, base->expr, base->len, &ev.fb) == 0)
+        ev.have_fb = true;
+    memset(buf, 0, var->size);
+    return eval_location(&ev, loc->expr, loc->len, buf, var->size);
+}
+
+/* ---- formatting ------------------------------------------------------------------------ */
+
+struct lv_out {
+    char *p;
+    size_t len, cap;
+};
+
+static void outf(struct lv_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+outf(struct lv_out *o, const char *fmt, ...)
+{
+    va_list ap;
+    if (o->len >= o->cap)
+        return;
+    va_start(ap, fmt);
+    int n = vsnprintf(o->p + o->len, o->cap - o->len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        o->len = o->len + (size_t)n < o->cap ? o->len + (size_t)n : o->cap - 1;
+}
+
+static void
+fmt_char(struct lv_out *o, unsigned c)
+{
+    static const char esc[] = "\a\b\f\n\r\t\v";
+    static const char name[] = "abfnrtv";
+    const char *e = c ? strchr(esc, (int)c) : NULL;
+    if (c == '\'' || c == '\\')
+        outf(o, "'\\%c'", (char)c);
+    else if (c >= 0x20 && c < 0x7f)
+        outf(o, "'%c'", (char)c);
+    else if (e != NULL)
+        outf(o, "'\\%c'", name[e - esc]);
+    else
+        outf(o, "'\\%03o'", c & 0xff);
+}
+
+static void fmt_value(struct lv_out *o, const struct arch_desc *a, const struct sw_dinfo_type *t,
+                      const uint8_t *p, size_t len, unsigned depth);
+
+static void
+fmt_value(struct lv_out *o, const struct arch_desc *a, const struct sw_dinfo_type *t,
+          const uint8_t *p, size_t len, unsigned depth)
+{
+    size_t size = (size_t)t->size;
+    bool scalar = size == 1 || size == 2 || size == 4 || size == 8;
+    uint64_t u = scalar && size <= len ? arch_load(a, p, size) : 0;
+    int64_t s = scalar && size < 8 && (u >> (8 * size - 1)) ? (int64_t)(u | (~0ull << 8 * size))
+                                                            : (int64_t)u;
+
+    if (size > len) {
+        outf(o, "<unavailable>");
+        return;
+    }
+    switch (t->kind) {
+    case SW_DT_SIGNED:
+        if (scalar) {
+            outf(o, "%" PRId64, s);
+            return;
+        }
+        break;
+    case SW_DT_UNSIGNED:
+        if (scalar) {
+            outf(o, "%" PRIu64, u);
+            return;
+        }
+        break;
+    case SW_DT_SCHAR:
+    case SW_DT_UCHAR:
+        if (size == 1) {
+            if (t->kind == SW_DT_SCHAR)
+                outf(o, "%" PRId64 " ", s);
+            else
+                outf(o, "%" PRIu64 " ", u);
+            fmt_char(o, (unsigned)u);
+            return;
+        }
+        break;
+    case SW_DT_BOOL:
+        if (scalar) {
+            if (u <= 1)
+                outf(o, "%s", u ? "true" : "false");
+            else
+                outf(o, "%" PRIu64, u);
+            return;
+        }
+        break;
+    case SW_DT_FLOAT:
+        if (size == 4) {
+            uint32_t bits = (uint32_t)u;
+            float fv;
+            memcpy(&fv, &bits, sizeof fv);
+            outf(o, "%.9g", (double)fv);
+            return;
+        }
+        if (size == 8) {
+            double dv;
+            memcpy(&dv, &u, sizeof dv);
+            outf(o, "%.17g", dv);
+            return;
+        }
+        break;
+    case SW_DT_POINTER:
+        if (scalar) {
+            outf(o, "0x%" PRIx64, u);
+            return;
+        }
+        break;
+    case SW_DT_ENUM:
+        if (scalar) {
+            for (size_t i = 0; i < t->nmembers; i++)
+                if (t->members[i].name != NULL && (int64_t)t->members[i].offset == s) {
+                    outf(o, "%s", t->members[i].name);
+                    return;
+                }
+            outf(o, "%" PRId64, s);
+            return;
+        }
+        break;
+    case SW_DT_STRUCT:
+        if (depth > 0) {
+            outf(o, "{...}");
+            return;
+        }
+        outf(o, "{");
+        for (size_t i = 0; i < t->nmembers; i++) {
+            const struct sw_dinfo_member *m = &t->members[i];
+            outf(o, "%s%s = ", i ? ", " : "", m->name ? m->name : "<anon>");
+            if (m->offset <= len)
+                fmt_value(o, a, m->type, p + m->offset, len - (size_t)m->offset, depth + 1);
+            else
+                outf(o, "<unavailable>");
+        }
+        outf(o, "}");
+        return;
+    case SW_DT_ARRAY: {
+        const struct sw_dinfo_type *el = t->target;
+        size_t es = el ? (size_t)el->size : 0;
+        if (es == 0 || depth > 0) {
+            outf(o, "{...}");
+            return;
+        }
+        outf(o, "{");
+        size_t shown = 0;
+        for (uint64_t i = 0; i < t->count && shown < LV_MAX_ELEMS;) {
+            uint64_t run = 1;
+            while (i + run < t->count && memcmp(p + i * es, p + (i + run) * es, es) == 0)
+                run++;
+            outf(o, "%s", shown ? ", " : "");
+            fmt_value(o, a, el, p + i * es, es, depth + 1);
+            if (run >= LV_REPEATS) {
+                outf(o, " <repeats %" PRIu64 " times>", run);
+                i += run;
+            } else {
+                i++;
+            }
+            shown++;
+            if (shown == LV_MAX_ELEMS && i < t->count)
+                outf(o, "...");
+        }
+        outf(o, "}");
+        return;
+    }
+    default:
+        break;
+    }
+    outf(o, "0x");
+    for (size_t i = 0; i < size && i < 64; i++)
+        outf(o, "%02x", p[i]);
+}
+
+int
+sw_local_format(struct sw_walker *w, const struct sw_local_var *var, const void *buf, size_t len,
+                char *out, size_t outlen)
+{
+    if (w == NULL || var == NULL || var->impl == NULL || buf == NULL || out == NULL || outlen == 0)
+        return SW_EINVAL;
+    struct lv_out o = { .p = out, .cap = outlen };
+    out[0] = 0;
+    fmt_value(&o, sw_walker_proc(w)->arch, var->impl->type, buf, len, 0);
+    return 0;
+}

@@ -26,6 +26,8 @@ struct cli_opts {
     bool stats;
     bool no_cache;
     bool locals; /* --locals: each frame's variables (cli/locals.c) */
+    const char *attach; /* --attach PID[,PID...]: NULL for one process */
+    long long pid;      /* --pid N: 0 if not given */
     int pass[64];
     size_t npass;
 };
@@ -37,10 +39,18 @@ int cli_run(const struct cli_opts *o);
 void cli_print_locals_text(FILE *f, struct sw_walker *w, const struct sw_stack *st, size_t k);
 void cli_print_locals_json(FILE *f, struct sw_walker *w, const struct sw_stack *st, size_t k,
                            void (*str)(FILE *, const char *));
+/* --attach: attach to every listed process over O->target (extended remote),
+ * walk all their threads, print, detach leaving them running (cli/attach.c). */
+int cli_run_attach(const struct cli_opts *o);
 
 /* Walk each of the N threads TIDS of W and print them in O->format on stdout.
  * Returns 0, or -1 when a walk failed (the message is on stderr too). */
 int cli_print_walks(const struct cli_opts *o, struct sw_walker *w, const sw_tid *tids, size_t n);
+
+/* The same for several processes (--attach): NPROC walkers W with their
+ * pids and thread lists; JSON has "processes": [{"pid", "threads"}]. */
+int cli_print_processes(const struct cli_opts *o, struct sw_walker *const *w, const int64_t *pids,
+                        sw_tid *const *tids, const size_t *ntids, size_t nproc);
 
 /* The gdb signal number's name without "SIG", or NULL. */
 const char *cli_signal_name(int gdb_sig);

@@ -31,6 +31,8 @@ enum {
     OPT_NO_CACHE,
     OPT_LOCALS,
     OPT_DEBUG_DIR,
+    OPT_ATTACH,
+    OPT_PID,
 };
 
 /* gdb's signal numbers (include/gdb/signals.def), which RSP uses. */
@@ -74,6 +76,11 @@ usage(FILE *f)
         "      --debug-dir DIR  separate debug files (default /usr/lib/debug)\n"
         "      --locals       print each frame's parameters and local variables\n"
         "      --no-cache     read every register and memory range from the stub\n"
+        "      --attach PID[,PID...]  attach to these processes through an extended-remote\n"
+        "                     stub (gdbserver --multi at TARGET), walk every thread of\n"
+        "                     each, detach leaving them running\n"
+        "      --pid N        walk local process N through '|gdbserver --attach - N' (no\n"
+        "                     TARGET), detach leaving it running\n"
         "  -h, --help         this text\n"
         "  -V, --version      the version\n",
         f);
@@ -170,6 +177,8 @@ main(int argc, char **argv)
         { "no-cache", no_argument, NULL, OPT_NO_CACHE },
         { "locals", no_argument, NULL, OPT_LOCALS },
         { "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+        { "attach", required_argument, NULL, OPT_ATTACH },
+        { "pid", required_argument, NULL, OPT_PID },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -242,6 +251,16 @@ main(int argc, char **argv)
         case OPT_DEBUG_DIR:
             o.debug_dir = optarg;
             break;
+        case OPT_ATTACH:
+            o.attach = optarg;
+            break;
+        case OPT_PID:
+            if (!parse_uint(optarg, INT_MAX, &v) || v == 0) {
+                fprintf(stderr, "rspwalk: --pid: '%s' is not a process id\n", optarg);
+                return EXIT_USAGE;
+            }
+            o.pid = (long long)v;
+            break;
         case 'h':
             usage(stdout);
             return EXIT_OK;
@@ -260,16 +279,31 @@ main(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    if (optind != argc - 1) {
+    char pid_target[64];
+    if (o.pid != 0) {
+        if (optind != argc || o.attach != NULL || o.cont) {
+            fprintf(stderr, "rspwalk: --pid takes no TARGET, --attach or --continue\n");
+            return EXIT_USAGE;
+        }
+        /* gdbserver attaches, speaks RSP on its stdin/stdout, and detaches
+         * when we do: no ptrace code of ours. */
+        snprintf(pid_target, sizeof pid_target, "|gdbserver --attach - %lld", o.pid);
+        o.target = pid_target;
+    } else if (optind != argc - 1) {
         fprintf(stderr, "rspwalk: %s (see rspwalk --help)\n",
                 optind == argc ? "no TARGET given" : "more than one TARGET given");
         return EXIT_USAGE;
+    } else {
+        o.target = argv[optind];
     }
-    o.target = argv[optind];
+    if (o.attach != NULL && (o.cont || o.thread)) {
+        fprintf(stderr, "rspwalk: --attach walks every thread: no --continue or --thread\n");
+        return EXIT_USAGE;
+    }
     if (parse_signal_list(pass_list, o.pass, sizeof o.pass / sizeof o.pass[0], &o.npass) < 0)
         return EXIT_USAGE;
 
-    return cli_run(&o);
+    return o.attach ? cli_run_attach(&o) : cli_run(&o);
 }
 
 /* Connect, optionally resume to the next stop, walk, print. */
@@ -353,6 +387,15 @@ cli_run(const struct cli_opts *o)
         ntids = 1;
     }
     status = cli_print_walks(o, w, tids, ntids) < 0 ? EXIT_FAIL : EXIT_OK;
+    if (o->pid != 0) {
+        /* --pid: leave the process running, as it was found. */
+        struct sw_proc *wp = sw_walker_proc(w);
+        if (wp->debug->detach(wp, false) < 0) {
+            fprintf(stderr, "rspwalk: detaching from process %lld: %s\n", o->pid,
+                    sw_proc_errmsg(wp));
+            status = EXIT_FAIL;
+        }
+    }
 
 out:
     free(tids);

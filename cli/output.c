@@ -155,24 +155,18 @@ print_frame_json(FILE *f, struct sw_walker *w, const struct sw_frame *fr, unsign
                                                 : "normal");
 }
 
-int
-cli_print_walks(const struct cli_opts *o, struct sw_walker *w, const sw_tid *tids, size_t n)
+/* The walks of the N threads TIDS of W: JSON thread objects (comma-separated)
+ * or text blocks.  Returns 0 or -1 when a walk failed (message on stderr). */
+static int
+print_threads(const struct cli_opts *o, struct sw_walker *w, const sw_tid *tids, size_t n, FILE *f)
 {
     struct sw_proc *p = sw_walker_proc(w);
     struct rsp_session *s = sw_proc_rsp_session(p);
     unsigned width = p->arch->word_size * 2;
-    FILE *f = stdout;
     int status = 0;
     struct sw_stack st;
 
     sw_stack_init(&st);
-    if (o->format == CLI_JSON) {
-        fprintf(f, "{\"version\": 1, \"arch\": ");
-        json_str(f, p->arch->name);
-        fprintf(f, ", \"target\": ");
-        json_str(f, o->target);
-        fprintf(f, ", \"threads\": [");
-    }
     for (size_t i = 0; i < n; i++) {
         char label[64];
         uint64_t rt0 = s ? rsp_session_stats(s)->round_trips : 0;
@@ -218,6 +212,14 @@ cli_print_walks(const struct cli_opts *o, struct sw_walker *w, const sw_tid *tid
                 fprintf(f, "(walk ended: %s)\n", sw_walk_end_name(st.end));
         }
     }
+    sw_stack_fini(&st);
+    return status;
+}
+
+/* The end of the document: the session's statistics. */
+static void
+print_trailer(const struct cli_opts *o, struct rsp_session *s, FILE *f)
+{
     if (o->format == CLI_JSON) {
         fputs("\n], \"stats\": ", f);
         if (s)
@@ -228,6 +230,52 @@ cli_print_walks(const struct cli_opts *o, struct sw_walker *w, const sw_tid *tid
     } else if (o->stats && s) {
         text_stats(f, rsp_session_stats(s));
     }
-    sw_stack_fini(&st);
+}
+
+int
+cli_print_walks(const struct cli_opts *o, struct sw_walker *w, const sw_tid *tids, size_t n)
+{
+    struct sw_proc *p = sw_walker_proc(w);
+    struct rsp_session *s = sw_proc_rsp_session(p);
+    FILE *f = stdout;
+
+    if (o->format == CLI_JSON) {
+        fprintf(f, "{\"version\": 1, \"arch\": ");
+        json_str(f, p->arch->name);
+        fprintf(f, ", \"target\": ");
+        json_str(f, o->target);
+        fprintf(f, ", \"threads\": [");
+    }
+    int status = print_threads(o, w, tids, n, f);
+    print_trailer(o, s, f);
+    return status;
+}
+
+int
+cli_print_processes(const struct cli_opts *o, struct sw_walker *const *w, const int64_t *pids,
+                    sw_tid *const *tids, const size_t *ntids, size_t nproc)
+{
+    struct rsp_session *s = nproc ? sw_proc_rsp_session(sw_walker_proc(w[0])) : NULL;
+    FILE *f = stdout;
+    int status = 0;
+
+    if (o->format == CLI_JSON) {
+        fprintf(f, "{\"version\": 1, \"arch\": ");
+        json_str(f, nproc ? sw_walker_proc(w[0])->arch->name : "");
+        fprintf(f, ", \"target\": ");
+        json_str(f, o->target);
+        fprintf(f, ", \"processes\": [");
+    }
+    for (size_t i = 0; i < nproc; i++) {
+        if (o->format == CLI_JSON)
+            fprintf(f, "%s\n {\"pid\": %" PRId64 ", \"threads\": [", i ? "," : "", pids[i]);
+        else
+            fprintf(f, "%sProcess %" PRId64 ":\n", i ? "\n" : "", pids[i]);
+        if (print_threads(o, w[i], tids[i], ntids[i], f) < 0)
+            status = -1;
+        if (o->format == CLI_JSON)
+            fputs("\n ]}", f);
+    }
+    print_trailer(o, s, f);
     return status;
 }

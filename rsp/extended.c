@@ -55,6 +55,9 @@ rsp_attach(struct rsp_session *s, int64_t pid, struct rsp_stop *out)
     s->has_stop = true;
     if (out != NULL)
         *out = st;
+    /* gdbserver --multi has no description before its first process. */
+    if (s->tdesc == NULL && s->feat[RSP_FEAT_XFER_FEATURES] && (rc = rsp_tdesc_fetch(s)) < 0)
+        return sw_err_prefix(&s->err, "attaching to process %lld: ", (long long)pid);
     return 0;
 }
 

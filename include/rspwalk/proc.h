@@ -69,6 +69,12 @@ struct sw_proc_ops {
 
     /* OPTIONAL (default: nothing to release).  Called once by sw_proc_free(). */
     void (*destroy)(struct sw_proc *p);
+    /* OPTIONAL (default: SW_EUNSUP).  Read up to LEN bytes at OFFSET of the
+     * file PATH as the target sees it into BUF; *GOT is short only at the end
+     * of the file.  SW_ENOENT when there is no such file; SW_EUNSUP when the
+     * target cannot serve files (the RSP backend: no Host I/O). */
+    int (*read_file)(struct sw_proc *p, const char *path, uint64_t offset, void *buf, size_t len,
+                     size_t *got);
 };
 
 /* ProcDebug: control of a target that can be stopped and resumed.  Every

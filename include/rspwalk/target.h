@@ -20,6 +20,9 @@ struct sw_rsp_config {
     const char *exe; /* local executable, used for the architecture when the
                       * stub sends no target description; may be NULL */
     bool no_cache;   /* read every register and memory range from the stub */
+    /* Set by sw_proc_rsp_new_shared; leave false and 0 otherwise. */
+    bool borrow_session; /* the process does not close the session */
+    int64_t pid;         /* only this process's threads and stops; 0: all */
 };
 
 /* A process over session S, which it takes over (closed by sw_proc_free,
@@ -28,6 +31,16 @@ struct sw_rsp_config {
  * message in ERR; *OUT: caller frees with sw_proc_free. */
 SW_API int sw_proc_rsp_new(struct rsp_session *s, const struct sw_rsp_config *cfg,
                            struct sw_proc **out, struct sw_errbuf *err);
+
+/* One process, PID, of several attached over session S (extended remote,
+ * rsp_attach): S is borrowed and must outlive the process, which sees only
+ * PID's threads and stops, selects one of its threads before reading memory
+ * or library lists (they follow the Hg thread), and detaches with "D;PID".
+ * The walker set (rspwalk/walker_set.h) owns S and its processes.  Returns 0
+ * or a code with the message in ERR (S stays open); *OUT: sw_proc_free. */
+SW_API int sw_proc_rsp_new_shared(struct rsp_session *s, int64_t pid,
+                                  const struct sw_rsp_config *cfg, struct sw_proc **out,
+                                  struct sw_errbuf *err);
 
 /* The session under P (borrowed), or NULL if P is not an RSP process. */
 SW_API struct rsp_session *sw_proc_rsp_session(struct sw_proc *p);

@@ -38,10 +38,35 @@ rsp_regs_read(struct rsp_session *s, struct rsp_thread_id id, const uint8_t **bu
             return 0;
         }
     }
-    if ((rc = rsp_thread_select(s, id)) < 0)
-        return rc;
     rsp_thread_id_format(s, id, tid, sizeof tid);
-    rc = rsp_request(s, RSP_PKT_READ_REGS, "g", 1, &r);
+    bool select = !(s->hg_valid && s->hg.pid == id.pid && s->hg.tid == id.tid) &&
+                  !s->unsup[RSP_PKT_SET_THREAD_G];
+    if (select && s->pipeline) {
+        /* 'Hg' and 'g' in one write: one round trip (notes/rsp.md 4.3). */
+        char hg[80], ok[8];
+        size_t oklen;
+        int n = snprintf(hg, sizeof hg, "Hg%s", tid);
+        rc = rsp_request_pair(s, RSP_PKT_SET_THREAD_G, hg, (size_t)n, ok, sizeof ok, &oklen,
+                              RSP_PKT_READ_REGS, "g", 1, &r);
+        if (rc == SW_ESTUB && oklen > 0 && ok[0] == 'E')
+            return sw_fail(&s->err, SW_ENOENT, "selecting thread %s: stub replied %.*s", tid,
+                           (int)oklen, ok);
+        if (rc == 0 && oklen > 0 && !(oklen == 2 && memcmp(ok, "OK", 2) == 0))
+            return sw_fail(&s->err, SW_EPROTO, "reply to 'Hg%s': expected OK, got '%.*s'", tid,
+                           (int)oklen, ok);
+        if (rc < 0 && rc != SW_EUNSUP)
+            return sw_err_prefix(&s->err, "reading the registers of thread %s: ", tid);
+        if (rc == SW_EUNSUP && oklen != 0)
+            return sw_err_prefix(&s->err, "reading the registers of thread %s: ", tid);
+        if (oklen == 2) {
+            s->hg = id;
+            s->hg_valid = true;
+        }
+    } else {
+        if ((rc = rsp_thread_select(s, id)) < 0)
+            return rc;
+        rc = rsp_request(s, RSP_PKT_READ_REGS, "g", 1, &r);
+    }
     if (rc < 0)
         return sw_err_prefix(&s->err, "reading the registers of thread %s: ", tid);
     if (r.len % 2 != 0)

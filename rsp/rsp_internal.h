@@ -59,6 +59,7 @@ struct rsp_session {
     bool has_pending;
 
     bool noack;
+    bool pipeline; /* two requests may go in one write (rsp_request_pair) */
     bool feat[RSP_FEAT__COUNT];
     bool unsup[RSP_PKT__COUNT]; /* an empty reply was seen: never sent again */
     int vcont;                  /* -1 unknown, 0 no, 1 yes ('vCont?' probe) */
@@ -95,6 +96,15 @@ int rsp_request(struct rsp_session *s, enum rsp_pkt kind, const char *payload, s
 /* The same with a printf-formatted payload. */
 int rsp_requestf(struct rsp_session *s, enum rsp_pkt kind, struct rsp_reply *r, const char *fmt,
                  ...) __attribute__((format(printf, 4, 5)));
+/* Two requests in one write, both replies read in order: one round trip.
+ * Only where s->pipeline (no-ack mode on a stub known to serve its input in
+ * sequence, notes/rsp.md 4.3).  The first reply is copied to R1 (at most
+ * R1CAP bytes, *R1LEN); the second is *R2 as with rsp_request.  Returns
+ * rsp_request's codes for the first reply (the second is then read and
+ * dropped), else for the second. */
+int rsp_request_pair(struct rsp_session *s, enum rsp_pkt k1, const char *p1, size_t l1, char *r1,
+                     size_t r1cap, size_t *r1len, enum rsp_pkt k2, const char *p2, size_t l2,
+                     struct rsp_reply *r2);
 /* Send a packet that has no immediate reply (resumes): waits only for the ack. */
 int rsp_send_noreply(struct rsp_session *s, enum rsp_pkt kind, const char *payload, size_t len);
 /* Wait up to TIMEOUT_MS for a stop reply (after a resume), skipping 'O'. */

@@ -8,6 +8,7 @@
 #include "rsp/rsp_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct pkt_row {
@@ -367,6 +368,79 @@ rsp_request(struct rsp_session *s, enum rsp_pkt kind, const char *payload, size_
     return 0;
 }
 
+/* The verdict on reply R to KIND, as rsp_request gives it. */
+static int
+judge_reply(struct rsp_session *s, enum rsp_pkt kind, const char *label, const struct rsp_reply *r)
+{
+    if (r->len == 0) {
+        if (kind != RSP_PKT_XFER_OTHER)
+            s->unsup[kind] = true;
+        return sw_fail(&s->err, SW_EUNSUP, "'%s': not supported by the stub (empty reply)", label);
+    }
+    if (is_error_reply(r->p, r->len))
+        return sw_fail(&s->err, SW_ESTUB, "'%s': stub replied %.*s", label,
+                       (int)(r->len > 200 ? 200 : r->len), r->p);
+    return 0;
+}
+
+int
+rsp_request_pair(struct rsp_session *s, enum rsp_pkt k1, const char *p1, size_t l1, char *r1,
+                 size_t r1cap, size_t *r1len, enum rsp_pkt k2, const char *p2, size_t l2,
+                 struct rsp_reply *r2)
+{
+    char label1[96], label2[96];
+    bool got;
+    int rc;
+    rsp_pkt_label(p1, l1, label1, sizeof label1);
+    rsp_pkt_label(p2, l2, label2, sizeof label2);
+    r2->p = NULL;
+    r2->len = 0;
+    *r1len = 0;
+    if (!s->pipeline || !s->noack)
+        return sw_fail(&s->err, SW_EINVAL, "'%s' with '%s': no pipelining on this link", label1,
+                       label2);
+    if ((rc = gate(s, k1, label1)) < 0 || (rc = gate(s, k2, label2)) < 0)
+        return rc;
+    size_t need = l1 + l2 + 8;
+    if (s->out.cap < need) {
+        char *p = sw_realloc(s->out.data, need);
+        if (p == NULL)
+            return sw_fail(&s->err, SW_ENOMEM, "sending '%s': out of memory", label1);
+        s->out.data = p;
+        s->out.cap = need;
+    }
+    long n1 = rsp_frame(p1, l1, s->out.data, s->out.cap);
+    long n2 = n1 < 0 ? -1 : rsp_frame(p2, l2, s->out.data + n1, s->out.cap - (size_t)n1);
+    if (n1 < 0 || n2 < 0)
+        return sw_fail(&s->err, SW_EINVAL, "sending '%s': cannot frame", label1);
+    if (s->trace) {
+        trace_line("-> ", p1, l1);
+        trace_line("-> ", p2, l2);
+    }
+    s->stats.by_kind[k1]++;
+    s->stats.by_kind[k2]++;
+    s->stats.round_trips++;
+    s->stats.packets_sent += 2;
+    if ((rc = wire_write(s, s->out.data, (size_t)(n1 + n2), label1)) < 0)
+        return rc;
+    struct waiter w1 = { label1, NULL, 0, false, false, s->cfg.timeout_ms };
+    if ((rc = wait_packet(s, &w1, &got)) < 0)
+        return rc;
+    struct rsp_reply first = { (const char *)s->dec.pkt, s->dec.pkt_len };
+    *r1len = first.len < r1cap ? first.len : r1cap;
+    memcpy(r1, first.p, *r1len);
+    int rc1 = judge_reply(s, k1, label1, &first);
+    struct waiter w2 = { label2, NULL, 0, false, false, s->cfg.timeout_ms };
+    if ((rc = wait_packet(s, &w2, &got)) < 0)
+        return rc;
+    r2->p = (const char *)s->dec.pkt;
+    r2->len = s->dec.pkt_len;
+    if (rc1 < 0 && rc1 != SW_EUNSUP)
+        return rc1;
+    rc = judge_reply(s, k2, label2, r2);
+    return rc < 0 ? rc : rc1;
+}
+
 int
 rsp_requestf(struct rsp_session *s, enum rsp_pkt kind, struct rsp_reply *r, const char *fmt, ...)
 {
@@ -538,6 +612,13 @@ connect_sequence(struct rsp_session *s)
         else if (rc < 0 && rc != SW_EUNSUP && rc != SW_ESTUB)
             return rc;
     }
+    /* Pipelining: only in no-ack mode, and only where the stub offers
+     * qXfer:threads and multiprocess, as gdbserver does: gdbserver serves
+     * back-to-back requests from its buffer in order (notes/rsp.md 4.3);
+     * QEMU user offers neither and never leaves ack mode, where it
+     * re-sends replies to pipelined input. */
+    s->pipeline = s->noack && s->feat[RSP_FEAT_XFER_THREADS] && s->feat[RSP_FEAT_MULTIPROCESS] &&
+                  getenv("RSPWALK_NO_PIPELINE") == NULL;
 
     struct rsp_stop st;
     if ((rc = rsp_query_stop(s, &st)) < 0)

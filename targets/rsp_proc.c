@@ -1,11 +1,13 @@
 /* targets/rsp_proc.c -- ProcessState and ProcDebug over an RSP session.
  *
  * Registers come from the stop reply's expedited registers, then one 'g' per
- * thread per stop; memory through a per-stop cache of aligned blocks as large
- * as the stub safely serves.  Everything is dropped when the target resumes
- * (DESIGN.md decision 3).  The register map joins the arch table to the
- * stub's target description by register name (notes/rsp.md section 2.5:
- * QEMU and gdbserver number registers differently).
+ * thread per stop (pipelined with its 'Hg' where the stub is known to take
+ * it, rsp/regs_mem.c); memory through a per-stop cache of windows as large as
+ * the stub safely serves, extended window by window as a walk goes outward.
+ * Everything is dropped when the target resumes (DESIGN.md decision 3).  The
+ * register map joins the arch table to the stub's target description by
+ * register name (notes/rsp.md section 2.5: QEMU and gdbserver number registers
+ * differently).
  */
 #include "rspwalk/target.h"
 
@@ -21,10 +23,16 @@
 
 #define TGT_MAX_ROWS 96
 #define TGT_MAX_PASS 64
-/* Below this a failing block is not split further; the request is read as is. */
+/* Below this a failing block is not split further; the request is read as is.
+ */
 #define TGT_MIN_BLOCK 64
-/* Blocks are powers of two up to this (gdbserver 13 serves 9211-byte 'm'). */
-#define TGT_MAX_BLOCK 8192
+/* Windows are at most this (gdbserver 13 serves 9211-byte 'm', 14+ about
+ * 64 KiB; rsp_mem_chunk keeps each reply within PacketSize). */
+#define TGT_MAX_WINDOW 65536
+/* Mappings end on a page boundary (the smallest page of the arches). */
+#define TGT_PAGE 4096
+/* auxv: the executable's file name, at the top of the main stack. */
+#define TGT_AT_EXECFN 31
 
 struct tgt_regmap {
     bool mapped;
@@ -58,14 +66,10 @@ struct tgt_rsp_proc {
     struct rsp_stop stop; /* the stop being walked */
     int pass[TGT_MAX_PASS];
     size_t npass;
-    size_t block;
+    sw_addr stack_end; /* page above AT_EXECFN: the main stack's end, or 0 */
     bool no_cache;
     bool terminated;
     bool running;
-    bool borrowed;    /* the session belongs to a walker set: not closed here */
-    int64_t only_pid; /* one process of several on the link (extended remote); 0: all */
-    int vfd;          /* the target file open for read_file, -1 if none */
-    char *vpath;      /* owned: its path */
 };
 
 static struct tgt_rsp_proc *
@@ -117,14 +121,6 @@ load_threads(struct tgt_rsp_proc *rp)
     int rc = rsp_threads(rp->s, &ids, &n);
     if (rc < 0)
         return proc_fail_from_session(rp, rc);
-    if (rp->only_pid != 0) {
-        /* One link, several processes: keep this one's threads. */
-        size_t k = 0;
-        for (size_t i = 0; i < n; i++)
-            if (ids[i].pid == rp->only_pid)
-                ids[k++] = ids[i];
-        n = k;
-    }
     free(rp->threads);
     rp->threads = ids;
     rp->nthreads = n;
@@ -312,39 +308,90 @@ mem_cache_add(struct tgt_rsp_proc *rp, sw_addr addr, size_t len, const uint8_t *
     return 0;
 }
 
-/* The cached range holding [ADDR, ADDR+LEN), or NULL. */
-static const struct tgt_mem_range *
-mem_cache_find(struct tgt_rsp_proc *rp, sw_addr addr, size_t len)
+/* Copy [ADDR, ADDR+LEN) from the cached windows, which may take several
+ * adjacent ones.  False with *MISS at the first byte no window holds (or
+ * that a window knows to be unreadable, *UNREADABLE set). */
+static bool
+mem_cache_copy(struct tgt_rsp_proc *rp, sw_addr addr, uint8_t *buf, size_t len, sw_addr *miss,
+               bool *unreadable)
 {
-    for (size_t i = 0; i < rp->nmem; i++) {
-        const struct tgt_mem_range *m = &rp->mem[i];
-        if (addr >= m->addr && addr - m->addr < m->len && len <= m->len - (addr - m->addr))
-            return m;
+    size_t done = 0;
+    *unreadable = false;
+    while (done < len) {
+        sw_addr a = addr + done;
+        const struct tgt_mem_range *hit = NULL;
+        for (size_t i = 0; i < rp->nmem && hit == NULL; i++) {
+            const struct tgt_mem_range *m = &rp->mem[i];
+            if (a >= m->addr && a - m->addr < m->len)
+                hit = m;
+        }
+        if (hit == NULL || hit->data == NULL) {
+            *miss = a;
+            *unreadable = hit != NULL;
+            return false;
+        }
+        size_t off = (size_t)(a - hit->addr);
+        size_t n = hit->len - off < len - done ? hit->len - off : len - done;
+        if (buf != NULL)
+            memcpy(buf + done, hit->data + off, n);
+        done += n;
     }
-    return NULL;
+    return true;
 }
 
-/* Fetch the aligned block of SIZE bytes around ADDR into the cache; halve it
- * while the stub refuses (gdbserver answers E01 for a block that crosses the
- * end of a mapping, notes/rsp.md 2.4). */
+/* Fetch one window holding ADDR (and NEED bytes from it where it can): as
+ * large as the stub serves in one 'm' (rsp_mem_chunk: 9152 bytes on
+ * gdbserver 13, 2048 on QEMU user, notes/rsp.md 4.2), from ADDR rounded down
+ * to 64 bytes -- or, when a window already ends just below ADDR, from its end,
+ * so a walk that leaves the window costs one more read of fresh bytes.
+ * Halved while the stub refuses (gdbserver answers E01 for a read that
+ * crosses the end of a mapping, notes/rsp.md 2.4), not below what holds the
+ * request nor below TGT_MIN_BLOCK.  SW_EMEM when no window was readable. */
 static int
-mem_fetch_block(struct tgt_rsp_proc *rp, sw_addr addr, size_t len, size_t size)
+mem_fetch_window(struct tgt_rsp_proc *rp, sw_addr addr, size_t need)
 {
-    uint8_t buf[TGT_MAX_BLOCK];
+    size_t chunk = rsp_mem_chunk(rp->s);
+    sw_addr start = addr & ~(sw_addr)(TGT_MIN_BLOCK - 1);
 
-    for (; size >= TGT_MIN_BLOCK; size /= 2) {
-        sw_addr start = addr & ~(sw_addr)(size - 1);
-        if (addr + len > start + size)
-            continue; /* the request crosses this block: a smaller one won't hold it either */
-        if (mem_cache_find(rp, start, size) != NULL)
-            return 0;
-        int rc = rsp_mem_read(rp->s, start, buf, size);
-        if (rc == 0)
-            return mem_cache_add(rp, start, size, buf) < 0 ? SW_ENOMEM : 0;
-        if (rc != SW_EMEM)
-            return proc_fail_from_session(rp, rc);
+    if (chunk > TGT_MAX_WINDOW)
+        chunk = TGT_MAX_WINDOW;
+    for (size_t i = 0; i < rp->nmem; i++) {
+        sw_addr end = rp->mem[i].addr + rp->mem[i].len;
+        if (rp->mem[i].data != NULL && end <= addr && end > start)
+            start = end;
     }
-    return SW_EMEM;
+    if (start + chunk < start)
+        chunk = (size_t)(UINT64_MAX - start) + 1;
+    /* Linux puts the executable's name at the top of the main stack: a
+     * window does not cross the end of that page (one refused read saved). */
+    if (rp->stack_end > addr && start + chunk > rp->stack_end && rp->stack_end - start >= need)
+        chunk = (size_t)(rp->stack_end - start);
+    uint8_t *buf = sw_malloc(chunk ? chunk : 1);
+    if (buf == NULL)
+        return sw_fail(&rp->base.err, SW_ENOMEM, "reading memory: out of memory");
+    int rc;
+    for (size_t size = chunk;;) {
+        rc = rsp_mem_read(rp->s, start, buf, size);
+        if (rc == 0) {
+            rc = mem_cache_add(rp, start, size, buf) < 0 ? SW_ENOMEM : 0;
+            break;
+        }
+        if (rc != SW_EMEM) {
+            rc = proc_fail_from_session(rp, rc);
+            break;
+        }
+        /* Next: half, or up to the end of the page that holds the request
+         * when that is smaller (a mapping ends on a page boundary). */
+        sw_addr page_end = (addr + need + TGT_PAGE - 1) & ~(sw_addr)(TGT_PAGE - 1);
+        size_t next = size / 2;
+        if (page_end > start && page_end - start < next)
+            next = (size_t)(page_end - start);
+        if (next < TGT_MIN_BLOCK || start + next < addr + need)
+            break; /* a smaller window won't hold the request */
+        size = next;
+    }
+    sw_free(buf);
+    return rc;
 }
 
 static int
@@ -360,31 +407,35 @@ rsp_read_mem(struct sw_proc *p, sw_addr addr, void *buf, size_t len)
     if (addr + len < addr)
         return sw_fail(&p->err, SW_EMEM, "reading %zu bytes at 0x%" PRIx64 ": wraps around", len,
                        addr);
-    if (rp->no_cache || len > rp->block) {
+    if (rp->no_cache || len > rsp_mem_chunk(rp->s)) {
         rc = rsp_mem_read(rp->s, addr, buf, len);
         return rc < 0 ? proc_fail_from_session(rp, rc) : 0;
     }
-    const struct tgt_mem_range *m = mem_cache_find(rp, addr, len);
-    if (m == NULL) {
-        rc = mem_fetch_block(rp, addr, len, rp->block);
-        if (rc == SW_EMEM || rc == 0)
-            m = mem_cache_find(rp, addr, len);
-        else
-            return rc;
-        if (m == NULL) {
-            /* No block holds it (it crosses a block boundary, or only the
-             * exact bytes are readable): read exactly what was asked. */
-            rc = rsp_mem_read(rp->s, addr, buf, len);
-            if (rc < 0)
-                return proc_fail_from_session(rp, rc);
-            mem_cache_add(rp, addr, len, buf);
+    /* A read crossing a window's end costs at most one more window. */
+    for (int tries = 0; tries < 3; tries++) {
+        sw_addr miss;
+        bool unreadable;
+        if (mem_cache_copy(rp, addr, buf, len, &miss, &unreadable))
             return 0;
-        }
+        if (unreadable)
+            break;
+        rc = mem_fetch_window(rp, miss, (size_t)(addr + len - miss));
+        if (rc == SW_EMEM)
+            break;
+        if (rc < 0)
+            return rc;
     }
-    if (m->data == NULL)
-        return sw_fail(&p->err, SW_EMEM, "reading %zu bytes at 0x%" PRIx64 ": not readable", len,
-                       addr);
-    memcpy(buf, m->data + (addr - m->addr), len);
+    /* No window holds it (only the exact bytes are readable, or none): read
+     * exactly what was asked, and remember an unreadable range too. */
+    rc = rsp_mem_read(rp->s, addr, buf, len);
+    if (rc == SW_EMEM) {
+        mem_cache_add(rp, addr, len, NULL);
+        return sw_fail(&p->err, SW_EMEM, "reading %zu bytes at 0x%" PRIx64 ": %s", len, addr,
+                       rsp_session_errmsg(rp->s));
+    }
+    if (rc < 0)
+        return proc_fail_from_session(rp, rc);
+    mem_cache_add(rp, addr, len, buf);
     return 0;
 }
 
@@ -443,6 +494,13 @@ rsp_auxv(struct sw_proc *p, uint8_t **buf, size_t *len)
     int rc = rsp_xfer_read(rp->s, "auxv", "", &data, len);
     if (rc < 0)
         return proc_fail_from_session(rp, rc);
+    size_t w = p->arch->word_size;
+    for (size_t off = 0; w > 0 && off + 2 * w <= *len; off += 2 * w) {
+        uint64_t type = arch_load(p->arch, (const uint8_t *)data + off, w);
+        uint64_t val = arch_load(p->arch, (const uint8_t *)data + off + w, w);
+        if (type == TGT_AT_EXECFN && val != 0 && val + TGT_PAGE > val)
+            rp->stack_end = (val + TGT_PAGE) & ~(sw_addr)(TGT_PAGE - 1);
+    }
     *buf = (uint8_t *)data;
     return 0;
 }
@@ -467,53 +525,7 @@ rsp_destroy(struct sw_proc *p)
     struct tgt_rsp_proc *rp = to_rp(p);
     drop_caches(rp);
     free(rp->threads);
-    if (rp->vpath != NULL) {
-        (void)rsp_vfile_close(rp->s, rp->vfd);
-        sw_free(rp->vpath);
-    }
-    if (!rp->borrowed)
-        rsp_session_close(rp->s);
-}
-
-/* The target's file PATH through Host I/O (notes/rsp.md 2.10), as this
- * process sees it (vFile:setfs:PID); the last file stays open for the
- * reads that follow (its build-id note, then all of it). */
-static int
-rsp_read_file(struct sw_proc *p, const char *path, uint64_t offset, void *buf, size_t len,
-              size_t *got)
-{
-    struct tgt_rsp_proc *rp = to_rp(p);
-    int rc;
-    if (rp->terminated)
-        return sw_fail(&p->err, SW_EEXITED, "reading '%s': the target has exited", path);
-    if (!rsp_vfile_supported(rp->s))
-        return sw_fail(&p->err, SW_EUNSUP, "reading '%s' from the target: the stub has no Host I/O",
-                       path);
-    if (rp->vpath == NULL || strcmp(rp->vpath, path) != 0) {
-        if (rp->vpath != NULL) {
-            sw_free(rp->vpath);
-            rp->vpath = NULL;
-            rc = rsp_vfile_close(rp->s, rp->vfd);
-            if (rc == SW_ETIMEDOUT || rc == SW_ECONN)
-                return proc_fail_from_session(rp, rc);
-        }
-        rc = rsp_vfile_setfs(rp->s, p->pid > 0 ? p->pid : 0);
-        if (rc < 0 && rc != SW_EUNSUP && rc != SW_ESTUB)
-            return proc_fail_from_session(rp, rc);
-        char *copy = sw_strdup(path);
-        if (copy == NULL)
-            return sw_fail(&p->err, SW_ENOMEM, "reading '%s': out of memory", path);
-        if ((rc = rsp_vfile_open(rp->s, path, RSP_VFILE_O_RDONLY, 0, &rp->vfd)) < 0) {
-            sw_free(copy);
-            return proc_fail_from_session(rp, rc);
-        }
-        rp->vpath = copy;
-    }
-    rc = rsp_vfile_pread(rp->s, rp->vfd, buf, len, offset, got);
-    if (rc < 0)
-        return sw_fail(&p->err, rc, "reading '%s' from the target: %s", path,
-                       rsp_session_errmsg(rp->s));
-    return 0;
+    rsp_session_close(rp->s);
 }
 
 static const struct sw_proc_ops rsp_proc_ops = {
@@ -525,54 +537,6 @@ static const struct sw_proc_ops rsp_proc_ops = {
     .auxv = rsp_auxv,
     .exec_path = rsp_exec_path,
     .destroy = rsp_destroy,
-    .read_file = rsp_read_file,
-};
-
-/* ---- one process of several on a link ------------------------------------ */
-
-/* 'm', qXfer:auxv and qXfer:libraries-svr4 answer for the process of the Hg
- * thread (notes/rsp.md 2.6): select one of ours first (sent only when the
- * selection changes, e.g. after a walk of another process's thread). */
-static int
-select_own(struct tgt_rsp_proc *rp)
-{
-    struct rsp_thread_id id = thread_id_of(rp, rp->base.default_tid);
-    id.pid = rp->only_pid;
-    int rc = rsp_select_thread(rp->s, id);
-    return rc < 0 ? proc_fail_from_session(rp, rc) : 0;
-}
-
-static int
-shared_read_mem(struct sw_proc *p, sw_addr addr, void *buf, size_t len)
-{
-    int rc = select_own(to_rp(p));
-    return rc < 0 ? rc : rsp_read_mem(p, addr, buf, len);
-}
-
-static int
-shared_modules(struct sw_proc *p, struct sw_modinfo **mods, size_t *n)
-{
-    int rc = select_own(to_rp(p));
-    return rc < 0 ? rc : rsp_modules(p, mods, n);
-}
-
-static int
-shared_auxv(struct sw_proc *p, uint8_t **buf, size_t *len)
-{
-    int rc = select_own(to_rp(p));
-    return rc < 0 ? rc : rsp_auxv(p, buf, len);
-}
-
-static const struct sw_proc_ops rsp_proc_shared_ops = {
-    .read_mem = shared_read_mem,
-    .read_reg = rsp_read_reg,
-    .threads = rsp_proc_threads,
-    .thread_label = rsp_thread_label,
-    .modules = shared_modules,
-    .auxv = shared_auxv,
-    .exec_path = rsp_exec_path,
-    .destroy = rsp_destroy,
-    .read_file = rsp_read_file,
 };
 
 /* ---- ProcDebug ---------------------------------------------------------- */
@@ -582,8 +546,6 @@ static void
 take_stop(struct tgt_rsp_proc *rp, const struct rsp_stop *st)
 {
     drop_caches(rp);
-    if (rp->only_pid != 0 && st->has_thread && st->thread.pid != rp->only_pid)
-        return; /* another process's stop on the same link */
     rp->stop = *st;
     rp->running = false;
     if (st->kind == RSP_STOP_EXITED || st->kind == RSP_STOP_KILLED) {
@@ -675,7 +637,7 @@ dbg_detach(struct sw_proc *p, bool leave_stopped)
     struct tgt_rsp_proc *rp = to_rp(p);
     if (leave_stopped || rp->terminated)
         return 0; /* closing the link leaves a gdbserver target stopped */
-    int rc = rp->only_pid != 0 ? rsp_detach_pid(rp->s, rp->only_pid) : rsp_detach(rp->s);
+    int rc = rsp_detach(rp->s);
     return rc < 0 ? proc_fail_from_session(rp, rc) : 0;
 }
 
@@ -722,7 +684,7 @@ sw_proc_rsp_set_pass(struct sw_proc *p, const int *sigs, size_t n)
 struct rsp_session *
 sw_proc_rsp_session(struct sw_proc *p)
 {
-    return p && (p->ops == &rsp_proc_ops || p->ops == &rsp_proc_shared_ops) ? to_rp(p)->s : NULL;
+    return p && p->ops == &rsp_proc_ops ? to_rp(p)->s : NULL;
 }
 
 int
@@ -732,37 +694,23 @@ sw_proc_rsp_new(struct rsp_session *s, const struct sw_rsp_config *cfg, struct s
     const struct rsp_tdesc *td = rsp_session_tdesc(s);
     const struct arch_desc *a = NULL;
     const char *exe = cfg ? cfg->exe : NULL;
-    bool own = !(cfg && cfg->borrow_session);
     int rc;
 
     if (td != NULL && td->arch != NULL)
         a = arch_by_tdesc(td->arch);
-    bool settled = false;
     if (a != NULL && exe != NULL) {
         /* target.xml names no byte order ("powerpc:common64" is both ppc64
          * and ppc64le): the executable's ELF header settles it. */
         const struct arch_desc *e = NULL;
         struct sw_errbuf ignored;
         if (tgt_arch_from_elf(exe, &e, &ignored) == 0 &&
-            strcasecmp(e->tdesc_arch, a->tdesc_arch) == 0) {
+            strcasecmp(e->tdesc_arch, a->tdesc_arch) == 0)
             a = e;
-            settled = true;
-        }
-    }
-    if (a != NULL && !settled) {
-        /* No executable settled it: ask the stopped target. */
-        rc = tgt_rsp_byte_order(s, a, &a, err);
-        if (rc < 0) {
-            if (own)
-                rsp_session_close(s);
-            return rc;
-        }
     }
     if (a == NULL && exe != NULL) {
         rc = tgt_arch_from_elf(exe, &a, err);
         if (rc < 0) {
-            if (own)
-                rsp_session_close(s);
+            rsp_session_close(s);
             return rc;
         }
     }
@@ -771,27 +719,18 @@ sw_proc_rsp_new(struct rsp_session *s, const struct sw_rsp_config *cfg, struct s
                      "target architecture: the stub says %s%s%s and no --exe was given",
                      td && td->arch ? "\"" : "", td && td->arch ? td->arch : "nothing",
                      td && td->arch ? "\", which is not supported," : "");
-        if (own)
-            rsp_session_close(s);
+        rsp_session_close(s);
         return rc;
     }
 
     struct tgt_rsp_proc *rp = calloc(1, sizeof *rp);
     if (rp == NULL) {
-        if (own)
-            rsp_session_close(s);
+        rsp_session_close(s);
         return sw_fail(err, SW_ENOMEM, "creating the process: out of memory");
     }
-    rp->borrowed = !own;
-    rp->only_pid = cfg ? cfg->pid : 0;
-    rp->vfd = -1;
     sw_proc_init(&rp->base, &rsp_proc_ops, &rsp_debug_ops, a);
     rp->s = s;
     rp->no_cache = (cfg && cfg->no_cache) || getenv("RSPWALK_NO_CACHE") != NULL;
-    size_t chunk = rsp_mem_chunk(s);
-    rp->block = TGT_MIN_BLOCK;
-    while (rp->block * 2 <= chunk && rp->block * 2 <= TGT_MAX_BLOCK)
-        rp->block *= 2;
     if (exe != NULL && (rp->base.exe_path = sw_strdup(exe)) == NULL) {
         sw_proc_free(&rp->base);
         return sw_fail(err, SW_ENOMEM, "creating the process: out of memory");
@@ -828,33 +767,4 @@ tgt_rsp_thread_check(struct sw_proc *p, sw_tid tid)
             return rc;
     }
     return thread_known(rp, tid) ? 0 : SW_ENOENT;
-}
-
-int
-sw_proc_rsp_new_shared(struct rsp_session *s, int64_t pid, const struct sw_rsp_config *cfg,
-                       struct sw_proc **out, struct sw_errbuf *err)
-{
-    struct sw_rsp_config c = { 0 };
-    if (cfg != NULL)
-        c = *cfg;
-    c.borrow_session = true;
-    c.pid = pid;
-    *out = NULL;
-    if (pid <= 0)
-        return sw_fail(err, SW_EINVAL, "creating process %lld: bad pid", (long long)pid);
-    int rc = sw_proc_rsp_new(s, &c, out, err);
-    if (rc < 0)
-        return rc;
-    struct tgt_rsp_proc *rp = to_rp(*out);
-    rp->base.ops = &rsp_proc_shared_ops;
-    rp->base.pid = pid;
-    if (rp->base.default_tid == SW_TID_DEFAULT) {
-        rc = SW_ENOENT;
-        sw_fail(err, rc, "process %lld: no thread of it on the link (not attached?)",
-                (long long)pid);
-        sw_proc_free(*out);
-        *out = NULL;
-        return rc;
-    }
-    return 0;
 }

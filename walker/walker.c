@@ -27,6 +27,13 @@ struct sw_walker {
     struct sw_virtual *virt;  /* owned: DWARF for inline and tail-call frames (virtual.c) */
     size_t max_frames;
     bool virtual_frames; /* add inline and tail-call frames to sw_walk_stack's walks */
+    /* Lazy registers: sw_initial_frame reads only PC, SP and FP of thread
+     * LAZY_TID; frames 0..LAZY_DEPTH of its walk (an unbroken chain of CFI
+     * frames, whose same-value rules carry frame 0's registers outward) get
+     * the others from the ProcessState when a stepper asks for them. */
+    bool lazy_valid;
+    sw_tid lazy_tid;
+    unsigned lazy_depth;
     struct sw_errbuf err;
 };
 
@@ -389,23 +396,55 @@ sw_initial_frame(struct sw_walker *w, sw_tid tid, struct sw_frame *out)
         f.fp = v;
         f.fp_loc = (struct sw_location){ .kind = SW_LOC_REGISTER, .reg = (unsigned)a->dw_fp };
     }
-    /* Every register with a DWARF number: CFI of frame 0 may name any of them.
-     * The backend serves them from one 'g' per thread per stop. */
-    for (size_t i = 0; i < a->nregs; i++) {
-        int dw = a->regs[i].dwarf;
-        if (dw < 0 || dw >= SW_FRAME_MAX_REGS)
-            continue;
-        rc = w->proc->ops->read_reg(w->proc, tid, (unsigned)dw, &v);
-        if (rc == 0)
-            sw_frame_set_reg(&f, (unsigned)dw, v);
-        else if (sw_is_link_error(rc))
-            return sw_walker_fail_from_proc(w, rc);
-    }
+    /* The other registers are lazy (sw_walker_frame_reg): a stop reply that
+     * expedited PC, SP and FP then costs no register packet at all. */
+    w->lazy_valid = true;
+    w->lazy_tid = tid;
+    w->lazy_depth = 0;
     sw_frame_set_reg(&f, (unsigned)a->dw_pc, f.ra);
     sw_frame_set_reg(&f, (unsigned)a->dw_sp, f.sp);
     classify_frame(w, &f);
     *out = f;
     return 0;
+}
+
+bool
+sw_walker_frame_lazy(const struct sw_walker *w, const struct sw_frame *f)
+{
+    return w->lazy_valid && f->thread == w->lazy_tid && f->level <= w->lazy_depth;
+}
+
+int
+sw_walker_frame_reg(struct sw_walker *w, const struct sw_frame *f, unsigned dw, sw_word *val)
+{
+    if (sw_frame_reg(f, dw, val))
+        return 1;
+    if (!sw_walker_frame_lazy(w, f) || arch_dwarf_name(w->proc->arch, (int)dw) == NULL)
+        return 0;
+    int rc = w->proc->ops->read_reg(w->proc, f->thread, dw, val);
+    if (rc == 0)
+        return 1;
+    return sw_is_link_error(rc) ? sw_walker_fail_from_proc(w, rc) : 0;
+}
+
+int
+sw_walker_fill_lazy(struct sw_walker *w, struct sw_frame *f)
+{
+    const struct arch_desc *a = w->proc->arch;
+    if (!sw_walker_frame_lazy(w, f))
+        return 0;
+    for (size_t i = 0; i < a->nregs; i++) {
+        int dw = a->regs[i].dwarf;
+        sw_word v;
+        if (dw < 0 || dw >= SW_FRAME_MAX_REGS)
+            continue;
+        int rc = sw_walker_frame_reg(w, f, (unsigned)dw, &v);
+        if (rc < 0)
+            return rc;
+        if (rc == 1)
+            sw_frame_set_reg(f, (unsigned)dw, v);
+    }
+    return 1;
 }
 
 /* Whether OUT, just computed as the caller of IN, moves outward: its SP is
@@ -536,6 +575,9 @@ walk_from(struct sw_walker *w, struct sw_stack *st)
             st->end = SW_END_CORRUPT;
             return 0;
         }
+        if (next.trust == SW_TRUST_CFI && next.level == w->lazy_depth + 1 &&
+            sw_walker_frame_lazy(w, &st->frames[st->n - 1]))
+            w->lazy_depth = next.level;
         rc = stack_push(st, &next);
         if (rc < 0)
             return sw_walker_fail(w, rc, "walking: out of memory after %zu frames", st->n);

@@ -31,6 +31,20 @@ const struct arch_sigframe *sw_walker_sigframe_next(struct sw_walker *w, sw_addr
 /* Read a target word at ADDR through W's process. */
 int sw_walker_read_word(struct sw_walker *w, sw_addr addr, sw_word *val);
 
+/* Register DW of F: from F, else -- for frame 0 of the last sw_initial_frame
+ * and the CFI frames outward of it, whose same-value rules carry frame 0's
+ * registers -- from the ProcessState (a lazy register: one 'g' at most per
+ * thread per stop).  1 with *VAL, 0 when not known, or a link error. */
+int sw_walker_frame_reg(struct sw_walker *w, const struct sw_frame *f, unsigned dw, sw_word *val);
+
+/* Whether F may take lazy registers (see sw_walker_frame_reg). */
+bool sw_walker_frame_lazy(const struct sw_walker *w, const struct sw_frame *f);
+
+/* Fill every register F lacks that is lazy: 1 if F was lazy, 0 if not, or a
+ * link error.  For steppers whose rules need registers they cannot name in
+ * advance (a CFI row that failed without them). */
+int sw_walker_fill_lazy(struct sw_walker *w, struct sw_frame *f);
+
 /* Whether CODE from a ProcessState read is a link failure (ends the walk)
  * rather than a fact about the frame (NOT_ME). */
 static inline bool

@@ -3,8 +3,9 @@
  * Each test writes the transcript the backend must produce (tests/tools/
  * fake_transport.h): which packets a register or memory read costs, what the
  * per-stop caches save, what a resume drops, how passed signals and exits
- * are handled.  The stub offers PacketSize=108 (264), so memory blocks are
- * 128 bytes and qXfer chunks 0xf8.
+ * are handled.  The stub offers PacketSize=108 (264), so memory windows are
+ * 128 bytes and qXfer chunks 0xf8; with qXfer:threads offered in no-ack mode
+ * (a gdbserver) 'Hg' and 'g' go in one write.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -380,6 +381,98 @@ test_rsp_proc_no_cache_reads_every_time(void **state)
     rp_close(&fx);
 }
 
+/* Stats of the session under FX: what each read costs. */
+static const struct rsp_stats *
+rp_stats(struct rp_fixture *fx)
+{
+    return rsp_session_stats(sw_proc_rsp_session(fx->p));
+}
+
+static void
+test_rsp_proc_other_thread_costs_one_pipelined_round_trip(void **state)
+{
+    (void)state;
+    struct rp_fixture fx;
+    /* qXfer:threads + multiprocess in no-ack mode: a gdbserver, which takes
+     * 'Hg' and 'g' in one write. */
+    char *t = script_head("qXfer:threads:read+");
+    char g[400];
+    g_reply(g);
+    strcat(t, "-> Hgp10.11\n<- OK\n-> g\n<- ");
+    strcat(t, g);
+    strcat(t, "\n");
+    rp_open(&fx, t, NULL, 0);
+    uint64_t rt0 = rp_stats(&fx)->round_trips;
+
+    sw_word v;
+    assert_int_equal(fx.p->ops->read_reg(fx.p, 0x10, 16, &v), 0); /* expedited */
+    assert_int_equal(rp_stats(&fx)->round_trips, rt0);
+    assert_int_equal(fx.p->ops->read_reg(fx.p, 0x11, 3, &v), 0);
+    assert_int_equal(v, 0x1001);
+    assert_int_equal(rp_stats(&fx)->round_trips, rt0 + 1);       /* Hg and g: one round trip */
+    assert_int_equal(fx.p->ops->read_reg(fx.p, 0x11, 7, &v), 0); /* rsp, same 'g' */
+    assert_int_equal(v, 0x1007);
+    assert_int_equal(rp_stats(&fx)->round_trips, rt0 + 1);
+    assert_true(fake_script_done(fx.fs));
+    rp_close(&fx);
+}
+
+static void
+test_rsp_proc_read_past_a_window_costs_one_more_window(void **state)
+{
+    (void)state;
+    struct rp_fixture fx;
+    char *t = script_head("");
+    char m1[300], m2[300];
+    m_reply(m1, 0x7ffe0000e000ULL);
+    m_reply(m2, 0x7ffe0000e080ULL);
+    sprintf(t + strlen(t), "-> m7ffe0000e000,80\n<- %s\n-> m7ffe0000e080,80\n<- %s\n", m1, m2);
+    rp_open(&fx, t, NULL, 0);
+    uint64_t rt0 = rp_stats(&fx)->round_trips;
+
+    uint8_t buf[8];
+    assert_int_equal(fx.p->ops->read_mem(fx.p, 0x7ffe0000e010ULL, buf, 8), 0);
+    assert_int_equal(rp_stats(&fx)->round_trips, rt0 + 1);
+    /* Across the window's end: one read of the next window, then both serve it. */
+    assert_int_equal(fx.p->ops->read_mem(fx.p, 0x7ffe0000e07cULL, buf, 8), 0);
+    assert_int_equal(buf[0], 0x7c);
+    assert_int_equal(buf[7], 0x83);
+    assert_int_equal(rp_stats(&fx)->round_trips, rt0 + 2);
+    assert_int_equal(fx.p->ops->read_mem(fx.p, 0x7ffe0000e0f8ULL, buf, 8), 0);
+    assert_int_equal(rp_stats(&fx)->round_trips, rt0 + 2);
+    assert_true(fake_script_done(fx.fs));
+    rp_close(&fx);
+}
+
+static void
+test_rsp_proc_window_stops_at_the_main_stack_end(void **state)
+{
+    (void)state;
+    struct rp_fixture fx;
+    char *t = script_head("qXfer:auxv:read+");
+    char m[300];
+    m_reply(m, 0x7ffe0000efc0ULL);
+    m[128] = '\0'; /* 64 bytes */
+    /* AT_EXECFN (31) = 0x7ffe0000e0f0: the main stack ends at 0x7ffe0000f000. */
+    sprintf(t + strlen(t),
+            "-> qXfer:auxv:read::0,f8\n"
+            "<- l\\x1f\\x00\\x00\\x00\\x00\\x00\\x00\\x00"
+            "\\xf0\\xe0\\x00\\x00\\xfe\\x7f\\x00\\x00\n"
+            "-> m7ffe0000efc0,40\n<- %s\n",
+            m);
+    rp_open(&fx, t, NULL, 0);
+    uint8_t *auxv;
+    size_t len;
+    assert_int_equal(fx.p->ops->auxv(fx.p, &auxv, &len), 0);
+    free(auxv);
+    uint8_t buf[8];
+    /* A 128-byte window would cross the end: 64 bytes, no refused read. */
+    assert_int_equal(fx.p->ops->read_mem(fx.p, 0x7ffe0000efc8ULL, buf, 8), 0);
+    assert_int_equal(buf[0], 0xc8);
+    assert_true(fake_script_done(fx.fs));
+    rp_close(&fx);
+}
+
 int
 main(void)
 {
@@ -394,6 +487,9 @@ main(void)
         cmocka_unit_test(test_rsp_proc_dead_link_is_a_link_error),
         cmocka_unit_test(test_rsp_proc_unknown_architecture_without_exe_is_refused),
         cmocka_unit_test(test_rsp_proc_no_cache_reads_every_time),
+        cmocka_unit_test(test_rsp_proc_other_thread_costs_one_pipelined_round_trip),
+        cmocka_unit_test(test_rsp_proc_read_past_a_window_costs_one_more_window),
+        cmocka_unit_test(test_rsp_proc_window_stops_at_the_main_stack_end),
     };
     return cmocka_run_group_tests_name("rsp_proc", tests, NULL, NULL);
 }

@@ -118,6 +118,16 @@ debug_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_fr
 
     sw_err_clear(&err);
     enum sw_gcf r = sw_debug_step_with_cfi(p->arch, p, cfi, lib->bias, in, &f, &err);
+    if (r == SW_GCF_NOT_ME && sw_walker_frame_lazy(w, in)) {
+        /* The row needs a register frame 0 did not read (a CFA in rbx, the
+         * RA in x30): again with every lazy register filled in. */
+        struct sw_frame full = *in;
+        int rc = sw_walker_fill_lazy(w, &full);
+        if (rc < 0)
+            return SW_GCF_ERROR;
+        sw_err_clear(&err);
+        r = sw_debug_step_with_cfi(p->arch, p, cfi, lib->bias, &full, &f, &err);
+    }
     switch (r) {
     case SW_GCF_SUCCESS:
         f.stepper = s;

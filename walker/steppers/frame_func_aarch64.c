@@ -437,7 +437,7 @@ aarch64_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_
     } else {
         /* Unset: before the record, after it is reloaded, or a leaf that
          * never stores one; x29 and x30 are the caller's. */
-        if (!sw_frame_reg(in, AARCH64_DW_X30, &ra))
+        if (sw_walker_frame_reg(w, in, AARCH64_DW_X30, &ra) != 1)
             return SW_GCF_NOT_ME;
         sp = in->sp + fr.sp_adj;
     }

@@ -273,7 +273,7 @@ ppc_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_fram
         ra_at = caller_sp + lr_slot;
         if ((r = sw_ff_read_word(w, ra_at, &ra)) != SW_GCF_SUCCESS)
             return r;
-    } else if (!sw_frame_reg(in, PPC_DW_LR, &ra)) {
+    } else if (sw_walker_frame_reg(w, in, PPC_DW_LR, &ra) != 1) {
         return SW_GCF_NOT_ME; /* a leaf, and the LR is not known here */
     }
 

@@ -4,13 +4,11 @@
  * API (dwarf_init_path with 12 arguments, the *3 register tables), which
  * differs from libdwarf 0.x.  Reads .eh_frame and .debug_frame of a file and
  * .debug_frame of its separate debug file, or of an ELF image in memory (the
- * vDSO), through libelf and our own libdwarf object access (see struct
- * cfi_obj for why not dwarf_init_path); evaluates nothing.
+ * vDSO) through libelf's elf_memory and dwarf_elf_init_b; evaluates nothing.
  */
 #include "walker/cfi.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,7 +17,6 @@
 
 #include <dwarf.h>
 #include <libdwarf.h>
-#include <gelf.h>
 #include <libelf.h>
 
 #include "util/util.h"
@@ -42,41 +39,16 @@ struct cfi_table {
     char *label;      /* owned storage of WHAT */
 };
 
-/* One ELF file or image as libdwarf sees it: libelf underneath, our own
- * libdwarf object access on top, for files and images alike.
- *
- * Why not dwarf_init_path: its ELF reader tells libdwarf that an ELF64
- * object has 8-byte lengths, and libdwarf 20210528's READ_AREA_LENGTH_CK
- * (dwarf_util.h) then takes a zero 4-byte length in a big-endian object
- * for the start of an IRIX 64-bit length and reads 8 bytes.  Every linked
- * .eh_frame ends in crtend's 4-byte zero terminator, so on big-endian ELF64
- * (ppc64 ELFv1) that read runs past the section: "DW_DLE_READ_LITTLEENDIAN_
- * ERROR Read would end past the end of section", and not one FDE.  ppc32
- * (4-byte lengths) and ppc64le (not big-endian) never reach it.  Here
- * get_length_size says 4, the initial length of 32-bit DWARF; 64-bit DWARF
- * announces itself with 0xffffffff and is read as such whatever this says.
- * libdwarf's own libelf access (dwarf_elf_init_b) happens to say 4 too, but
- * only as an undocumented detail, and it is gone from libdwarf 0.x;
- * dwarf_object_init_b is the interface that stays. */
-struct cfi_obj {
-    Elf *elf;              /* owned */
-    int fd;                /* owned; -1 for an image */
-    size_t shstrndx;       /* section of the section names */
-    size_t shnum;          /* section headers, the null one included */
-    bool big_endian;       /* EI_DATA */
-    Dwarf_Small addr_size; /* 8 for ELFCLASS64, else 4 */
-    /* What libdwarf keeps a pointer to: valid until dwarf_object_finish. */
-    Dwarf_Obj_Access_Interface iface;
-};
-
 struct sw_cfi {
-    Dwarf_Debug dbg[2];     /* the file, its debug file; NULL if not open */
-    struct cfi_obj *obj[2]; /* owned: what dbg[i] reads through */
+    Dwarf_Debug dbg[2]; /* the file, its debug file; NULL if not open */
     struct cfi_table tables[3];
     size_t ntables;
     Dwarf_Regtable_Entry3 *scratch; /* CFI_TABLE_COLUMNS entries */
     char *path;
-    uint8_t *image; /* owned copy of the in-memory image; NULL for files */
+    Elf *elf;         /* owned: the libelf handle over IMAGE, for sw_cfi_open_mem */
+    uint8_t *image;   /* owned copy of the in-memory image; NULL for files */
+    Elf *file_elf[2]; /* owned: libelf handles of 64-bit big-endian files (see open_dbg) */
+    int file_fd[2];   /* owned: their descriptors; -1 if none */
 };
 
 /* Take libdwarf's message into ERR and release the error object. */
@@ -110,152 +82,8 @@ static void
 finish_dbg(Dwarf_Debug dbg)
 {
     Dwarf_Error de = NULL;
-    /* dwarf_object_finish, not dwarf_finish: the handle came from
-     * dwarf_object_init_b, and its object access is ours to free. */
-    if (dwarf_object_finish(dbg, &de) == DW_DLV_ERROR)
+    if (dwarf_finish(dbg, &de) == DW_DLV_ERROR)
         dw_drop_error(NULL, de);
-}
-
-/* ---- the object access: sections through libelf --------------------- */
-
-static int
-obj_section_info(void *obj, Dwarf_Half index, Dwarf_Obj_Access_Section *out, int *error)
-{
-    struct cfi_obj *o = obj;
-    Elf_Scn *scn = elf_getscn(o->elf, index);
-    GElf_Shdr sh;
-
-    if (scn == NULL)
-        return DW_DLV_NO_ENTRY;
-    if (gelf_getshdr(scn, &sh) == NULL) {
-        *error = DW_DLE_ELF_GETSHDR_ERROR;
-        return DW_DLV_ERROR;
-    }
-    memset(out, 0, sizeof *out);
-    out->addr = sh.sh_addr;
-    out->type = sh.sh_type;
-    out->size = sh.sh_size;
-    out->link = sh.sh_link;
-    out->info = sh.sh_info;
-    out->entrysize = sh.sh_entsize;
-    out->name = elf_strptr(o->elf, o->shstrndx, sh.sh_name);
-    if (out->name == NULL)
-        out->name = "";
-    if (sh.sh_type == SHT_NOBITS) {
-        /* A debug file's .eh_frame: a name without bytes. */
-        out->size = 0;
-    } else if (sh.sh_flags & SHF_COMPRESSED) {
-        /* Debian's debug files compress their .debug_* sections (ELF
-         * gABI SHF_COMPRESSED), which libdwarf inflates only through its
-         * own readers: inflate here, libelf keeps the result, and report
-         * the inflated size.  One that cannot be inflated is left out. */
-        if (elf_compress(scn, 0, 0) < 0 || gelf_getshdr(scn, &sh) == NULL ||
-            (sh.sh_flags & SHF_COMPRESSED))
-            out->size = 0;
-        else
-            out->size = sh.sh_size;
-    }
-    return DW_DLV_OK;
-}
-
-static Dwarf_Endianness
-obj_byte_order(void *obj)
-{
-    return ((struct cfi_obj *)obj)->big_endian ? DW_OBJECT_MSB : DW_OBJECT_LSB;
-}
-
-static Dwarf_Small
-obj_length_size(void *obj)
-{
-    (void)obj;
-    return 4; /* the reason for this access: see struct cfi_obj */
-}
-
-static Dwarf_Small
-obj_pointer_size(void *obj)
-{
-    return ((struct cfi_obj *)obj)->addr_size;
-}
-
-static Dwarf_Unsigned
-obj_section_count(void *obj)
-{
-    return ((struct cfi_obj *)obj)->shnum;
-}
-
-static int
-obj_load_section(void *obj, Dwarf_Half index, Dwarf_Small **data, int *error)
-{
-    struct cfi_obj *o = obj;
-    Elf_Scn *scn = elf_getscn(o->elf, index);
-    GElf_Shdr sh;
-
-    if (scn == NULL || gelf_getshdr(scn, &sh) == NULL || sh.sh_type == SHT_NOBITS ||
-        (sh.sh_flags & SHF_COMPRESSED))
-        return DW_DLV_NO_ENTRY;
-    /* The bytes as in the file: libdwarf swaps by obj_byte_order itself,
-     * so no libelf conversion (elf_getdata would convert typed sections;
-     * an inflated section is only reachable through it, as bytes). */
-    Elf_Data *d = elf_rawdata(scn, NULL);
-    if (d == NULL || d->d_buf == NULL || d->d_size < sh.sh_size)
-        d = elf_getdata(scn, NULL);
-    if (d == NULL || d->d_buf == NULL || d->d_size < sh.sh_size) {
-        *error = DW_DLE_SECTION_SIZE_ERROR;
-        return DW_DLV_ERROR;
-    }
-    *data = d->d_buf;
-    return DW_DLV_OK;
-}
-
-static const Dwarf_Obj_Access_Methods cfi_obj_methods = {
-    .get_section_info = obj_section_info,   /* REQUIRED */
-    .get_byte_order = obj_byte_order,       /* REQUIRED */
-    .get_length_size = obj_length_size,     /* REQUIRED */
-    .get_pointer_size = obj_pointer_size,   /* REQUIRED */
-    .get_section_count = obj_section_count, /* REQUIRED */
-    .load_section = obj_load_section,       /* REQUIRED */
-    .relocate_a_section = NULL,             /* OPTIONAL: we read linked files, not ET_REL */
-};
-
-static void
-obj_free(struct cfi_obj *o)
-{
-    if (o == NULL)
-        return;
-    if (o->elf)
-        elf_end(o->elf);
-    if (o->fd >= 0)
-        close(o->fd);
-    sw_free(o);
-}
-
-/* Wrap ELF (owned from here on, also on failure) and FD (-1 for an image)
- * for libdwarf.  WHAT names the file in messages.  *OUT: obj_free. */
-static int
-obj_new(Elf *elf, int fd, const char *what, struct cfi_obj **out, struct sw_errbuf *err)
-{
-    struct cfi_obj *o = sw_calloc(1, sizeof *o);
-    if (o == NULL) {
-        elf_end(elf);
-        if (fd >= 0)
-            close(fd);
-        return sw_fail(err, SW_ENOMEM, "opening CFI of %s: out of memory", what);
-    }
-    o->elf = elf;
-    o->fd = fd;
-    const char *ident = elf_kind(elf) == ELF_K_ELF ? elf_getident(elf, NULL) : NULL;
-    if (ident == NULL || elf_getshdrnum(elf, &o->shnum) != 0 ||
-        elf_getshdrstrndx(elf, &o->shstrndx) != 0) {
-        obj_free(o);
-        return sw_fail(err, SW_EBADELF, "reading CFI of %s: %s", what,
-                       ident ? elf_errmsg(-1) : "not an ELF file");
-    }
-    o->big_endian = ident[EI_DATA] == ELFDATA2MSB;
-    o->addr_size = ident[EI_CLASS] == ELFCLASS64 ? 8 : 4;
-    o->iface.object = o;
-    o->iface.methods = &cfi_obj_methods;
-    *out = o;
-    return 0;
 }
 
 /* Whether PATH starts with the ELF magic; SW_ENOENT when it cannot be read. */
@@ -300,82 +128,64 @@ setup_dbg(Dwarf_Debug *dbg, const char *path, unsigned addr_size, struct sw_errb
     return 0;
 }
 
-/* Whether O has a .eh_frame or .debug_frame with bytes.  Asked first
- * because dwarf_object_init_b 20210528 crashes on an object without any
- * DWARF section (a NULL section array; seen on a static executable with
- * only .text, .symtab and a build-id note), where dwarf_init_path said
- * DW_DLV_NO_ENTRY. */
-static bool
-obj_has_frames(struct cfi_obj *o)
-{
-    for (size_t i = 1; i < o->shnum; i++) {
-        Elf_Scn *scn = elf_getscn(o->elf, i);
-        GElf_Shdr sh;
-        if (scn == NULL || gelf_getshdr(scn, &sh) == NULL || sh.sh_type == SHT_NOBITS ||
-            sh.sh_size == 0)
-            continue;
-        const char *name = elf_strptr(o->elf, o->shstrndx, sh.sh_name);
-        if (name && (strcmp(name, ".eh_frame") == 0 || strcmp(name, ".debug_frame") == 0))
-            return true;
-    }
-    return false;
-}
-
-/* Open libdwarf over O (owned by the caller, who frees it after
- * finish_dbg).  Returns 0 with *DBG set, 0 with *DBG NULL when the object
- * has no DWARF sections at all, or an error. */
+/* Open PATH with libdwarf.  Returns 0 with *DBG set, 0 with *DBG NULL when
+ * the file has no DWARF sections at all, or an error. */
 static int
-init_dbg(struct cfi_obj *o, const char *what, unsigned addr_size, Dwarf_Debug *dbg,
+open_dbg(const char *path, unsigned addr_size, Dwarf_Debug *dbg, Elf **elfp, int *fdp,
          struct sw_errbuf *err)
 {
     Dwarf_Error de = NULL;
+    unsigned char id[6];
+    int rc = check_elf_magic(path, err);
+    if (rc < 0)
+        return rc;
     *dbg = NULL;
-    if (!obj_has_frames(o))
-        return 0;
+
+    /* libdwarf 20210528's own ELF reader gives 64-bit big-endian objects an
+     * 8-byte length size, and then reads the 4-byte zero that ends every
+     * linked .eh_frame as an IRIX 64-bit length, past the section's end
+     * (DW_DLE_READ_LITTLEENDIAN_ERROR on every ppc64 file).  Through libelf
+     * (dwarf_elf_init_b) the length size is 4 and the section reads.  Not
+     * dwarf_object_init_b: its handles and dwarf_init_path's corrupt each
+     * other when both are open (walker/dwarf_info.c uses dwarf_init_path). */
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0 && read(fd, id, sizeof id) == (ssize_t)sizeof id && id[4] == 2 && id[5] == 2) {
+        (void)elf_version(EV_CURRENT);
+        Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+        if (elf == NULL) {
+            close(fd);
+            return sw_fail(err, SW_EBADELF, "reading CFI of %s: %s", path, elf_errmsg(-1));
+        }
+        rc = dwarf_elf_init_b(elf, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, dbg, &de);
+        if (rc != DW_DLV_OK) {
+            *dbg = NULL;
+            elf_end(elf);
+            close(fd);
+            if (rc == DW_DLV_NO_ENTRY)
+                return 0;
+            return dw_fail(err, SW_EBADELF, NULL, de, "reading CFI of %s", path);
+        }
+        *elfp = elf;
+        *fdp = fd;
+        return setup_dbg(dbg, path, addr_size, err);
+    }
+    if (fd >= 0)
+        close(fd);
+
     /* No handler and a non-NULL error pointer: libdwarf returns
-     * DW_DLV_ERROR instead of aborting. */
-    int rc = dwarf_object_init_b(&o->iface, NULL, NULL, DW_GROUPNUMBER_ANY, dbg, &de);
+     * DW_DLV_ERROR instead of aborting.  No true-path buffer: the debug
+     * file is chosen by the ELF cache, not by libdwarf's debuglink search. */
+    rc = dwarf_init_path(path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, dbg, NULL, 0,
+                         NULL, &de);
     if (rc == DW_DLV_NO_ENTRY) {
         *dbg = NULL;
         return 0;
     }
     if (rc != DW_DLV_OK) {
         *dbg = NULL;
-        return dw_fail(err, SW_EBADELF, NULL, de, "reading CFI of %s", what);
+        return dw_fail(err, SW_EBADELF, NULL, de, "reading CFI of %s", path);
     }
-    return setup_dbg(dbg, what, addr_size, err);
-}
-
-/* Open PATH with libdwarf into *DBG and *OBJ.  Returns 0 with both set, 0
- * with both NULL when the file has no DWARF sections at all, or an error. */
-static int
-open_dbg(const char *path, unsigned addr_size, Dwarf_Debug *dbg, struct cfi_obj **obj,
-         struct sw_errbuf *err)
-{
-    *dbg = NULL;
-    *obj = NULL;
-    int rc = check_elf_magic(path, err);
-    if (rc < 0)
-        return rc;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return sw_fail(err, errno == ENOENT ? SW_ENOENT : SW_EIO, "opening %s for CFI: %s", path,
-                       strerror(errno));
-    (void)elf_version(EV_CURRENT);
-    /* Mapped, not read: a debug file may be hundreds of MB and we touch
-     * two sections.  elf_compress inflates into memory of its own. */
-    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    if (elf == NULL) {
-        close(fd);
-        return sw_fail(err, SW_EBADELF, "reading CFI of %s: %s", path, elf_errmsg(-1));
-    }
-    if ((rc = obj_new(elf, fd, path, obj, err)) < 0)
-        return rc;
-    if ((rc = init_dbg(*obj, path, addr_size, dbg, err)) < 0 || *dbg == NULL) {
-        obj_free(*obj);
-        *obj = NULL;
-    }
-    return rc;
+    return setup_dbg(dbg, path, addr_size, err);
 }
 
 /* Load one FDE list of DBG into a new table of C.  A missing section is no
@@ -423,10 +233,17 @@ sw_cfi_close(struct sw_cfi *c)
         dwarf_fde_cie_list_dealloc(t->dbg, t->cies, t->ncies, t->fdes, t->nfdes);
         sw_free(t->label);
     }
-    for (size_t i = 0; i < 2; i++) {
+    for (size_t i = 0; i < 2; i++)
         if (c->dbg[i])
             finish_dbg(c->dbg[i]);
-        obj_free(c->obj[i]);
+    /* dwarf_finish leaves an Elf given to dwarf_elf_init_b to its owner. */
+    if (c->elf)
+        elf_end(c->elf);
+    for (size_t i = 0; i < 2; i++) {
+        if (c->file_elf[i])
+            elf_end(c->file_elf[i]);
+        if (c->file_fd[i] > 0)
+            close(c->file_fd[i]);
     }
     sw_free(c->image);
     sw_free(c->scratch);
@@ -454,7 +271,7 @@ sw_cfi_open(const char *path, const char *debug_path, unsigned addr_size, struct
     }
 
     sw_err_clear(&why);
-    if ((rc = open_dbg(path, addr_size, &c->dbg[0], &c->obj[0], err)) < 0)
+    if ((rc = open_dbg(path, addr_size, &c->dbg[0], &c->file_elf[0], &c->file_fd[0], err)) < 0)
         goto fail;
     if (c->dbg[0]) {
         /* .eh_frame first: it is what the code was built to unwind with;
@@ -467,8 +284,9 @@ sw_cfi_open(const char *path, const char *debug_path, unsigned addr_size, struct
         /* The separate debug file is optional: a broken or missing one
          * leaves the file's own CFI.  Its .eh_frame is NOBITS. */
         struct sw_errbuf ignored;
-        if (open_dbg(debug_path, addr_size, &c->dbg[1], &c->obj[1], &ignored) == 0 && c->dbg[1] &&
-            (rc = add_table(c, c->dbg[1], false, debug_path, &why)) < 0)
+        if (open_dbg(debug_path, addr_size, &c->dbg[1], &c->file_elf[1], &c->file_fd[1],
+                     &ignored) == 0 &&
+            c->dbg[1] && (rc = add_table(c, c->dbg[1], false, debug_path, &why)) < 0)
             goto fail_why;
     }
     if (c->ntables == 0) {
@@ -493,6 +311,7 @@ sw_cfi_open_mem(const uint8_t *image, size_t len, const char *name, unsigned add
                 struct sw_cfi **out, struct sw_errbuf *err)
 {
     struct sw_errbuf why;
+    Dwarf_Error de = NULL;
     int rc;
 
     if (name == NULL)
@@ -514,18 +333,25 @@ sw_cfi_open_mem(const uint8_t *image, size_t len, const char *name, unsigned add
     memcpy(c->image, image, len);
 
     (void)elf_version(EV_CURRENT);
-    Elf *elf = elf_memory((char *)c->image, len);
-    if (elf == NULL) {
-        rc = sw_fail(err, SW_EBADELF, "reading CFI of %s: %s", name, elf_errmsg(-1));
+    c->elf = elf_memory((char *)c->image, len);
+    if (c->elf == NULL || elf_kind(c->elf) != ELF_K_ELF) {
+        rc = sw_fail(err, SW_EBADELF, "reading CFI of %s: %s", name,
+                     c->elf ? "not an ELF image" : elf_errmsg(-1));
         goto fail;
     }
-    if ((rc = obj_new(elf, -1, name, &c->obj[0], err)) < 0 ||
-        (rc = init_dbg(c->obj[0], name, addr_size, &c->dbg[0], err)) < 0)
-        goto fail;
-    if (c->dbg[0] == NULL) {
+    rc = dwarf_elf_init_b(c->elf, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &c->dbg[0], &de);
+    if (rc == DW_DLV_NO_ENTRY) {
+        c->dbg[0] = NULL;
         rc = sw_fail(err, SW_ENOCFI, "reading CFI of %s: no .eh_frame or .debug_frame", name);
         goto fail;
     }
+    if (rc != DW_DLV_OK) {
+        c->dbg[0] = NULL;
+        rc = dw_fail(err, SW_EBADELF, NULL, de, "reading CFI of %s", name);
+        goto fail;
+    }
+    if ((rc = setup_dbg(&c->dbg[0], name, addr_size, err)) < 0)
+        goto fail;
 
     sw_err_clear(&why);
     if ((rc = add_table(c, c->dbg[0], true, name, &why)) < 0 ||

@@ -23,8 +23,7 @@
 
 #define TGT_MAX_ROWS 96
 #define TGT_MAX_PASS 64
-/* Below this a failing block is not split further; the request is read as is.
- */
+/* Below this a failing block is not split further; the request is read as is. */
 #define TGT_MIN_BLOCK 64
 /* Windows are at most this (gdbserver 13 serves 9211-byte 'm', 14+ about
  * 64 KiB; rsp_mem_chunk keeps each reply within PacketSize). */
@@ -70,6 +69,10 @@ struct tgt_rsp_proc {
     bool no_cache;
     bool terminated;
     bool running;
+    bool borrowed;    /* the session belongs to a walker set: not closed here */
+    int64_t only_pid; /* one process of several on the link (extended remote); 0: all */
+    int vfd;          /* the target file open for read_file, -1 if none */
+    char *vpath;      /* owned: its path */
 };
 
 static struct tgt_rsp_proc *
@@ -121,6 +124,14 @@ load_threads(struct tgt_rsp_proc *rp)
     int rc = rsp_threads(rp->s, &ids, &n);
     if (rc < 0)
         return proc_fail_from_session(rp, rc);
+    if (rp->only_pid != 0) {
+        /* One link, several processes: keep this one's threads. */
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (ids[i].pid == rp->only_pid)
+                ids[k++] = ids[i];
+        n = k;
+    }
     free(rp->threads);
     rp->threads = ids;
     rp->nthreads = n;
@@ -525,7 +536,53 @@ rsp_destroy(struct sw_proc *p)
     struct tgt_rsp_proc *rp = to_rp(p);
     drop_caches(rp);
     free(rp->threads);
-    rsp_session_close(rp->s);
+    if (rp->vpath != NULL) {
+        (void)rsp_vfile_close(rp->s, rp->vfd);
+        sw_free(rp->vpath);
+    }
+    if (!rp->borrowed)
+        rsp_session_close(rp->s);
+}
+
+/* The target's file PATH through Host I/O (notes/rsp.md 2.10), as this
+ * process sees it (vFile:setfs:PID); the last file stays open for the
+ * reads that follow (its build-id note, then all of it). */
+static int
+rsp_read_file(struct sw_proc *p, const char *path, uint64_t offset, void *buf, size_t len,
+              size_t *got)
+{
+    struct tgt_rsp_proc *rp = to_rp(p);
+    int rc;
+    if (rp->terminated)
+        return sw_fail(&p->err, SW_EEXITED, "reading '%s': the target has exited", path);
+    if (!rsp_vfile_supported(rp->s))
+        return sw_fail(&p->err, SW_EUNSUP, "reading '%s' from the target: the stub has no Host I/O",
+                       path);
+    if (rp->vpath == NULL || strcmp(rp->vpath, path) != 0) {
+        if (rp->vpath != NULL) {
+            sw_free(rp->vpath);
+            rp->vpath = NULL;
+            rc = rsp_vfile_close(rp->s, rp->vfd);
+            if (rc == SW_ETIMEDOUT || rc == SW_ECONN)
+                return proc_fail_from_session(rp, rc);
+        }
+        rc = rsp_vfile_setfs(rp->s, p->pid > 0 ? p->pid : 0);
+        if (rc < 0 && rc != SW_EUNSUP && rc != SW_ESTUB)
+            return proc_fail_from_session(rp, rc);
+        char *copy = sw_strdup(path);
+        if (copy == NULL)
+            return sw_fail(&p->err, SW_ENOMEM, "reading '%s': out of memory", path);
+        if ((rc = rsp_vfile_open(rp->s, path, RSP_VFILE_O_RDONLY, 0, &rp->vfd)) < 0) {
+            sw_free(copy);
+            return proc_fail_from_session(rp, rc);
+        }
+        rp->vpath = copy;
+    }
+    rc = rsp_vfile_pread(rp->s, rp->vfd, buf, len, offset, got);
+    if (rc < 0)
+        return sw_fail(&p->err, rc, "reading '%s' from the target: %s", path,
+                       rsp_session_errmsg(rp->s));
+    return 0;
 }
 
 static const struct sw_proc_ops rsp_proc_ops = {
@@ -537,6 +594,54 @@ static const struct sw_proc_ops rsp_proc_ops = {
     .auxv = rsp_auxv,
     .exec_path = rsp_exec_path,
     .destroy = rsp_destroy,
+    .read_file = rsp_read_file,
+};
+
+/* ---- one process of several on a link ------------------------------------ */
+
+/* 'm', qXfer:auxv and qXfer:libraries-svr4 answer for the process of the Hg
+ * thread (notes/rsp.md 2.6): select one of ours first (sent only when the
+ * selection changes, e.g. after a walk of another process's thread). */
+static int
+select_own(struct tgt_rsp_proc *rp)
+{
+    struct rsp_thread_id id = thread_id_of(rp, rp->base.default_tid);
+    id.pid = rp->only_pid;
+    int rc = rsp_select_thread(rp->s, id);
+    return rc < 0 ? proc_fail_from_session(rp, rc) : 0;
+}
+
+static int
+shared_read_mem(struct sw_proc *p, sw_addr addr, void *buf, size_t len)
+{
+    int rc = select_own(to_rp(p));
+    return rc < 0 ? rc : rsp_read_mem(p, addr, buf, len);
+}
+
+static int
+shared_modules(struct sw_proc *p, struct sw_modinfo **mods, size_t *n)
+{
+    int rc = select_own(to_rp(p));
+    return rc < 0 ? rc : rsp_modules(p, mods, n);
+}
+
+static int
+shared_auxv(struct sw_proc *p, uint8_t **buf, size_t *len)
+{
+    int rc = select_own(to_rp(p));
+    return rc < 0 ? rc : rsp_auxv(p, buf, len);
+}
+
+static const struct sw_proc_ops rsp_proc_shared_ops = {
+    .read_mem = shared_read_mem,
+    .read_reg = rsp_read_reg,
+    .threads = rsp_proc_threads,
+    .thread_label = rsp_thread_label,
+    .modules = shared_modules,
+    .auxv = shared_auxv,
+    .exec_path = rsp_exec_path,
+    .destroy = rsp_destroy,
+    .read_file = rsp_read_file,
 };
 
 /* ---- ProcDebug ---------------------------------------------------------- */
@@ -546,6 +651,8 @@ static void
 take_stop(struct tgt_rsp_proc *rp, const struct rsp_stop *st)
 {
     drop_caches(rp);
+    if (rp->only_pid != 0 && st->has_thread && st->thread.pid != rp->only_pid)
+        return; /* another process's stop on the same link */
     rp->stop = *st;
     rp->running = false;
     if (st->kind == RSP_STOP_EXITED || st->kind == RSP_STOP_KILLED) {
@@ -637,7 +744,7 @@ dbg_detach(struct sw_proc *p, bool leave_stopped)
     struct tgt_rsp_proc *rp = to_rp(p);
     if (leave_stopped || rp->terminated)
         return 0; /* closing the link leaves a gdbserver target stopped */
-    int rc = rsp_detach(rp->s);
+    int rc = rp->only_pid != 0 ? rsp_detach_pid(rp->s, rp->only_pid) : rsp_detach(rp->s);
     return rc < 0 ? proc_fail_from_session(rp, rc) : 0;
 }
 
@@ -684,7 +791,7 @@ sw_proc_rsp_set_pass(struct sw_proc *p, const int *sigs, size_t n)
 struct rsp_session *
 sw_proc_rsp_session(struct sw_proc *p)
 {
-    return p && p->ops == &rsp_proc_ops ? to_rp(p)->s : NULL;
+    return p && (p->ops == &rsp_proc_ops || p->ops == &rsp_proc_shared_ops) ? to_rp(p)->s : NULL;
 }
 
 int
@@ -694,23 +801,37 @@ sw_proc_rsp_new(struct rsp_session *s, const struct sw_rsp_config *cfg, struct s
     const struct rsp_tdesc *td = rsp_session_tdesc(s);
     const struct arch_desc *a = NULL;
     const char *exe = cfg ? cfg->exe : NULL;
+    bool own = !(cfg && cfg->borrow_session);
     int rc;
 
     if (td != NULL && td->arch != NULL)
         a = arch_by_tdesc(td->arch);
+    bool settled = false;
     if (a != NULL && exe != NULL) {
         /* target.xml names no byte order ("powerpc:common64" is both ppc64
          * and ppc64le): the executable's ELF header settles it. */
         const struct arch_desc *e = NULL;
         struct sw_errbuf ignored;
         if (tgt_arch_from_elf(exe, &e, &ignored) == 0 &&
-            strcasecmp(e->tdesc_arch, a->tdesc_arch) == 0)
+            strcasecmp(e->tdesc_arch, a->tdesc_arch) == 0) {
             a = e;
+            settled = true;
+        }
+    }
+    if (a != NULL && !settled) {
+        /* No executable settled it: ask the stopped target. */
+        rc = tgt_rsp_byte_order(s, a, &a, err);
+        if (rc < 0) {
+            if (own)
+                rsp_session_close(s);
+            return rc;
+        }
     }
     if (a == NULL && exe != NULL) {
         rc = tgt_arch_from_elf(exe, &a, err);
         if (rc < 0) {
-            rsp_session_close(s);
+            if (own)
+                rsp_session_close(s);
             return rc;
         }
     }
@@ -719,15 +840,20 @@ sw_proc_rsp_new(struct rsp_session *s, const struct sw_rsp_config *cfg, struct s
                      "target architecture: the stub says %s%s%s and no --exe was given",
                      td && td->arch ? "\"" : "", td && td->arch ? td->arch : "nothing",
                      td && td->arch ? "\", which is not supported," : "");
-        rsp_session_close(s);
+        if (own)
+            rsp_session_close(s);
         return rc;
     }
 
     struct tgt_rsp_proc *rp = calloc(1, sizeof *rp);
     if (rp == NULL) {
-        rsp_session_close(s);
+        if (own)
+            rsp_session_close(s);
         return sw_fail(err, SW_ENOMEM, "creating the process: out of memory");
     }
+    rp->borrowed = !own;
+    rp->only_pid = cfg ? cfg->pid : 0;
+    rp->vfd = -1;
     sw_proc_init(&rp->base, &rsp_proc_ops, &rsp_debug_ops, a);
     rp->s = s;
     rp->no_cache = (cfg && cfg->no_cache) || getenv("RSPWALK_NO_CACHE") != NULL;
@@ -767,4 +893,33 @@ tgt_rsp_thread_check(struct sw_proc *p, sw_tid tid)
             return rc;
     }
     return thread_known(rp, tid) ? 0 : SW_ENOENT;
+}
+
+int
+sw_proc_rsp_new_shared(struct rsp_session *s, int64_t pid, const struct sw_rsp_config *cfg,
+                       struct sw_proc **out, struct sw_errbuf *err)
+{
+    struct sw_rsp_config c = { 0 };
+    if (cfg != NULL)
+        c = *cfg;
+    c.borrow_session = true;
+    c.pid = pid;
+    *out = NULL;
+    if (pid <= 0)
+        return sw_fail(err, SW_EINVAL, "creating process %lld: bad pid", (long long)pid);
+    int rc = sw_proc_rsp_new(s, &c, out, err);
+    if (rc < 0)
+        return rc;
+    struct tgt_rsp_proc *rp = to_rp(*out);
+    rp->base.ops = &rsp_proc_shared_ops;
+    rp->base.pid = pid;
+    if (rp->base.default_tid == SW_TID_DEFAULT) {
+        rc = SW_ENOENT;
+        sw_fail(err, rc, "process %lld: no thread of it on the link (not attached?)",
+                (long long)pid);
+        sw_proc_free(*out);
+        *out = NULL;
+        return rc;
+    }
+    return 0;
 }

@@ -78,9 +78,8 @@ rsp_transport_fd_open(int fd, const char *name, struct rsp_transport **out, stru
     return rsp_transport_fd_new(fd, name, ops, sizeof(struct rsp_transport), out, err);
 }
 
-/* Milliseconds left until DEADLINE_US, for poll(); -1 stays -1 (forever). */
-static int
-ms_left(uint64_t deadline_us, int timeout_ms)
+int
+rsp_transport_ms_left(uint64_t deadline_us, int timeout_ms)
 {
     if (timeout_ms < 0)
         return -1;
@@ -107,7 +106,7 @@ rsp_transport_fd_read(struct rsp_transport *t, void *buf, size_t cap, int timeou
         return sw_fail(&t->err, SW_EINVAL, "%s: read into an empty buffer", t->name);
     for (;;) {
         struct pollfd pfd = { .fd = t->fd, .events = POLLIN };
-        int n = poll(&pfd, 1, ms_left(deadline_us, timeout_ms));
+        int n = poll(&pfd, 1, rsp_transport_ms_left(deadline_us, timeout_ms));
         if (n < 0) {
             if (errno == EINTR)
                 continue;

@@ -64,6 +64,10 @@ pid_t rsp_transport_pipe_pid(const struct rsp_transport *t);
 
 /* ---- for the rsp/transport_*.c constructors only ----------------------- */
 
+/* Milliseconds left until DEADLINE_US (sw_now_us() clock), for poll(); a
+ * negative TIMEOUT_MS (forever) gives -1. */
+int rsp_transport_ms_left(uint64_t deadline_us, int timeout_ms);
+
 /* Allocate SIZE bytes (a struct whose first member is the rsp_transport) with
  * OPS, FD (taken over, closed on failure) and a copy of NAME. */
 int rsp_transport_fd_new(int fd, const char *name, const struct rsp_transport_ops *ops, size_t size,

@@ -26,18 +26,6 @@
  * connect with EAGAIN instead of queueing it; retry at this interval. */
 #define UNIX_RETRY_MS 10
 
-static int
-ms_left(uint64_t deadline_us, int timeout_ms)
-{
-    if (timeout_ms < 0)
-        return -1;
-    uint64_t now = sw_now_us();
-    if (now >= deadline_us)
-        return 0;
-    uint64_t left = (deadline_us - now + 999) / 1000;
-    return left > INT_MAX ? INT_MAX : (int)left;
-}
-
 static const char *
 connect_cause(int e)
 {
@@ -73,7 +61,7 @@ connect_by(int fd, const struct sockaddr *addr, socklen_t addrlen, uint64_t dead
             break;
         if (e != EAGAIN)
             return e;
-        int left = ms_left(deadline_us, timeout_ms);
+        int left = rsp_transport_ms_left(deadline_us, timeout_ms);
         if (left == 0)
             return ETIMEDOUT;
         struct timespec ts = { 0, UNIX_RETRY_MS * 1000000L };
@@ -84,7 +72,7 @@ connect_by(int fd, const struct sockaddr *addr, socklen_t addrlen, uint64_t dead
     /* In progress: writable means done, SO_ERROR says how. */
     for (;;) {
         struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-        int n = poll(&pfd, 1, ms_left(deadline_us, timeout_ms));
+        int n = poll(&pfd, 1, rsp_transport_ms_left(deadline_us, timeout_ms));
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
@@ -134,7 +122,7 @@ rsp_transport_tcp_open(const char *host, const char *port, int timeout_ms,
         close(fd);
         fd = -1;
         /* Out of time: the next address would get none either. */
-        if (last == ETIMEDOUT && ms_left(deadline_us, timeout_ms) == 0)
+        if (last == ETIMEDOUT && rsp_transport_ms_left(deadline_us, timeout_ms) == 0)
             break;
     }
     freeaddrinfo(res);

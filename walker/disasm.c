@@ -55,14 +55,14 @@ static void
 add_store(struct sw_insn *o, enum sw_insn_reg r, int64_t off)
 {
     if (o->nstores < 2)
-        o->stores[o->nstores++] = (struct sw_insn_mem){ r, off };
+        o->stores[o->nstores++] = (struct sw_insn_mem){ .reg = r, .off = off };
 }
 
 static void
 add_load(struct sw_insn *o, enum sw_insn_reg r, int64_t off)
 {
     if (o->nloads < 2)
-        o->loads[o->nloads++] = (struct sw_insn_mem){ r, off };
+        o->loads[o->nloads++] = (struct sw_insn_mem){ .reg = r, .off = off };
 }
 
 /* Registers written that no rule above accounted for. */
@@ -131,6 +131,9 @@ x86_classify(struct sw_disasm *d, const cs_insn *in, struct sw_insn *o)
         o->sp_delta = -(op0 ? op0->size : word);
         if (reg_dst && x86_is_fp(op0->reg))
             add_store(o, SW_IREG_FP, 0);
+        else if (reg_dst && !x86_is_sp(op0->reg) && o->nstores < 2)
+            o->stores[o->nstores++] =
+                (struct sw_insn_mem){ .reg = SW_IREG_GPR, .off = 0, .gpr = op0->reg };
         return;
     case X86_INS_POP:
         o->sp = SW_SP_ADD;
@@ -140,6 +143,9 @@ x86_classify(struct sw_disasm *d, const cs_insn *in, struct sw_insn *o)
             add_load(o, SW_IREG_FP, -o->sp_delta);
         } else if (reg_dst && x86_is_sp(op0->reg)) {
             o->sp = SW_SP_OTHER;
+        } else if (reg_dst && o->nloads < 2) {
+            o->loads[o->nloads++] =
+                (struct sw_insn_mem){ .reg = SW_IREG_GPR, .off = -o->sp_delta, .gpr = op0->reg };
         }
         return;
     case X86_INS_LEAVE:
@@ -174,6 +180,21 @@ x86_classify(struct sw_disasm *d, const cs_insn *in, struct sw_insn *o)
                 o->sp_delta = 0;
                 return;
             }
+            if (x86_is_sp(op0->reg)) {
+                o->sp = SW_SP_FROM_REG;
+                o->sp_reg = op1->reg;
+                return;
+            }
+        }
+        /* mov disp(%ebp),%reg: a reload of a register saved in the frame */
+        if (reg_dst && op1 && op1->type == X86_OP_MEM && op1->mem.index == X86_REG_INVALID &&
+            op1->mem.segment == X86_REG_INVALID && !x86_is_sp(op0->reg) && !x86_is_fp(op0->reg) &&
+            (x86_is_fp(op1->mem.base) || x86_is_sp(op1->mem.base))) {
+            o->loads[o->nloads++] = (struct sw_insn_mem){ .reg = SW_IREG_GPR,
+                                                          .off = op1->mem.disp,
+                                                          .fp_base = x86_is_fp(op1->mem.base),
+                                                          .gpr = op0->reg };
+            return;
         }
         break;
     case X86_INS_LEA:
@@ -192,6 +213,19 @@ x86_classify(struct sw_disasm *d, const cs_insn *in, struct sw_insn *o)
             if (x86_is_fp(op0->reg) && x86_is_sp(op1->mem.base)) {
                 o->fp = SW_FP_SET;
                 o->fp_off = op1->mem.disp;
+                return;
+            }
+            if (x86_is_sp(op0->reg) && op1->mem.base != X86_REG_INVALID &&
+                op1->mem.base != X86_REG_RIP && op1->mem.base != X86_REG_EIP) {
+                o->sp = SW_SP_FROM_REG;
+                o->sp_reg = op1->mem.base;
+                o->sp_delta = op1->mem.disp;
+                return;
+            }
+            if (x86_is_sp(op1->mem.base) && !x86_is_fp(op0->reg)) {
+                o->gpr_from_sp = true;
+                o->gpr_set = op0->reg;
+                o->gpr_set_off = op1->mem.disp;
                 return;
             }
         }
@@ -214,6 +248,24 @@ x86_classify(struct sw_disasm *d, const cs_insn *in, struct sw_insn *o)
         return;
     }
     other_writes(d->cs, in, X86_REG_RSP, X86_REG_ESP, X86_REG_RBP, X86_REG_EBP, 0, 0, o);
+}
+
+/* Every general register X86 writes, for the analysis to forget what it
+ * knew of them (a DRAP register overwritten). */
+static void
+x86_gpr_writes(csh cs, const cs_insn *in, struct sw_insn *o)
+{
+    cs_regs rd, wr;
+    uint8_t nrd = 0, nwr = 0;
+    if (cs_regs_access(cs, in, rd, &nrd, wr, &nwr) != CS_ERR_OK)
+        return;
+    for (uint8_t i = 0; i < nwr && o->ngpr_writes < 4; i++) {
+        unsigned r = wr[i];
+        if (x86_is_sp(r) || x86_is_fp(r) || r == X86_REG_RIP || r == X86_REG_EIP ||
+            r == X86_REG_EFLAGS)
+            continue;
+        o->gpr_writes[o->ngpr_writes++] = r;
+    }
 }
 
 /* ---- aarch64 --------------------------------------------------------- */
@@ -493,6 +545,7 @@ sw_disasm_one(struct sw_disasm *d, const uint8_t *code, size_t len, sw_addr addr
     switch (d->arch->cs_arch) {
     case CS_ARCH_X86:
         x86_classify(d, in, &o);
+        x86_gpr_writes(d->cs, in, &o);
         break;
     case CS_ARCH_ARM64:
         a64_classify(d, in, &o);

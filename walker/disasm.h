@@ -27,6 +27,7 @@ enum sw_insn_sp {
     SW_SP_ADD,       /* SP += sp_delta (push: -word, sub $n: -n, stwu r1,-n(r1): -n) */
     SW_SP_FROM_FP,   /* SP = FP + sp_delta (mov %rbp,%rsp; leave: +word; mov sp,x29) */
     SW_SP_BACKCHAIN, /* SP = [SP]: the PowerPC back chain (lwz/ld r1,0(r1)) */
+    SW_SP_FROM_REG,  /* SP = general register sp_reg + sp_delta (lea -4(%ecx),%esp) */
     SW_SP_ALIGN,     /* SP &= mask (and $-16,%rsp): the height is no longer known */
     SW_SP_OTHER,     /* any other write to SP */
 };
@@ -44,6 +45,7 @@ enum sw_insn_reg {
     SW_IREG_FP = 0, /* the frame pointer: rbp, ebp, x29, r31 */
     SW_IREG_LR,     /* the link register as a GPR: x30 (aarch64) */
     SW_IREG_R0,     /* PowerPC r0, where prologues copy the LR */
+    SW_IREG_GPR,    /* another general register (x86): sw_insn_mem.gpr says which */
     SW_IREG_NUM,
 };
 
@@ -53,6 +55,8 @@ enum sw_insn_reg {
 struct sw_insn_mem {
     enum sw_insn_reg reg;
     int64_t off;
+    bool fp_base; /* the slot is at FP + OFF instead (mov -4(%ebp),%ecx) */
+    unsigned gpr; /* an opaque register id, for SW_IREG_GPR */
 };
 
 struct sw_insn {
@@ -66,6 +70,12 @@ struct sw_insn {
     int64_t fp_off;
     struct sw_insn_mem stores[2], loads[2];
     uint8_t nstores, nloads;
+    unsigned sp_reg;  /* SW_SP_FROM_REG: the register (opaque id) */
+    bool gpr_from_sp; /* general register GPR_SET = SP-before + gpr_set_off */
+    unsigned gpr_set; /* (lea 4(%esp),%ecx: gcc's DRAP, the CFA in a register) */
+    int64_t gpr_set_off;
+    unsigned gpr_writes[4]; /* other general registers written (opaque ids, x86) */
+    uint8_t ngpr_writes;
     bool writes[SW_IREG_NUM]; /* writes the register other than by a load above */
     bool lr_to_r0;            /* mflr r0 */
     bool r0_to_lr;            /* mtlr r0 */

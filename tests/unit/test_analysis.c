@@ -288,6 +288,8 @@ test_disasm_x86_64_stack_and_flow(void **state)
     i = decode(a, (const uint8_t[]){ 0xc3 }, 1, 0x1000);
     assert_int_equal(i.flow, SW_FLOW_RET);
     i = decode(a, (const uint8_t[]){ 0x48, 0x89, 0xc4 }, 3, 0x1000); /* mov %rax,%rsp */
+    assert_int_equal(i.sp, SW_SP_FROM_REG);
+    i = decode(a, (const uint8_t[]){ 0x48, 0x0f, 0xc7, 0xf4 }, 4, 0x1000); /* rdrand %rsp */
     assert_int_equal(i.sp, SW_SP_OTHER);
 }
 

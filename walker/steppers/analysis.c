@@ -23,19 +23,28 @@
 #define AN_CACHE_FUNCS 32
 
 enum {
-    ST_SEEN = 1,    /* reached by the analysis */
-    ST_INSN = 2,    /* an instruction starts here */
-    ST_STRONG = 4,  /* reached by a jump or a fall-through that is not a call's */
-    ST_SP = 8,      /* height known */
-    ST_FPCFA = 16,  /* FP = CFA + fp_off */
-    ST_R0LR = 32,   /* PowerPC r0 holds the return address */
-    ST_PUSHED = 64, /* fp_save_off is where the caller's FP was saved */
+    ST_SEEN = 1 << 0,    /* reached by the analysis */
+    ST_INSN = 1 << 1,    /* an instruction starts here */
+    ST_STRONG = 1 << 2,  /* reached by a jump or a fall-through that is not a call's */
+    ST_SP = 1 << 3,      /* SP = base - height */
+    ST_ALT = 1 << 4,     /* ...where the base is L, not the CFA (see below) */
+    ST_FPCFA = 1 << 5,   /* FP = CFA + fp_off */
+    ST_FPALT = 1 << 6,   /* FP = L + fp_alt_off */
+    ST_R0LR = 1 << 7,    /* PowerPC r0 holds the return address */
+    ST_PUSHED = 1 << 8,  /* the caller's FP is saved at CFA + fp_save_off */
+    ST_PUSHALT = 1 << 9, /* the caller's FP is saved at L + fp_save_off */
+    ST_DRAP = 1 << 10,   /* general register drap_gpr = CFA + drap_off */
+    ST_CFASLOT = 1 << 11 /* the CFA is saved at L + cfa_slot */
 };
 
-/* The state before one instruction; all offsets from the CFA. */
+/* The state before one instruction.  Offsets are from the CFA, or from L:
+ * the SP right after `and $-N,%sp` realigned the stack, an address with no
+ * known distance to the CFA (gcc's DRAP: the CFA is kept in a register,
+ * then saved in the realigned frame). */
 struct an_state {
-    int32_t height, fp_off, ra_off, fp_save_off;
-    uint8_t flags;
+    int32_t height, fp_off, fp_alt_off, ra_off, fp_save_off, drap_off, cfa_slot;
+    uint16_t flags;
+    uint16_t drap_gpr;
     uint8_t ra;        /* enum sw_an_ra */
     uint8_t caller_fp; /* enum sw_an_fp */
     uint8_t len;       /* of the instruction, when ST_INSN */
@@ -60,38 +69,80 @@ static const struct sw_stepper_ops analysis_ops;
 /* ---- dataflow -------------------------------------------------------- */
 
 static bool
+has(const struct an_state *s, unsigned f)
+{
+    return (s->flags & f) != 0;
+}
+
+static void
+set(struct an_state *s, unsigned f, bool on)
+{
+    if (on)
+        s->flags = (uint16_t)(s->flags | f);
+    else
+        s->flags = (uint16_t)(s->flags & ~f);
+}
+
+/* The facts of the state, with what is not known zeroed, for comparison. */
+static void
+canon(const struct an_state *s, struct an_state *c)
+{
+    memset(c, 0, sizeof *c);
+    c->flags = s->flags & (uint16_t) ~(ST_SEEN | ST_INSN | ST_STRONG);
+    c->ra = s->ra;
+    c->caller_fp = s->caller_fp;
+    if (has(s, ST_SP))
+        c->height = s->height;
+    if (has(s, ST_FPCFA))
+        c->fp_off = s->fp_off;
+    if (has(s, ST_FPALT))
+        c->fp_alt_off = s->fp_alt_off;
+    if (s->ra == SW_AN_RA_SLOT)
+        c->ra_off = s->ra_off;
+    if (has(s, ST_PUSHED | ST_PUSHALT))
+        c->fp_save_off = s->fp_save_off;
+    if (has(s, ST_DRAP)) {
+        c->drap_off = s->drap_off;
+        c->drap_gpr = s->drap_gpr;
+    }
+    if (has(s, ST_CFASLOT))
+        c->cfa_slot = s->cfa_slot;
+}
+
+static bool
 state_equal(const struct an_state *a, const struct an_state *b)
 {
-    const uint8_t facts = ST_SP | ST_FPCFA | ST_R0LR | ST_PUSHED;
-    if ((a->flags & facts) != (b->flags & facts) || a->ra != b->ra || a->caller_fp != b->caller_fp)
-        return false;
-    if ((a->flags & ST_SP) && a->height != b->height)
-        return false;
-    if ((a->flags & ST_FPCFA) && a->fp_off != b->fp_off)
-        return false;
-    if (a->ra == SW_AN_RA_SLOT && a->ra_off != b->ra_off)
-        return false;
-    if ((a->flags & ST_PUSHED) && a->fp_save_off != b->fp_save_off)
-        return false;
-    return true;
+    struct an_state x, y;
+    canon(a, &x);
+    canon(b, &y);
+    return memcmp(&x, &y, sizeof x) == 0;
 }
 
 /* Meet IN into *AT: facts that differ become unknown. */
 static void
 state_meet(struct an_state *at, const struct an_state *in)
 {
-    if ((at->flags & ST_SP) && (!(in->flags & ST_SP) || in->height != at->height))
-        at->flags &= (uint8_t)~ST_SP;
-    if ((at->flags & ST_FPCFA) && (!(in->flags & ST_FPCFA) || in->fp_off != at->fp_off))
-        at->flags &= (uint8_t)~ST_FPCFA;
-    if ((at->flags & ST_R0LR) && !(in->flags & ST_R0LR))
-        at->flags &= (uint8_t)~ST_R0LR;
-    if ((at->flags & ST_PUSHED) && (!(in->flags & ST_PUSHED) || in->fp_save_off != at->fp_save_off))
-        at->flags &= (uint8_t)~ST_PUSHED;
-    if (at->ra != in->ra || (at->ra == SW_AN_RA_SLOT && at->ra_off != in->ra_off))
+    struct an_state x, y;
+    canon(at, &x);
+    canon(in, &y);
+    if (!has(&y, ST_SP) || x.height != y.height || has(&x, ST_ALT) != has(&y, ST_ALT))
+        set(at, ST_SP | ST_ALT, false);
+    if (!has(&y, ST_FPCFA) || x.fp_off != y.fp_off)
+        set(at, ST_FPCFA, false);
+    if (!has(&y, ST_FPALT) || x.fp_alt_off != y.fp_alt_off)
+        set(at, ST_FPALT, false);
+    if (!has(&y, ST_R0LR))
+        set(at, ST_R0LR, false);
+    if ((x.flags & (ST_PUSHED | ST_PUSHALT)) != (y.flags & (ST_PUSHED | ST_PUSHALT)) ||
+        x.fp_save_off != y.fp_save_off)
+        set(at, ST_PUSHED | ST_PUSHALT, false);
+    if (!has(&y, ST_DRAP) || x.drap_off != y.drap_off || x.drap_gpr != y.drap_gpr)
+        set(at, ST_DRAP, false);
+    if (!has(&y, ST_CFASLOT) || x.cfa_slot != y.cfa_slot)
+        set(at, ST_CFASLOT, false);
+    if (x.ra != y.ra || x.ra_off != y.ra_off)
         at->ra = SW_AN_RA_UNKNOWN;
-    if (at->caller_fp != in->caller_fp ||
-        (at->caller_fp == SW_AN_FP_SAVED && at->fp_save_off != in->fp_save_off))
+    if (x.caller_fp != y.caller_fp)
         at->caller_fp = SW_AN_FP_UNKNOWN;
 }
 
@@ -102,149 +153,227 @@ static bool
 flow_into(struct an_state *st, sw_addr off, const struct an_state *s, bool strong)
 {
     struct an_state *at = &st[off];
-    uint8_t keep = at->flags & (ST_INSN);
+    uint16_t keep = at->flags & ST_INSN;
     uint8_t len = at->len;
-    if (!(at->flags & ST_SEEN) || (strong && !(at->flags & ST_STRONG))) {
+    if (!has(at, ST_SEEN) || (strong && !has(at, ST_STRONG))) {
         *at = *s;
-        at->flags = (uint8_t)((s->flags & ~(ST_INSN | ST_STRONG)) | ST_SEEN | keep |
-                              (strong ? ST_STRONG : 0));
+        at->flags = (uint16_t)((s->flags & ~(ST_INSN | ST_STRONG)) | ST_SEEN | keep |
+                               (strong ? ST_STRONG : 0));
         at->len = len;
         return true;
     }
-    if (!strong && (at->flags & ST_STRONG))
+    if (!strong && has(at, ST_STRONG))
         return false;
     struct an_state before = *at;
     state_meet(at, s);
     return !state_equal(&before, at);
 }
 
+/* A slot SP-after + OFF (or FP + OFF) as an offset from the CFA (*ALT
+ * false) or from L (*ALT true); false if not known. */
+static bool
+slot_of(const struct an_state *s, const struct sw_insn_mem *m, int32_t *slot, bool *alt)
+{
+    if (m->fp_base) {
+        if (has(s, ST_FPCFA)) {
+            *slot = (int32_t)(s->fp_off + m->off);
+            *alt = false;
+            return true;
+        }
+        if (has(s, ST_FPALT)) {
+            *slot = (int32_t)(s->fp_alt_off + m->off);
+            *alt = true;
+            return true;
+        }
+        return false;
+    }
+    if (!has(s, ST_SP))
+        return false;
+    *slot = (int32_t)(-s->height + m->off);
+    *alt = has(s, ST_ALT);
+    return true;
+}
+
+static void
+apply_store(struct an_state *s, const struct sw_insn_mem *m)
+{
+    int32_t slot;
+    bool alt;
+    if (!slot_of(s, m, &slot, &alt))
+        return;
+    switch (m->reg) {
+    case SW_IREG_FP:
+        if (s->caller_fp == SW_AN_FP_CALLER && !has(s, ST_PUSHED | ST_PUSHALT)) {
+            s->fp_save_off = slot;
+            set(s, alt ? ST_PUSHALT : ST_PUSHED, true);
+        }
+        break;
+    case SW_IREG_LR:
+        if (!alt && s->ra == SW_AN_RA_LIVE) {
+            s->ra = SW_AN_RA_SLOT;
+            s->ra_off = slot;
+        }
+        break;
+    case SW_IREG_R0:
+        if (!alt && has(s, ST_R0LR) && s->ra != SW_AN_RA_SLOT) {
+            s->ra = SW_AN_RA_SLOT;
+            s->ra_off = slot;
+        }
+        break;
+    case SW_IREG_GPR:
+        if (alt && has(s, ST_DRAP) && s->drap_gpr == m->gpr && s->drap_off == 0) {
+            s->cfa_slot = slot;
+            set(s, ST_CFASLOT, true);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+static void
+apply_load(struct an_state *s, const struct sw_insn_mem *m)
+{
+    int32_t slot = 0;
+    bool alt = false;
+    bool ok = slot_of(s, m, &slot, &alt);
+    switch (m->reg) {
+    case SW_IREG_FP:
+        if (ok && ((has(s, ST_PUSHED) && !alt) || (has(s, ST_PUSHALT) && alt)) &&
+            slot == s->fp_save_off) {
+            s->caller_fp = SW_AN_FP_CALLER;
+            set(s, ST_PUSHED | ST_PUSHALT, false);
+        }
+        break;
+    case SW_IREG_LR:
+        if (ok && !alt && s->ra == SW_AN_RA_SLOT && slot == s->ra_off)
+            s->ra = SW_AN_RA_LIVE;
+        else if (s->ra == SW_AN_RA_LIVE)
+            s->ra = SW_AN_RA_UNKNOWN;
+        break;
+    case SW_IREG_R0:
+        set(s, ST_R0LR, ok && !alt && s->ra == SW_AN_RA_SLOT && slot == s->ra_off);
+        break;
+    case SW_IREG_GPR:
+        if (ok && alt && has(s, ST_CFASLOT) && slot == s->cfa_slot) {
+            s->drap_gpr = (uint16_t)m->gpr;
+            s->drap_off = 0;
+            set(s, ST_DRAP, true);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
 /* Apply instruction I at ADDR to S (the state before it). */
 static void
 transfer(const struct arch_desc *a, const struct sw_insn *i, sw_addr addr, struct an_state *s)
 {
-    int64_t h0 = s->height;
-    bool sp0 = s->flags & ST_SP;
-    int64_t word = a->word_size;
+    const struct an_state s0 = *s;
+    const bool sp0 = has(&s0, ST_SP), alt0 = has(&s0, ST_ALT);
+    const int64_t word = a->word_size;
 
     switch (i->sp) {
     case SW_SP_KEEP:
         break;
     case SW_SP_ADD:
-        s->height = (int32_t)(h0 - i->sp_delta);
+        s->height = (int32_t)(s0.height - i->sp_delta);
         break;
     case SW_SP_FROM_FP:
-        if (s->flags & ST_FPCFA) {
-            s->height = (int32_t) - (s->fp_off + i->sp_delta);
-            s->flags |= ST_SP;
-        } else {
-            s->flags &= (uint8_t)~ST_SP;
-        }
+        set(s, ST_SP, has(&s0, ST_FPCFA | ST_FPALT));
+        set(s, ST_ALT, !has(&s0, ST_FPCFA) && has(&s0, ST_FPALT));
+        s->height = (int32_t) - ((has(&s0, ST_FPCFA) ? s0.fp_off : s0.fp_alt_off) + i->sp_delta);
+        break;
+    case SW_SP_FROM_REG:
+        set(s, ST_SP, has(&s0, ST_DRAP) && s0.drap_gpr == i->sp_reg);
+        set(s, ST_ALT, false);
+        s->height = (int32_t) - (s0.drap_off + i->sp_delta);
         break;
     case SW_SP_BACKCHAIN:
         s->height = 0; /* [SP] is the caller's SP: the CFA */
-        s->flags |= ST_SP;
+        set(s, ST_SP, true);
+        set(s, ST_ALT, false);
         break;
     case SW_SP_ALIGN:
+        /* A new base L: facts relative to an older one are lost. */
+        set(s, ST_FPALT | ST_PUSHALT | ST_CFASLOT, false);
+        set(s, ST_SP | ST_ALT, sp0 && !alt0);
+        s->height = 0;
+        break;
     case SW_SP_OTHER:
-        s->flags &= (uint8_t)~ST_SP;
+        set(s, ST_SP | ST_ALT, false);
         break;
     }
     /* i386 position-independent code: `call 1f; 1: pop %ebx`. */
     if (i->flow == SW_FLOW_CALL && a->call_ra_on_stack && i->has_target &&
         i->target == addr + i->len)
-        s->height = (int32_t)(h0 + word);
-    bool sp1 = s->flags & ST_SP;
-    int64_t h1 = s->height;
+        s->height = (int32_t)(s0.height + word);
 
     switch (i->fp) {
     case SW_FP_KEEP:
         break;
     case SW_FP_SET:
-        if (sp0) {
-            s->fp_off = (int32_t)(-h0 + i->fp_off);
-            s->flags |= ST_FPCFA;
-        } else {
-            s->flags &= (uint8_t)~ST_FPCFA;
-        }
+        set(s, ST_FPCFA, sp0 && !alt0);
+        set(s, ST_FPALT, sp0 && alt0);
+        s->fp_off = s->fp_alt_off = (int32_t)(-s0.height + i->fp_off);
         if (s->caller_fp == SW_AN_FP_CALLER)
-            s->caller_fp = (s->flags & ST_PUSHED) ? SW_AN_FP_SAVED : SW_AN_FP_UNKNOWN;
+            s->caller_fp = has(s, ST_PUSHED | ST_PUSHALT) ? SW_AN_FP_SAVED : SW_AN_FP_UNKNOWN;
         break;
     case SW_FP_LOAD:
     case SW_FP_OTHER:
-        s->flags &= (uint8_t)~ST_FPCFA;
+        set(s, ST_FPCFA | ST_FPALT, false);
         s->caller_fp = SW_AN_FP_UNKNOWN;
         break;
     }
-    /* Stores and loads: slots as offsets from the CFA need the SP after. */
+    for (uint8_t k = 0; k < i->ngpr_writes; k++)
+        if (has(s, ST_DRAP) && s->drap_gpr == i->gpr_writes[k])
+            set(s, ST_DRAP, false);
+    if (i->gpr_from_sp && sp0 && !alt0) {
+        s->drap_gpr = (uint16_t)i->gpr_set;
+        s->drap_off = (int32_t)(-s0.height + i->gpr_set_off);
+        set(s, ST_DRAP, true);
+    }
+    /* Loads and stores: FP-based slots use FP as it was before. */
     for (uint8_t k = 0; k < i->nstores; k++) {
-        int32_t slot = (int32_t)(-h1 + i->stores[k].off);
-        if (!sp1)
-            continue;
-        switch (i->stores[k].reg) {
-        case SW_IREG_FP:
-            if (s->caller_fp == SW_AN_FP_CALLER && !(s->flags & ST_PUSHED)) {
-                s->fp_save_off = slot;
-                s->flags |= ST_PUSHED;
-            }
-            break;
-        case SW_IREG_LR:
-            if (s->ra == SW_AN_RA_LIVE) {
-                s->ra = SW_AN_RA_SLOT;
-                s->ra_off = slot;
-            }
-            break;
-        case SW_IREG_R0:
-            if ((s->flags & ST_R0LR) && s->ra != SW_AN_RA_SLOT) {
-                s->ra = SW_AN_RA_SLOT;
-                s->ra_off = slot;
-            }
-            break;
-        default:
-            break;
-        }
+        struct an_state v = *s;
+        if (i->stores[k].fp_base)
+            v = s0;
+        struct an_state t = v;
+        apply_store(&t, &i->stores[k]);
+        s->ra = t.ra;
+        s->ra_off = t.ra_off;
+        s->fp_save_off = t.fp_save_off;
+        s->cfa_slot = t.cfa_slot;
+        s->flags = (uint16_t)(s->flags | (t.flags & (ST_PUSHED | ST_PUSHALT | ST_CFASLOT)));
     }
     for (uint8_t k = 0; k < i->nloads; k++) {
-        int32_t slot = (int32_t)(-h1 + i->loads[k].off);
-        bool ok = sp1;
-        switch (i->loads[k].reg) {
-        case SW_IREG_FP:
-            if (ok && (s->flags & ST_PUSHED) && slot == s->fp_save_off) {
-                s->caller_fp = SW_AN_FP_CALLER;
-                s->flags &= (uint8_t)~ST_PUSHED;
-            }
-            break;
-        case SW_IREG_LR:
-            if (ok && s->ra == SW_AN_RA_SLOT && slot == s->ra_off)
-                s->ra = SW_AN_RA_LIVE;
-            else if (s->ra == SW_AN_RA_LIVE)
-                s->ra = SW_AN_RA_UNKNOWN;
-            break;
-        case SW_IREG_R0:
-            if (ok && s->ra == SW_AN_RA_SLOT && slot == s->ra_off)
-                s->flags |= ST_R0LR;
-            else
-                s->flags &= (uint8_t)~ST_R0LR;
-            break;
-        default:
-            break;
+        struct an_state t = *s;
+        if (i->loads[k].fp_base) {
+            t.flags =
+                (uint16_t)((t.flags & ~(ST_FPCFA | ST_FPALT)) | (s0.flags & (ST_FPCFA | ST_FPALT)));
+            t.fp_off = s0.fp_off;
+            t.fp_alt_off = s0.fp_alt_off;
         }
+        apply_load(&t, &i->loads[k]);
+        t.flags =
+            (uint16_t)((t.flags & ~(ST_FPCFA | ST_FPALT)) | (s->flags & (ST_FPCFA | ST_FPALT)));
+        t.fp_off = s->fp_off;
+        t.fp_alt_off = s->fp_alt_off;
+        *s = t;
     }
-    if (i->lr_to_r0) {
-        if (s->ra == SW_AN_RA_LIVE)
-            s->flags |= ST_R0LR; /* LR still holds it too */
-        else
-            s->flags &= (uint8_t)~ST_R0LR;
-    }
+    if (i->lr_to_r0)
+        set(s, ST_R0LR, s->ra == SW_AN_RA_LIVE); /* LR still holds it too */
     if (i->r0_to_lr) {
-        if (s->flags & ST_R0LR)
+        if (has(s, ST_R0LR))
             s->ra = SW_AN_RA_LIVE;
         else if (s->ra == SW_AN_RA_LIVE || s->ra == SW_AN_RA_IN_R0)
             s->ra = SW_AN_RA_UNKNOWN;
     }
     if (i->writes[SW_IREG_LR] && (s->ra == SW_AN_RA_LIVE || s->ra == SW_AN_RA_IN_R0))
-        s->ra = (s->flags & ST_R0LR) ? SW_AN_RA_IN_R0 : SW_AN_RA_UNKNOWN;
+        s->ra = has(s, ST_R0LR) ? SW_AN_RA_IN_R0 : SW_AN_RA_UNKNOWN;
     if (i->writes[SW_IREG_R0]) {
-        s->flags &= (uint8_t)~ST_R0LR;
+        set(s, ST_R0LR, false);
         if (s->ra == SW_AN_RA_IN_R0)
             s->ra = SW_AN_RA_UNKNOWN;
     }
@@ -292,7 +421,7 @@ analyse(struct sw_disasm *dis, const struct arch_desc *a, const uint8_t *code, s
         struct sw_insn i;
         if (sw_disasm_one(dis, code + off, (size_t)(size - off), start + off, &i) < 0)
             continue; /* not code: the path ends */
-        st[off].flags |= ST_INSN;
+        set(&st[off], ST_INSN, true);
         st[off].len = i.len;
         s = st[off];
         transfer(a, &i, start + off, &s);
@@ -408,15 +537,21 @@ static void
 an_pc_from(const struct an_state *s, struct sw_an_pc *out)
 {
     memset(out, 0, sizeof *out);
-    out->sp_known = s->flags & ST_SP;
+    out->sp_known = has(s, ST_SP);
+    out->sp_alt = has(s, ST_ALT);
     out->height = s->height;
-    out->fp_cfa = s->flags & ST_FPCFA;
+    out->fp_cfa = has(s, ST_FPCFA);
     out->fp_off = s->fp_off;
+    out->fp_alt = has(s, ST_FPALT);
+    out->fp_alt_off = s->fp_alt_off;
+    out->cfa_saved = has(s, ST_CFASLOT);
+    out->cfa_slot = s->cfa_slot;
     out->ra = (enum sw_an_ra)s->ra;
     out->ra_off = s->ra_off;
     out->caller_fp = (enum sw_an_fp)s->caller_fp;
     out->fp_save_off = s->fp_save_off;
-    out->fp_pushed = s->flags & ST_PUSHED;
+    out->fp_pushed = has(s, ST_PUSHED | ST_PUSHALT);
+    out->fp_save_alt = has(s, ST_PUSHALT);
 }
 
 static int
@@ -517,13 +652,27 @@ analysis_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw
     if (rc < 0)
         return SW_GCF_NOT_ME;
 
-    sw_addr cfa;
-    if (p.sp_known)
+    sw_addr cfa = 0, l = 0;
+    bool have_l = false;
+    if (p.sp_known && p.sp_alt) {
+        l = in->sp + (sw_addr)p.height;
+        have_l = true;
+    } else if (p.fp_alt && in->fp != 0) {
+        l = in->fp - (sw_addr)p.fp_alt_off;
+        have_l = true;
+    }
+    if (p.sp_known && !p.sp_alt) {
         cfa = in->sp + (sw_addr)p.height;
-    else if (p.fp_cfa && in->fp != 0)
+    } else if (p.fp_cfa && in->fp != 0) {
         cfa = in->fp - (sw_addr)p.fp_off;
-    else
+    } else if (have_l && p.cfa_saved) {
+        sw_word v;
+        if ((r = read_word(w, l + (sw_addr)p.cfa_slot, &v)) != SW_GCF_SUCCESS)
+            return r;
+        cfa = v;
+    } else {
         return SW_GCF_NOT_ME;
+    }
     if (cfa < in->sp)
         return SW_GCF_NOT_ME;
 

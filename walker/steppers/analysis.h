@@ -25,17 +25,25 @@ enum sw_an_fp {
     SW_AN_FP_SAVED,  /* FP was changed; the caller's is at CFA + fp_save_off */
 };
 
-/* The facts at one PC, before that instruction executes. */
+/* The facts at one PC, before that instruction executes.  L is the SP
+ * right after a stack realignment (`and $-N,%sp`), whose distance to the
+ * CFA is not known statically. */
 struct sw_an_pc {
-    bool sp_known; /* CFA = SP + height */
+    bool sp_known; /* CFA (L if sp_alt) = SP + height */
+    bool sp_alt;
     int64_t height;
     bool fp_cfa; /* CFA = FP - fp_off (FP = CFA + fp_off) */
     int64_t fp_off;
+    bool fp_alt; /* L = FP - fp_alt_off */
+    int64_t fp_alt_off;
+    bool cfa_saved; /* the CFA is stored at L + cfa_slot (gcc's DRAP) */
+    int64_t cfa_slot;
     enum sw_an_ra ra;
     int64_t ra_off;
     enum sw_an_fp caller_fp;
     int64_t fp_save_off;
-    bool fp_pushed; /* the caller's FP has been saved (and not yet restored) */
+    bool fp_pushed;   /* the caller's FP has been saved (and not yet restored) */
+    bool fp_save_alt; /* ...at L + fp_save_off, not CFA + fp_save_off */
 };
 
 /* The facts at PC in the function covering it (EXACT: PC is where execution

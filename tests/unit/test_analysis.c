@@ -34,6 +34,7 @@
 #define COND_DIFFER 0x401077u
 #define ALIGNED     0x40107eu
 #define TAIL        0x401091u
+#define DRAP        0x40109au
 
 #define STACK  0x7fff0000u
 #define DW_RBP 6
@@ -184,6 +185,40 @@ test_analysis_aligned_stack_uses_the_frame_pointer(void **state)
     check_top(ALIGNED + 0, 8);
     check_top(ALIGNED + 4, 16);
     check_top(ALIGNED + 18, 8); /* after leave */
+}
+
+/* Frame 0 in drap at PC: the CFA comes from the slot the function saved
+ * %r10 in (L - 24, L the realigned SP), or from %r10 on the way out. */
+static void
+check_drap(sw_addr pc, int64_t below_l, bool r10_live)
+{
+    struct an_fixture fx;
+    sw_addr cfa = STACK + 0x808, l = (cfa - 8) & ~(sw_addr)31;
+    sw_addr sp = l - (sw_addr)below_l, fp = l - 16;
+    an_open(&fx, pc, sp, fp, false);
+    if (r10_live)
+        fake_proc_set_reg(fx.p, 1, 10, cfa); /* DWARF 10 is r10 */
+    fake_proc_put_word(fx.p, cfa - 8, MARK_RA);
+    fake_proc_put_word(fx.p, l - 16, 0x6666); /* the caller's rbp */
+    fake_proc_put_word(fx.p, l - 24, cfa);
+    struct sw_frame f0, f1;
+    assert_int_equal(sw_initial_frame(fx.w, SW_TID_DEFAULT, &f0), 0);
+    if (sw_walk_single(fx.w, &f0, &f1, NULL) != 0)
+        fail_msg("drap+%lu: no caller", (unsigned long)(pc - DRAP));
+    assert_int_equal(f1.ra, MARK_RA);
+    assert_int_equal(f1.sp, cfa);
+    assert_int_equal(f1.fp, 0x6666);
+    sw_walker_free(fx.w);
+}
+
+static void
+test_analysis_drap_realignment_finds_the_saved_cfa(void **state)
+{
+    (void)state;
+    check_drap(DRAP + 23, 64, false); /* at the call */
+    check_drap(DRAP + 28, 64, false); /* after it */
+    check_top(DRAP + 5, 8);
+    check_top(DRAP + 37, 8);
 }
 
 static void
@@ -391,6 +426,7 @@ main(void)
         cmocka_unit_test(test_analysis_branch_join_with_different_heights_is_not_mine),
         cmocka_unit_test(test_analysis_aligned_stack_uses_the_frame_pointer),
         cmocka_unit_test(test_analysis_tail_jump_ends_the_path),
+        cmocka_unit_test(test_analysis_drap_realignment_finds_the_saved_cfa),
         cmocka_unit_test(test_analysis_walks_a_frameless_chain_to_start),
         cmocka_unit_test(test_analysis_helper_reports_heights_after_a_call),
         cmocka_unit_test(test_disasm_x86_64_stack_and_flow),

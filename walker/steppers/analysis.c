@@ -698,9 +698,10 @@ analysis_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw
     if (ra == 0 || (ra == in->ra && cfa == in->sp))
         return SW_GCF_NOT_ME;
 
-    if (p.caller_fp != SW_AN_FP_CALLER && p.fp_pushed) {
+    if (p.caller_fp != SW_AN_FP_CALLER && p.fp_pushed && (have_l || !p.fp_save_alt)) {
+        sw_addr base = p.fp_save_alt ? l : cfa;
         fp_loc =
-            (struct sw_location){ .kind = SW_LOC_ADDRESS, .addr = cfa + (sw_addr)p.fp_save_off };
+            (struct sw_location){ .kind = SW_LOC_ADDRESS, .addr = base + (sw_addr)p.fp_save_off };
         if ((r = read_word(w, fp_loc.addr, &fp)) != SW_GCF_SUCCESS)
             return r;
     } else {

@@ -123,4 +123,23 @@ tail:
     jmp leaf                  /* +7 h=8 */
     .size tail, . - tail
 
+    /* gcc's DRAP realignment (i386 main, x86-64 over-aligned frames): the
+     * CFA in %r10, saved in the realigned frame at rbp-8. */
+    .globl drap
+    .type drap, @function
+drap:
+    lea 8(%rsp), %r10         /* +0  h=8: r10 = CFA */
+    and $-32, %rsp            /* +5  h=8 */
+    push -8(%r10)             /* +9  L */
+    push %rbp                 /* +13 L-8 */
+    mov %rsp, %rbp            /* +14 L-16 */
+    push %r10                 /* +17 L-16: the CFA saved at L-24 */
+    sub $40, %rsp             /* +19 L-24 */
+    call leaf                 /* +23 L-64, returns to +28 */
+    mov -8(%rbp), %r10        /* +28 L-64 */
+    leave                     /* +32 */
+    lea -8(%r10), %rsp        /* +33 */
+    ret                       /* +37 h=8 */
+    .size drap, . - drap
+
     .section .note.GNU-stack, "", @progbits

@@ -2,7 +2,7 @@
 """tests/tools/rsp_proxy.py -- one upstream RSP connection, shared by clients one after another.
 
 usage: rsp_proxy.py [--listen HOST] [--idle SEC] [--delay-ms N] [--delay-up-ms N]
-                    [--delay-down-ms N] [--stats FILE] UPSTREAM
+                    [--delay-down-ms N] [--stats FILE] [--once] UPSTREAM
 
 UPSTREAM is HOST:PORT or unix:PATH (qemu-user's `-g PATH`).  The proxy connects to it once,
 then listens on HOST (default 127.0.0.1) port 0 and prints the port the kernel chose as the
@@ -27,6 +27,9 @@ Tap mode (issue 6): --delay-ms N holds every chunk N ms before forwarding it, bo
 (--delay-up-ms / --delay-down-ms for one direction: up = client to stub); --stats FILE
 writes JSON with packets ('$' frames), acks, notifications and bytes per direction, per
 client and in total, when the proxy exits.
+
+--once: exit when the first client leaves, so the next client gets a fresh upstream connection
+(gdbserver: a new connection starts in ack mode, as gdb and rspwalk each expect; scripts/bench).
 
 Exits 0 when the upstream closes, or after --idle seconds (default 300) without traffic
 either way (a silent client is dropped with it); 2 on bad usage, 3 if the upstream cannot be reached.  It never kills anything:
@@ -139,6 +142,7 @@ class Proxy:
         self.clients = []  # per-client counters
         self.last_activity = time.monotonic()
         self.transparent = args.transparent
+        self.once = args.once
         self.stop_thread = None  # thread id of the last 'T' stop reply
         self.client_set_hg = False
         self.restores = 0
@@ -231,6 +235,8 @@ class Proxy:
 
     def run(self):
         while True:
+            if self.once and self.clients and self.client is None and not self.queue["up"]:
+                return "the client left (--once)"
             events = self.sel.select(self._next_timeout())
             self._flush_due()
             if not events and not any(self.queue.values()):
@@ -305,6 +311,8 @@ def main():
     ap.add_argument("--delay-up-ms", type=float, default=None, help="client to stub")
     ap.add_argument("--delay-down-ms", type=float, default=None, help="stub to client")
     ap.add_argument("--stats", metavar="FILE", help="write JSON counters here on exit")
+    ap.add_argument("--once", action="store_true",
+                    help="exit when the first client leaves (a fresh upstream per client)")
     ap.add_argument("--transparent", action="store_true",
                     help="never send anything of our own (no Hg restore between clients)")
     args = ap.parse_args()

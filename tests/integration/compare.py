@@ -6,6 +6,8 @@ usage: compare.py --exe PROG RSPWALK_JSON ORACLE_JSON
        compare.py --exe PROG --oracle-only ORACLE_JSON
        compare.py --exe PROG --expect-only RSPWALK_JSON   (steps 2 only: where gdb is known
                                                            wrong, docs/gdb-differences.md)
+       --names-from UNSTRIPPED (either form): PROG is stripped; rspwalk's frames in it are
+       named from the unstripped copy before any check
 
 Checks, in order:
   1. the oracle (gdb_oracle.sh) shows the fixture's expected stack (the ".rspwalk_expect"
@@ -220,6 +222,31 @@ def fixture_frames(frames, fixture_names):
     return [label(f) for f in frames if f["signal"] or f["function"] in fixture_names]
 
 
+def name_from(threads, exe, unstripped):
+    """Name rspwalk's frames in EXE, a stripped program, from UNSTRIPPED, the same program
+    before `strip` (position-dependent: link-time addresses are run-time ones)."""
+    funcs = []
+    out = subprocess.run(["readelf", "-Ws", "--wide", unstripped], capture_output=True,
+                         text=True, check=False).stdout
+    for line in out.splitlines():
+        cols = line.split()
+        if len(cols) >= 8 and cols[3] in ("FUNC", "IFUNC") and cols[6] != "UND":
+            # The name is the last column: ppc64le puts "[<localentry>: 8]" after Vis.
+            funcs.append((int(cols[1], 16), int(cols[2], 0), cols[-1].split("@")[0]))
+    exe = os.path.realpath(exe)
+    for t in threads:
+        exact = True  # frame 0 and the frame a signal interrupted hold exact PCs
+        for f in t["frames"]:
+            pc = f["pc"] if exact else f["pc"] - 1
+            exact = f["signal"]
+            if f["function"] is not None and f["module"] and os.path.realpath(f["module"]) != exe:
+                continue
+            for start, size, name in funcs:
+                if start <= pc < start + max(size, 1):
+                    f["function"] = name
+                    break
+
+
 def check_expectation(who, threads, pid, exp):
     names = set(exp["main"])
     for t in exp["threads"]:
@@ -424,6 +451,8 @@ def main():
                          "reports pid 1; its guest's main thread is the qemu process)")
     ap.add_argument("--expect-only", action="store_true",
                     help="only check rspwalk's walk against the expectation and invariants")
+    ap.add_argument("--names-from", metavar="UNSTRIPPED", default=None,
+                    help="PROG is stripped: name rspwalk's frames in it from UNSTRIPPED")
     ap.add_argument("files", nargs="+", metavar="JSON")
     args = ap.parse_args()
     if args.oracle_only and args.expect_only:
@@ -443,6 +472,8 @@ def main():
         exp = read_expectation(args.exe)
         if args.expect_only:
             ours = load_rspwalk(docs[0])
+            if args.names_from:
+                name_from(ours, args.exe, args.names_from)
             pids = [t["pid"] for t in ours if t["pid"] is not None]
             pid = args.main_lwp or (pids[0] if pids else None)
             check_expectation("rspwalk", ours, pid, exp)
@@ -461,6 +492,8 @@ def main():
             print("compare: gdb shows the expected stack (%d threads)" % len(oracle))
             return 0
         ours = load_rspwalk(docs[0])
+        if args.names_from:
+            name_from(ours, args.exe, args.names_from)
         check_expectation("rspwalk", ours, pid, exp)
         check_invariants(ours, pid, os.path.realpath(args.exe))
         compare_threads(ours, oracle, Symbols())

@@ -162,6 +162,49 @@ wand_call_before(struct sw_walker *w, sw_addr ra, sw_addr *target)
     }
 }
 
+/* Whether the code of function FN jumps to TO (a tail call): x86 `e9 rel32`
+ * or `eb rel8` at any byte offset, aarch64 `b imm26`, PowerPC `b` (opcode 18,
+ * AA=0, LK=0).  Functions without a size or larger than the buffer: no. */
+static bool
+wand_tail_calls(struct sw_walker *w, const struct sw_symbol *fn, sw_addr to)
+{
+    const struct arch_desc *a = sw_walker_proc(w)->arch;
+    const sw_addr mask = a->word_size == 4 ? 0xffffffffu : ~(sw_addr)0;
+    uint8_t code[4096];
+
+    if (fn->size == 0 || fn->size > sizeof code || !wand_code(w, fn->start, code, (size_t)fn->size))
+        return false;
+    for (size_t i = 0; i < fn->size; i++) {
+        sw_addr pc = fn->start + i;
+        if (a->call_ra_on_stack) {
+            if (code[i] == 0xe9 && i + 5 <= fn->size) {
+                int32_t rel = (int32_t)((uint32_t)code[i + 1] | (uint32_t)code[i + 2] << 8 |
+                                        (uint32_t)code[i + 3] << 16 | (uint32_t)code[i + 4] << 24);
+                if (((pc + 5 + (sw_addr)(int64_t)rel) & mask) == to)
+                    return true;
+            } else if (code[i] == 0xeb && i + 2 <= fn->size) {
+                if (((pc + 2 + (sw_addr)(int64_t)(int8_t)code[i + 1]) & mask) == to)
+                    return true;
+            }
+            continue;
+        }
+        if ((i & 3) != 0 || i + 4 > fn->size)
+            continue;
+        uint32_t insn = (uint32_t)arch_load(a, code + i, 4);
+        int64_t off;
+        if (a->elf_machine == EM_AARCH64 && (insn & 0xfc000000u) == 0x14000000u)
+            off = ((int64_t)((insn & 0x03ffffffu) ^ 0x02000000u) - 0x02000000) * 4;
+        else if (a->elf_machine != EM_AARCH64 && (insn & 0xfc000003u) == 0x48000000u)
+            off = (int64_t)((insn & 0x03fffffcu) ^ 0x02000000u) - 0x02000000;
+        else
+            continue;
+        if (pc + (sw_addr)off == to ||
+            (a->elf_machine == EM_PPC64 && pc + (sw_addr)off > to && pc + (sw_addr)off <= to + 8))
+            return true;
+    }
+    return false;
+}
+
 /* What the scan knows about the current function. */
 struct wand_cur {
     bool known; /* a symbol covers the frame's lookup PC */
@@ -185,8 +228,11 @@ wand_fit(struct sw_walker *w, const struct wand_cur *cur, sw_addr ra)
     sw_addr target = 0;
     enum wand_call call = wand_call_before(w, ra, &target);
 
-    if (call == WAND_NOT_CALL)
-        return WAND_NO;
+    if (call == WAND_NOT_CALL) {
+        /* A signal handler's return address is the sigreturn trampoline,
+         * which the kernel put there: no call before it. */
+        return sw_walker_sigframe_at(w, ra) != NULL ? WAND_LIKELY : WAND_NO;
+    }
     if (!cur->known)
         return WAND_LIKELY;
     /* A return address into the current function itself is a leftover of a
@@ -207,6 +253,9 @@ wand_fit(struct sw_walker *w, const struct wand_cur *cur, sw_addr ra)
         return WAND_LIKELY; /* a PLT stub or stripped code: cannot tell */
     if (tsym.name && cur->sym.name && strcmp(tsym.name, cur->sym.name) == 0)
         return WAND_EXACT; /* the same function in another module's PLT or an alias */
+    /* The called function may have jumped here (a tail call). */
+    if (wand_tail_calls(w, &tsym, cur->sym.start))
+        return WAND_EXACT;
     return WAND_MAYBE;
 }
 

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# tests/integration/run-qemu-opt-ppc64.sh -- issue 4's optimized fixtures under qemu-ppc64
+# (lib.sh's it_run_opt_matrix).  gdb 13 cannot unwind qemu 7.2's ppc64 signal trampoline
+# (peers.md 0.4): the sigleaf cases are checked against the fixture's .rspwalk_expect only
+# (docs/gdb-differences.md).
+IT_STUB=qemu
+IT_ARCH=ppc64
+IT_OPT_EXPECT='sigleaf-*'
+# Stripped programs left out: ELFv1 function symbols name descriptors in .opd, not code, so
+# compare.py --names-from cannot name the frames (rspwalk's walk of them is not checked).
+IT_OPT_SKIP='*-strip'
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+it_run_opt_matrix

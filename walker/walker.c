@@ -506,6 +506,11 @@ sw_walk_single(struct sw_walker *w, const struct sw_frame *in, struct sw_frame *
             if (f.stepper == NULL)
                 f.stepper = s;
             classify_frame(w, &f);
+            /* A CFI caller of a lazy frame carries frame 0's registers by
+             * its same-value rules: it may take lazy registers too. */
+            if (f.trust == SW_TRUST_CFI && f.level == w->lazy_depth + 1 &&
+                sw_walker_frame_lazy(w, in))
+                w->lazy_depth = f.level;
             *out = f;
             if (end)
                 *end = SW_END_NONE;
@@ -575,9 +580,6 @@ walk_from(struct sw_walker *w, struct sw_stack *st)
             st->end = SW_END_CORRUPT;
             return 0;
         }
-        if (next.trust == SW_TRUST_CFI && next.level == w->lazy_depth + 1 &&
-            sw_walker_frame_lazy(w, &st->frames[st->n - 1]))
-            w->lazy_depth = next.level;
         rc = stack_push(st, &next);
         if (rc < 0)
             return sw_walker_fail(w, rc, "walking: out of memory after %zu frames", st->n);

@@ -687,8 +687,18 @@ analysis_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw
     case SW_AN_RA_LIVE:
     case SW_AN_RA_IN_R0: {
         unsigned reg = p.ra == SW_AN_RA_LIVE ? (unsigned)a->dw_ra : 0u;
-        if (!sw_frame_reg(in, reg, &ra))
-            return SW_GCF_NOT_ME;
+        if (!sw_frame_reg(in, reg, &ra)) {
+            /* Frame 0's registers are the thread's: ask the process for
+             * one the initial frame did not carry. */
+            struct sw_proc *proc = sw_walker_proc(w);
+            rc = in->top ? proc->ops->read_reg(proc, in->thread, reg, &ra) : SW_ENOENT;
+            if (rc < 0 && sw_is_link_error(rc)) {
+                sw_walker_fail_from_proc(w, rc);
+                return SW_GCF_ERROR;
+            }
+            if (rc < 0)
+                return SW_GCF_NOT_ME;
+        }
         ra_loc = (struct sw_location){ .kind = SW_LOC_REGISTER, .reg = reg };
         break;
     }

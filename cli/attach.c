@@ -78,9 +78,11 @@ cli_run_attach(const struct cli_opts *o)
         fprintf(stderr, "rspwalk: %s\n", err.msg);
         return 1;
     }
-    struct sw_walker_config wcfg = {
-        .sysroot = o->sysroot, .exe = o->exe, .debug_dir = o->debug_dir, .max_frames = o->max_frames
-    };
+    struct sw_walker_config wcfg = { .sysroot = o->sysroot,
+                                     .exe = o->exe,
+                                     .debug_dir = o->debug_dir,
+                                     .max_frames = o->max_frames,
+                                     .cache_dir = o->cache_dir };
     if (sw_walker_set_new(s, pids, n, &wcfg, &set, &err) < 0) {
         fprintf(stderr, "rspwalk: %s: %s\n", o->target, err.msg);
         return 1;

@@ -19,6 +19,7 @@ struct cli_opts {
     const char *sysroot;
     const char *thread;
     const char *debug_dir;
+    const char *cache_dir; /* --cache-dir; NULL: the library's default */
     enum cli_format format;
     size_t max_frames;
     int timeout_ms;
@@ -54,5 +55,9 @@ int cli_print_processes(const struct cli_opts *o, struct sw_walker *const *w, co
 
 /* The gdb signal number's name without "SIG", or NULL. */
 const char *cli_signal_name(int gdb_sig);
+
+/* Print the library state's warnings (local files not used) on stderr, one
+ * "rspwalk: warning: ..." line each. */
+void cli_print_warnings(struct sw_walker *w);
 
 #endif /* RSPWALK_CLI_H */

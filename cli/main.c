@@ -33,6 +33,7 @@ enum {
     OPT_DEBUG_DIR,
     OPT_ATTACH,
     OPT_PID,
+    OPT_CACHE_DIR,
 };
 
 /* gdb's signal numbers (include/gdb/signals.def), which RSP uses. */
@@ -74,6 +75,8 @@ usage(FILE *f)
         "      --stats        protocol statistics: packets, bytes each way, round trips, time\n"
         "      --timeout SEC  per protocol read, and for the stop with -c (default 10)\n"
         "      --debug-dir DIR  separate debug files (default /usr/lib/debug)\n"
+        "      --cache-dir DIR  where files read from the target are kept by build-id\n"
+        "                     (default $XDG_CACHE_HOME/rspwalk or ~/.cache/rspwalk)\n"
         "      --locals       print each frame's parameters and local variables\n"
         "      --no-cache     read every register and memory range from the stub\n"
         "      --attach PID[,PID...]  attach to these processes through an extended-remote\n"
@@ -119,6 +122,15 @@ cli_signal_name(int gdb_sig)
         if (gdb_signals[i].num == gdb_sig)
             return gdb_signals[i].name;
     return NULL;
+}
+
+void
+cli_print_warnings(struct sw_walker *w)
+{
+    const char *const *msgs;
+    size_t n = sw_libstate_warnings(sw_walker_libstate(w), &msgs);
+    for (size_t i = 0; i < n; i++)
+        fprintf(stderr, "rspwalk: warning: %s\n", msgs[i]);
 }
 
 static bool
@@ -179,6 +191,7 @@ main(int argc, char **argv)
         { "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
         { "attach", required_argument, NULL, OPT_ATTACH },
         { "pid", required_argument, NULL, OPT_PID },
+        { "cache-dir", required_argument, NULL, OPT_CACHE_DIR },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -250,6 +263,9 @@ main(int argc, char **argv)
             break;
         case OPT_DEBUG_DIR:
             o.debug_dir = optarg;
+            break;
+        case OPT_CACHE_DIR:
+            o.cache_dir = optarg;
             break;
         case OPT_ATTACH:
             o.attach = optarg;
@@ -350,9 +366,11 @@ cli_run(const struct cli_opts *o)
         }
     }
 
-    struct sw_walker_config wcfg = {
-        .sysroot = o->sysroot, .exe = o->exe, .debug_dir = o->debug_dir, .max_frames = o->max_frames
-    };
+    struct sw_walker_config wcfg = { .sysroot = o->sysroot,
+                                     .exe = o->exe,
+                                     .debug_dir = o->debug_dir,
+                                     .max_frames = o->max_frames,
+                                     .cache_dir = o->cache_dir };
     rc = sw_walker_new(p, &wcfg, &w, &err);
     if (rc < 0) {
         fprintf(stderr, "rspwalk: %s\n", err.msg);
@@ -387,6 +405,7 @@ cli_run(const struct cli_opts *o)
         ntids = 1;
     }
     status = cli_print_walks(o, w, tids, ntids) < 0 ? EXIT_FAIL : EXIT_OK;
+    cli_print_warnings(w);
     if (o->pid != 0) {
         /* --pid: leave the process running, as it was found. */
         struct sw_proc *wp = sw_walker_proc(w);

@@ -18,6 +18,7 @@
 #include "rspwalk/proc.h"
 #include "util/util.h"
 #include "walker/elf.h"
+#include "walker/libstate_fetch.h"
 #include "walker/libstate_internal.h"
 #include "walker/walker_internal.h"
 
@@ -45,17 +46,28 @@ struct aux_info {
     sw_addr entry, phdr, base, sysinfo_ehdr;
 };
 
+/* A target path and the local file chosen for it (owned; NULL: none). */
+struct resolved {
+    char *target, *path;
+};
+
 struct sw_libstate {
     struct sw_proc *proc;
     struct sw_elfcache *cache;
-    char *sysroot; /* NULL: none */
-    char *exe;     /* NULL: ask the target */
+    char *sysroot;   /* NULL: none */
+    char *exe;       /* NULL: ask the target */
+    char *cache_dir; /* files fetched from the target; NULL: none */
+    /* Target files already matched to a local file (PATH NULL: none), so a
+     * refresh asks the target about each file once. */
+    struct resolved *resolved;
+    size_t nresolved;
+    char **warnings; /* owned: messages about local files not used */
+    size_t nwarnings;
     struct sw_lib *libs;
     size_t nlibs;
     sw_lib_change_cb cb;
     void *cb_arg;
-    sw_addr lib_trap; /* r_debug.r_brk, 0 when unknown; valid when TRAP_READ */
-    bool trap_read;   /* LIB_TRAP read since the last refresh */
+    sw_addr lib_trap; /* r_debug.r_brk when the list came from the link map; else 0 */
     struct sw_errbuf err;
 };
 
@@ -84,6 +96,13 @@ sw_libstate_new(struct sw_proc *p, const struct sw_libstate_config *cfg, struct 
         if (ls->exe == NULL)
             goto nomem;
     }
+    if (cfg && cfg->cache_dir) {
+        ls->cache_dir = cfg->cache_dir[0] ? sw_strdup(cfg->cache_dir) : NULL;
+        if (cfg->cache_dir[0] && ls->cache_dir == NULL)
+            goto nomem;
+    } else {
+        ls->cache_dir = sw_fetch_default_cache_dir(); /* NULL: no HOME, no fetching */
+    }
     *out = ls;
     return 0;
 nomem:
@@ -110,6 +129,15 @@ sw_libstate_free(struct sw_libstate *ls)
     sw_elfcache_free(ls->cache);
     sw_free(ls->sysroot);
     sw_free(ls->exe);
+    sw_free(ls->cache_dir);
+    for (size_t i = 0; i < ls->nresolved; i++) {
+        sw_free(ls->resolved[i].target);
+        sw_free(ls->resolved[i].path);
+    }
+    sw_free(ls->resolved);
+    for (size_t i = 0; i < ls->nwarnings; i++)
+        sw_free(ls->warnings[i]);
+    sw_free(ls->warnings);
     sw_free(ls);
 }
 
@@ -172,6 +200,152 @@ open_module_file(struct sw_libstate *ls, const char *path, struct sw_elf **elf)
                  ls->proc->arch->name);
         *elf = NULL;
     }
+    return 0;
+}
+
+/* Keep MSG (a local file not used) for sw_libstate_warnings.  Returns 0 or
+ * SW_ENOMEM. */
+static int
+warn(struct sw_libstate *ls, const char *msg)
+{
+    sw_debug(SW_DBG_CACHE, "libstate: %s", msg);
+    char **grown = sw_realloc(ls->warnings, (ls->nwarnings + 1) * sizeof *grown);
+    if (grown == NULL)
+        return SW_ENOMEM;
+    ls->warnings = grown;
+    ls->warnings[ls->nwarnings] = sw_strdup(msg);
+    if (ls->warnings[ls->nwarnings] == NULL)
+        return SW_ENOMEM;
+    ls->nwarnings++;
+    return 0;
+}
+
+/* Check the local file *LOCAL (opened as *ELF, NULL when missing or
+ * unusable) for TARGET against the target's copy, through read_file: a
+ * build-id that differs makes it unusable (reported); without a usable
+ * local file, the target's copy is fetched into the cache directory.  The
+ * target's build-id comes from the first page of its file; a file without
+ * one cannot be checked (the local file is kept) or cached.  Any failure
+ * but a link error or no memory keeps what was found locally.  Returns 0,
+ * SW_ENOMEM or a link error (message on LS). */
+static int
+check_or_fetch(struct sw_libstate *ls, const char *target, char **local, struct sw_elf **elf)
+{
+    struct sw_proc *p = ls->proc;
+    uint8_t id[SW_FETCH_MAX_BUILD_ID];
+    size_t id_len = 0;
+    struct sw_errbuf err;
+    int rc;
+
+    sw_err_clear(&err);
+    if (p->ops->read_file == NULL)
+        return 0;
+    rc = sw_fetch_target_build_id(p, target, id, &id_len, &err);
+    if (rc != 0) {
+        if (sw_is_link_error(rc) || rc == SW_ENOMEM)
+            return sw_err_copy(&ls->err, &err);
+        sw_debug(SW_DBG_CACHE, "libstate: %s: no build-id from the target: %s", target, err.msg);
+        return 0;
+    }
+    if (*elf != NULL) {
+        const uint8_t *lid;
+        size_t lid_len;
+        sw_elf_build_id(*elf, &lid, &lid_len);
+        if (id_len == 0 || lid_len == 0 || (lid_len == id_len && memcmp(lid, id, id_len) == 0))
+            return 0;
+        char msg[sizeof ls->err.msg];
+        snprintf(msg, sizeof msg, "%s: local file's build-id differs from the target's; not used",
+                 target);
+        *elf = NULL;
+        sw_free(*local);
+        *local = NULL;
+        if (warn(ls, msg) != 0)
+            return sw_fail(&ls->err, SW_ENOMEM, "checking %s: out of memory", target);
+    }
+    if (id_len == 0 || ls->cache_dir == NULL) {
+        sw_debug(SW_DBG_CACHE, "libstate: %s: not fetched (%s)", target,
+                 id_len == 0 ? "the target's file has no build-id" : "no cache directory");
+        return 0;
+    }
+    char *fetched = NULL;
+    rc = sw_fetch_file(p, ls->cache_dir, target, id, id_len, &fetched, &err);
+    if (rc != 0) {
+        if (sw_is_link_error(rc) || rc == SW_ENOMEM)
+            return sw_err_copy(&ls->err, &err);
+        sw_debug(SW_DBG_CACHE, "libstate: %s", err.msg);
+        return 0;
+    }
+    rc = open_module_file(ls, fetched, elf);
+    if (rc != 0 || *elf == NULL) {
+        sw_free(fetched);
+        return rc;
+    }
+    sw_free(*local);
+    *local = fetched;
+    return 0;
+}
+
+/* The local file for the target's file TARGET (a listed module, the
+ * executable or dynamic linker the target names): under the sysroot, else
+ * (or when that file is another build) the target's copy fetched into the
+ * cache.  *PATH (owned) and *ELF are NULL when there is none.  Each target
+ * path is looked at once per library state.  Returns 0, SW_ENOMEM or a
+ * link error. */
+static int
+resolve_file(struct sw_libstate *ls, const char *target, char **path, struct sw_elf **elf)
+{
+    int rc;
+
+    *path = NULL;
+    *elf = NULL;
+    for (size_t i = 0; i < ls->nresolved; i++) {
+        if (strcmp(ls->resolved[i].target, target) != 0)
+            continue;
+        if (ls->resolved[i].path == NULL)
+            return 0;
+        *path = sw_strdup(ls->resolved[i].path);
+        if (*path == NULL)
+            return SW_ENOMEM;
+        rc = open_module_file(ls, *path, elf);
+        if (rc != 0 || *elf == NULL) {
+            sw_free(*path);
+            *path = NULL;
+        }
+        return rc;
+    }
+    char *local = local_path(ls, target);
+    if (local == NULL)
+        return SW_ENOMEM;
+    rc = open_module_file(ls, local, elf);
+    if (rc == 0)
+        rc = check_or_fetch(ls, target, &local, elf);
+    if (rc == 0 && *elf == NULL) {
+        sw_free(local);
+        local = NULL;
+    }
+    struct resolved *grown = NULL;
+    if (rc == 0)
+        grown = sw_realloc(ls->resolved, (ls->nresolved + 1) * sizeof *grown);
+    if (grown != NULL) {
+        ls->resolved = grown;
+        grown[ls->nresolved].target = sw_strdup(target);
+        grown[ls->nresolved].path = local ? sw_strdup(local) : NULL;
+        if (grown[ls->nresolved].target != NULL && (local == NULL || grown[ls->nresolved].path))
+            ls->nresolved++;
+        else {
+            sw_free(grown[ls->nresolved].target);
+            sw_free(grown[ls->nresolved].path);
+            rc = SW_ENOMEM;
+        }
+    } else if (rc == 0) {
+        rc = SW_ENOMEM;
+    }
+    if (rc != 0) {
+        sw_free(local);
+        *elf = NULL;
+        return rc;
+    }
+    *path = local;
     return 0;
 }
 
@@ -300,18 +474,12 @@ place_exe(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *lib
     lib->is_exe = true;
     lib->name = path;
     if (from_target) {
-        char *local = local_path(ls, path);
-        if (local == NULL)
-            return SW_ENOMEM;
-        rc = open_module_file(ls, local, &lib->elf);
-        if (rc != 0) {
-            sw_free(local);
+        char *local = NULL;
+        rc = resolve_file(ls, path, &local, &lib->elf);
+        if (rc != 0)
             return rc;
-        }
         if (lib->elf == NULL) {
-            sw_debug(SW_DBG_CACHE, "libstate: executable %s: no usable local copy at %s", lib->name,
-                     local);
-            sw_free(local);
+            sw_debug(SW_DBG_CACHE, "libstate: executable %s: no usable local copy", lib->name);
             place(lib, 0);
             return 0;
         }
@@ -457,18 +625,9 @@ add_module(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *li
     lib->l_ld = m->l_ld;
     if (vdso)
         return place_vdso(ls, lib, aux->sysinfo_ehdr ? aux->sysinfo_ehdr : m->l_addr, m->l_addr);
-    char *path = local_path(ls, m->name);
-    if (path == NULL)
-        return SW_ENOMEM;
-    int rc = open_module_file(ls, path, &lib->elf);
-    if (rc != 0) {
-        sw_free(path);
+    int rc = resolve_file(ls, m->name, &lib->path, &lib->elf);
+    if (rc != 0)
         return rc;
-    }
-    if (lib->elf != NULL)
-        lib->path = path;
-    else
-        sw_free(path);
     place(lib, m->l_addr);
     return 0;
 }
@@ -505,21 +664,14 @@ add_interp(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *li
     }
     struct sw_lib *lib = &libs[(*n)++];
     lib->name = sw_strdup(interp);
-    char *path = lib->name ? local_path(ls, interp) : NULL;
-    if (path == NULL)
+    if (lib->name == NULL)
         return SW_ENOMEM;
-    int rc = open_module_file(ls, path, &lib->elf);
-    if (rc != 0) {
-        sw_free(path);
+    int rc = resolve_file(ls, interp, &lib->path, &lib->elf);
+    if (rc != 0)
         return rc;
-    }
     sw_addr lo = 0, hi;
-    if (lib->elf != NULL) {
-        lib->path = path;
+    if (lib->elf != NULL)
         sw_elf_load_range(lib->elf, &lo, &hi);
-    } else {
-        sw_free(path);
-    }
     place(lib, aux->base - lo);
     sw_debug(SW_DBG_CACHE, "libstate: %s from PT_INTERP at AT_BASE 0x%" PRIx64, lib->name,
              aux->base);
@@ -605,7 +757,6 @@ sw_libstate_refresh(struct sw_libstate *ls)
     int rc;
 
     sw_err_clear(&ls->err);
-    ls->trap_read = false;
     rc = read_modules(ls, &mods, &nmods, &offered);
     if (rc != 0)
         return rc;
@@ -625,7 +776,6 @@ sw_libstate_refresh(struct sw_libstate *ls)
     if (!offered && have_exe) {
         /* No list from the stub (QEMU user): the dynamic linker's link map. */
         rc = sw_rdebug_modules(ls->proc, libs[0].l_ld, &mods, &nmods, &ls->lib_trap, &ls->err);
-        ls->trap_read = rc == 0;
         if (rc == 0 && nmods + 3 > cap) {
             struct sw_lib *grown = sw_realloc(libs, (nmods + 3) * sizeof *libs);
             if (grown == NULL) {
@@ -708,29 +858,11 @@ sw_libstate_lib_offset(struct sw_libstate *ls, sw_addr addr, const char **name, 
     return 0;
 }
 
-/* With a list from the stub (libraries-svr4) r_brk is read on demand, once
- * per refresh, through the executable's DT_DEBUG: a few reads of its
- * dynamic section and one word. */
-int
-sw_libstate_trap_address(struct sw_libstate *ls, sw_addr *addr)
+size_t
+sw_libstate_warnings(const struct sw_libstate *ls, const char *const **msgs)
 {
-    sw_err_clear(&ls->err);
-    if (!ls->trap_read) {
-        sw_addr dyn = 0;
-        for (size_t i = 0; i < ls->nlibs; i++)
-            if (ls->libs[i].is_exe)
-                dyn = ls->libs[i].l_ld;
-        int rc = sw_rdebug_brk(ls->proc, dyn, &ls->lib_trap, &ls->err);
-        if (rc != 0)
-            return rc;
-        ls->trap_read = true;
-    }
-    if (ls->lib_trap == 0)
-        return sw_fail(&ls->err, SW_ENOENT,
-                       "the library trap address: unknown (no DT_DEBUG in the executable, or the "
-                       "dynamic linker has not filled it in yet)");
-    *addr = ls->lib_trap;
-    return 0;
+    *msgs = (const char *const *)ls->warnings;
+    return ls->nwarnings;
 }
 
 const char *

@@ -41,6 +41,12 @@ struct sw_libstate_config {
     const char *sysroot;   /* prefix for target paths; NULL or "" for none */
     const char *exe;       /* local executable, overriding the stub's exec-file */
     const char *debug_dir; /* separate debug files; NULL means /usr/lib/debug */
+    /* Where files read from the target are kept, as CACHE_DIR/<build-id
+     * hex>/<basename>: a module whose file is missing under the sysroot,
+     * or is another build than the target's (its build-id differs), is read
+     * through the ProcessState's read_file when it offers one.  NULL:
+     * $XDG_CACHE_HOME/rspwalk, else $HOME/.cache/rspwalk; "": never fetch. */
+    const char *cache_dir;
 };
 
 /* A new library state over P (borrowed: must outlive it).  Nothing is read
@@ -69,14 +75,12 @@ SW_API int sw_libstate_libs(struct sw_libstate *ls, const struct sw_lib **libs, 
 SW_API int sw_libstate_lib_offset(struct sw_libstate *ls, sw_addr addr, const char **name,
                                   sw_addr *offset);
 
-/* getLibTrapAddress: r_debug.r_brk, the function the dynamic linker calls
- * before and after every load and unload (a breakpoint there sees dlopen
- * and dlclose).  From the link-map walk when the list came from it (QEMU
- * user), else read through the executable's DT_DEBUG on the first call
- * after a refresh.  Returns 0, SW_ENOENT when unknown (a static program,
- * or the dynamic linker has not run yet: refresh after the next stop), or a
- * link error. */
-SW_API int sw_libstate_trap_address(struct sw_libstate *ls, sw_addr *addr);
+/* Messages about local files found but not used, one per file, in the
+ * order seen ("/lib/x86_64-linux-gnu/libc.so.6: local file's build-id
+ * differs from the target's; not used"); each file is checked once per
+ * library state.  Returns their number; *MSGS is borrowed, valid until the
+ * next refresh (earlier messages keep their index). */
+SW_API size_t sw_libstate_warnings(const struct sw_libstate *ls, const char *const **msgs);
 
 /* The message of the last failure; valid until the next call on LS. */
 SW_API const char *sw_libstate_errmsg(const struct sw_libstate *ls);

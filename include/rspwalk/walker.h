@@ -54,6 +54,9 @@ struct sw_walker_config {
     size_t max_frames;        /* 0: the default, 4096 */
     bool no_default_steppers; /* start with an empty stepper group */
     bool no_virtual_frames;   /* physical frames only: no inline or tail-call frames */
+    /* Files read from the target, kept by build-id (sw_libstate_config's
+     * cache_dir: NULL the XDG default, "" never fetch). */
+    const char *cache_dir;
 };
 
 /* A walker over PROC, which it takes over (freed by sw_walker_free, also on
@@ -73,11 +76,7 @@ SW_API const char *sw_walker_errmsg(const struct sw_walker *w);
  * which is reset first.  Returns 0 whenever at least the top frame was found
  * (ST->end says why the walk stopped), or an error.  Unless the configuration
  * says no_virtual_frames, ST then also holds the frames gdb shows from DWARF
- * debug information: SW_FRAME_INLINE and SW_FRAME_TAILCALL (frame.h).
- * When the process has stopped again since the library state was read
- * (sw_proc.stop_gen moved), the state is refreshed first, which reaches every
- * stepper's library_changed and ends the life of earlier sw_lib pointers
- * and symbol module names. */
+ * debug information: SW_FRAME_INLINE and SW_FRAME_TAILCALL (frame.h). */
 SW_API int sw_walk_stack(struct sw_walker *w, sw_tid tid, struct sw_stack *st);
 
 /* walkStackFromFrame: walk from FRAME (copied to ST->frames[0]). */

@@ -6,6 +6,7 @@
 #include "tests/tools/fake_proc.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@
 #define FAKE_MAX_THREADS 16
 #define FAKE_MAX_REGIONS 32
 #define FAKE_MAX_MODS    16
+#define FAKE_MAX_FILES   8
 
 struct fake_region {
     sw_addr addr;
@@ -43,6 +45,10 @@ struct fake_proc {
     int auxv_fail_code;
     int fail_code;
     unsigned reads;
+    char *file_target[FAKE_MAX_FILES]; /* the target's path */
+    char *file_host[FAKE_MAX_FILES];   /* the host file served for it */
+    size_t nfiles;
+    size_t file_bytes;
 };
 
 static struct fake_proc *
@@ -149,10 +155,41 @@ fake_auxv(struct sw_proc *p, uint8_t **buf, size_t *len)
     return 0;
 }
 
+/* Serve the host file added for PATH; no files at all is a stub without
+ * Host I/O (SW_EUNSUP), as the RSP backend reports it. */
+static int
+fake_read_file(struct sw_proc *p, const char *path, uint64_t offset, void *buf, size_t len,
+               size_t *got)
+{
+    struct fake_proc *f = to_fake(p);
+    if (f->nfiles == 0)
+        return sw_fail(&p->err, SW_EUNSUP, "reading '%s' from the target: no Host I/O", path);
+    for (size_t i = 0; i < f->nfiles; i++) {
+        if (strcmp(f->file_target[i], path) != 0)
+            continue;
+        FILE *fp = fopen(f->file_host[i], "rb");
+        if (fp == NULL)
+            return sw_fail(&p->err, SW_ENOENT, "open '%s': no such file", path);
+        if (fseek(fp, (long)offset, SEEK_SET) != 0) {
+            fclose(fp);
+            return sw_fail(&p->err, SW_EIO, "pread '%s': seek failed", path);
+        }
+        *got = fread(buf, 1, len, fp);
+        fclose(fp);
+        f->file_bytes += *got;
+        return 0;
+    }
+    return sw_fail(&p->err, SW_ENOENT, "open '%s': no such file", path);
+}
+
 static void
 fake_destroy(struct sw_proc *p)
 {
     struct fake_proc *f = to_fake(p);
+    for (size_t i = 0; i < f->nfiles; i++) {
+        free(f->file_target[i]);
+        free(f->file_host[i]);
+    }
     for (size_t i = 0; i < f->nregions; i++)
         free(f->regions[i].data);
     for (size_t i = 0; i < f->nmods; i++)
@@ -169,6 +206,7 @@ static const struct sw_proc_ops fake_ops = {
     .exec_path = fake_exec_path,
     .auxv = fake_auxv,
     .destroy = fake_destroy,
+    .read_file = fake_read_file,
 };
 
 struct sw_proc *
@@ -307,4 +345,23 @@ unsigned
 fake_proc_reads(const struct sw_proc *p)
 {
     return ((const struct fake_proc *)p)->reads;
+}
+
+void
+fake_proc_add_file(struct sw_proc *p, const char *target_path, const char *host_path)
+{
+    struct fake_proc *f = to_fake(p);
+    if (f->nfiles == FAKE_MAX_FILES)
+        abort();
+    f->file_target[f->nfiles] = strdup(target_path);
+    f->file_host[f->nfiles] = strdup(host_path);
+    if (f->file_target[f->nfiles] == NULL || f->file_host[f->nfiles] == NULL)
+        abort();
+    f->nfiles++;
+}
+
+size_t
+fake_proc_file_bytes(const struct sw_proc *p)
+{
+    return ((const struct fake_proc *)p)->file_bytes;
 }

@@ -51,4 +51,12 @@ void fake_proc_fail_reads(struct sw_proc *p, int code);
 /* Memory reads served so far. */
 unsigned fake_proc_reads(const struct sw_proc *p);
 
+/* Serve the host file HOST_PATH as the target's file TARGET_PATH through
+ * read_file (vFile).  Until a file is added, read_file fails with
+ * SW_EUNSUP, as a stub without Host I/O does; an unknown path is SW_ENOENT. */
+void fake_proc_add_file(struct sw_proc *p, const char *target_path, const char *host_path);
+
+/* Bytes served by read_file so far. */
+size_t fake_proc_file_bytes(const struct sw_proc *p);
+
 #endif /* RSPWALK_TESTS_FAKE_PROC_H */

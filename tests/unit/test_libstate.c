@@ -21,6 +21,8 @@
 
 #include "rspwalk/rspwalk.h"
 #include "tests/tools/fake_proc.h"
+#include "walker/elf.h"
+#include "walker/libstate_fetch.h"
 #include "walker/walker_internal.h"
 
 #define LIBC         "/lib/x86_64-linux-gnu/libc.so.6"
@@ -1031,6 +1033,200 @@ test_libstate_free_null_is_noop(void **state)
     sw_libstate_free(NULL);
 }
 
+/* ---- files from the target (read_file) ---------------------------------- */
+
+/* A temporary directory with an empty sysroot ROOT/sys and a cache
+ * ROOT/cache (not created: the library makes it). */
+static void
+make_fetch_dirs(struct fixture *f, char *sys, char *cache, size_t n)
+{
+    char tmpl[] = "/tmp/test_libstate_fetch.XXXXXX";
+    assert_non_null(mkdtemp(tmpl));
+    f->sysroot = strdup(tmpl);
+    snprintf(sys, n, "%s/sys", tmpl);
+    snprintf(cache, n, "%s/cache", tmpl);
+    assert_int_equal(mkdir(sys, 0755), 0);
+}
+
+/* CACHE/<hex of ELF's build-id>/BASE */
+static void
+cached_path(const char *cache, const struct sw_elf *elf, const char *base, char *out, size_t n)
+{
+    const uint8_t *id;
+    size_t len;
+    char hex[2 * 64 + 1];
+    sw_elf_build_id(elf, &id, &len);
+    assert_true(len > 0 && len <= 64);
+    for (size_t i = 0; i < len; i++)
+        snprintf(hex + 2 * i, 3, "%02x", id[i]);
+    snprintf(out, n, "%s/%s/%s", cache, hex, base);
+}
+
+static void
+test_libstate_missing_library_fetched_into_cache_by_build_id(void **state)
+{
+    struct fixture *f = *state;
+    char sys[4200], cache[4200], want[8500];
+    make_fetch_dirs(f, sys, cache, sizeof sys);
+    struct sw_libstate_config cfg = { .sysroot = sys, .cache_dir = cache };
+    fake_proc_add_module(f->proc, LIBM, LIBM_BIAS);
+    fake_proc_add_file(f->proc, LIBM, LIBM);
+    struct sw_libstate *ls = new_ls(f, &cfg);
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    const struct sw_lib *lib = find_lib(ls, LIBM);
+    assert_non_null(lib);
+    assert_non_null(lib->elf);
+    cached_path(cache, lib->elf, "libm.so.6", want, sizeof want);
+    assert_string_equal(lib->path, want);
+    assert_int_equal(access(want, R_OK), 0);
+    assert_true(lib->end > lib->start);
+    const char *const *msgs;
+    assert_int_equal(sw_libstate_warnings(ls, &msgs), 0);
+}
+
+static void
+test_libstate_cached_file_reused_without_reading_the_whole_file(void **state)
+{
+    struct fixture *f = *state;
+    char sys[4200], cache[4200], first[4200];
+    make_fetch_dirs(f, sys, cache, sizeof sys);
+    struct sw_libstate_config cfg = { .sysroot = sys, .cache_dir = cache };
+    fake_proc_add_module(f->proc, LIBM, LIBM_BIAS);
+    fake_proc_add_file(f->proc, LIBM, LIBM);
+    struct sw_libstate *ls = new_ls(f, &cfg);
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    snprintf(first, sizeof first, "%s", find_lib(ls, LIBM)->path);
+    size_t fetched = fake_proc_file_bytes(f->proc);
+    struct stat st;
+    assert_int_equal(stat(LIBM, &st), 0);
+    assert_true(fetched >= (size_t)st.st_size);
+
+    /* A new library state (a new rspwalk run) over the same cache: only the
+     * first page is read, for the build-id. */
+    sw_libstate_free(ls);
+    f->ls = NULL;
+    ls = new_ls(f, &cfg);
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_string_equal(find_lib(ls, LIBM)->path, first);
+    assert_true(fake_proc_file_bytes(f->proc) - fetched <= 4096);
+    /* A later refresh of the same state asks the target nothing. */
+    size_t before = fake_proc_file_bytes(f->proc);
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_int_equal(fake_proc_file_bytes(f->proc), before);
+    assert_string_equal(find_lib(ls, LIBM)->path, first);
+}
+
+static void
+test_libstate_local_file_with_other_build_id_reported_and_not_used(void **state)
+{
+    struct fixture *f = *state;
+    char sys[4200], cache[4200], path[8500], want[8500];
+    make_fetch_dirs(f, sys, cache, sizeof sys);
+    /* The sysroot's libc.so.6 is really libm: another build-id. */
+    snprintf(path, sizeof path, "%s/lib", sys);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/lib/x86_64-linux-gnu", sys);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s%s", sys, LIBC);
+    assert_int_equal(symlink(LIBM, path), 0);
+    struct sw_libstate_config cfg = { .sysroot = sys, .cache_dir = cache };
+    fake_proc_add_module(f->proc, LIBC, LIBC_BIAS);
+    fake_proc_add_file(f->proc, LIBC, LIBC);
+    struct sw_libstate *ls = new_ls(f, &cfg);
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    const char *const *msgs;
+    assert_int_equal(sw_libstate_warnings(ls, &msgs), 1);
+    assert_string_equal(msgs[0],
+                        LIBC ": local file's build-id differs from the target's; not used");
+    const struct sw_lib *lib = find_lib(ls, LIBC);
+    assert_non_null(lib->elf);
+    cached_path(cache, lib->elf, "libc.so.6", want, sizeof want);
+    assert_string_equal(lib->path, want); /* the target's copy */
+    /* Reported once, however many refreshes. */
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_int_equal(sw_libstate_warnings(ls, &msgs), 1);
+}
+
+static void
+test_libstate_matching_local_file_used_without_fetch(void **state)
+{
+    struct fixture *f = *state;
+    const char *root = make_sysroot(f);
+    char want[4200], cache[4200];
+    snprintf(cache, sizeof cache, "%s/cache", root);
+    struct sw_libstate_config cfg = { .sysroot = root, .cache_dir = cache };
+    fake_proc_add_module(f->proc, LIBC, LIBC_BIAS);
+    fake_proc_add_file(f->proc, LIBC, LIBC);
+    struct sw_libstate *ls = new_ls(f, &cfg);
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    snprintf(want, sizeof want, "%s%s", root, LIBC);
+    assert_string_equal(find_lib(ls, LIBC)->path, want);
+    assert_true(fake_proc_file_bytes(f->proc) <= 4096);
+    assert_int_equal(access(cache, F_OK), -1); /* nothing stored */
+    const char *const *msgs;
+    assert_int_equal(sw_libstate_warnings(ls, &msgs), 0);
+}
+
+static void
+test_libstate_read_file_unsupported_keeps_local_lookup(void **state)
+{
+    struct fixture *f = *state;
+    char sys[4200], cache[4200];
+    make_fetch_dirs(f, sys, cache, sizeof sys);
+    struct sw_libstate_config cfg = { .sysroot = sys, .cache_dir = cache };
+    /* No file added: the fake's read_file is SW_EUNSUP (no Host I/O). */
+    fake_proc_add_module(f->proc, LIBM, LIBM_BIAS);
+    struct sw_libstate *ls = new_ls(f, &cfg);
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    const struct sw_lib *lib = find_lib(ls, LIBM);
+    assert_null(lib->path);
+    assert_null(lib->elf);
+    assert_int_equal(access(cache, F_OK), -1);
+    const char *const *msgs;
+    assert_int_equal(sw_libstate_warnings(ls, &msgs), 0);
+}
+
+static void
+test_libstate_target_file_missing_listed_without_file(void **state)
+{
+    struct fixture *f = *state;
+    char sys[4200], cache[4200];
+    make_fetch_dirs(f, sys, cache, sizeof sys);
+    struct sw_libstate_config cfg = { .sysroot = sys, .cache_dir = cache };
+    fake_proc_add_module(f->proc, LIBM, LIBM_BIAS);
+    fake_proc_add_file(f->proc, "/other", LIBC); /* vFile works, LIBM is not there */
+    struct sw_libstate *ls = new_ls(f, &cfg);
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_null(find_lib(ls, LIBM)->path);
+}
+
+static void
+test_libstate_fetch_build_id_of_image_reads_the_note(void **state)
+{
+    (void)state;
+    FILE *fp = fopen(LIBC, "rb");
+    assert_non_null(fp);
+    uint8_t head[4096];
+    size_t got = fread(head, 1, sizeof head, fp);
+    fclose(fp);
+    const uint8_t *id;
+    size_t len, need;
+    assert_int_equal(sw_fetch_build_id_of_image(head, got, &id, &len, &need), 0);
+    assert_int_equal(len, 20);
+    /* Truncated to the ELF header: no id yet, and how much would settle it. */
+    assert_int_equal(sw_fetch_build_id_of_image(head, 64, &id, &len, &need), 0);
+    assert_int_equal(len, 0);
+    assert_true(need > 64);
+    assert_int_equal(
+        sw_fetch_build_id_of_image((const uint8_t *)"not an ELF file!", 16, &id, &len, &need),
+        SW_EBADELF);
+}
+
 int
 main(void)
 {
@@ -1073,6 +1269,13 @@ main(void)
         T(test_libstate_vdso_not_elf_or_too_large_listed_without_symbols),
         T(test_libstate_vdso_read_on_dead_link_fails_refresh_naming_address),
         T(test_libstate_allocation_failures_with_loader_and_vdso_keep_list),
+        T(test_libstate_missing_library_fetched_into_cache_by_build_id),
+        T(test_libstate_cached_file_reused_without_reading_the_whole_file),
+        T(test_libstate_local_file_with_other_build_id_reported_and_not_used),
+        T(test_libstate_matching_local_file_used_without_fetch),
+        T(test_libstate_read_file_unsupported_keeps_local_lookup),
+        T(test_libstate_target_file_missing_listed_without_file),
+        cmocka_unit_test(test_libstate_fetch_build_id_of_image_reads_the_note),
         cmocka_unit_test(test_libstate_free_null_is_noop),
     };
 #undef T

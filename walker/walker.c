@@ -266,12 +266,12 @@ sw_walker_new(struct sw_proc *proc, const struct sw_walker_config *cfg, struct s
     }
     if (!cfg->no_default_steppers) {
         struct sw_stepper *(*ctors[])(void) = {
-            sw_stepper_stackbottom_new,
-            sw_stepper_sighandler_new,
-            sw_stepper_debug_new,
-            sw_stepper_frame_func_new,
-            sw_stepper_analysis_new,
-            sw_stepper_wanderer_new,
+            sw_stepper_stackbottom_new, /* SW_PRIO_STACKBOTTOM 0x10000 */
+            sw_stepper_sighandler_new,  /* SW_PRIO_SIGHANDLER  0x10020 */
+            sw_stepper_debug_new,       /* SW_PRIO_DEBUG       0x10040 */
+            sw_stepper_frame_func_new,  /* SW_PRIO_FRAME_FUNC  0x10050 */
+            sw_stepper_analysis_new,    /* SW_PRIO_ANALYSIS    0x10058 */
+            sw_stepper_wanderer_new,    /* SW_PRIO_WANDERER    0x10060 */
         };
         for (size_t i = 0; i < sizeof ctors / sizeof ctors[0]; i++) {
             struct sw_stepper *s = ctors[i]();

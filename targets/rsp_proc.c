@@ -655,6 +655,7 @@ take_stop(struct tgt_rsp_proc *rp, const struct rsp_stop *st)
         return; /* another process's stop on the same link */
     rp->stop = *st;
     rp->running = false;
+    rp->base.stop_gen++;
     if (st->kind == RSP_STOP_EXITED || st->kind == RSP_STOP_KILLED) {
         rp->terminated = true;
         return;

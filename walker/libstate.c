@@ -67,7 +67,8 @@ struct sw_libstate {
     size_t nlibs;
     sw_lib_change_cb cb;
     void *cb_arg;
-    sw_addr lib_trap; /* r_debug.r_brk when the list came from the link map; else 0 */
+    sw_addr lib_trap; /* r_debug.r_brk, 0 when unknown; valid when TRAP_READ */
+    bool trap_read;   /* LIB_TRAP read since the last refresh */
     struct sw_errbuf err;
 };
 
@@ -757,6 +758,7 @@ sw_libstate_refresh(struct sw_libstate *ls)
     int rc;
 
     sw_err_clear(&ls->err);
+    ls->trap_read = false;
     rc = read_modules(ls, &mods, &nmods, &offered);
     if (rc != 0)
         return rc;
@@ -776,6 +778,7 @@ sw_libstate_refresh(struct sw_libstate *ls)
     if (!offered && have_exe) {
         /* No list from the stub (QEMU user): the dynamic linker's link map. */
         rc = sw_rdebug_modules(ls->proc, libs[0].l_ld, &mods, &nmods, &ls->lib_trap, &ls->err);
+        ls->trap_read = rc == 0;
         if (rc == 0 && nmods + 3 > cap) {
             struct sw_lib *grown = sw_realloc(libs, (nmods + 3) * sizeof *libs);
             if (grown == NULL) {
@@ -855,6 +858,31 @@ sw_libstate_lib_offset(struct sw_libstate *ls, sw_addr addr, const char **name, 
         return rc;
     *name = lib->name;
     *offset = addr - lib->bias;
+    return 0;
+}
+
+/* With a list from the stub (libraries-svr4) r_brk is read on demand, once
+ * per refresh, through the executable's DT_DEBUG: a few reads of its
+ * dynamic section and one word. */
+int
+sw_libstate_trap_address(struct sw_libstate *ls, sw_addr *addr)
+{
+    sw_err_clear(&ls->err);
+    if (!ls->trap_read) {
+        sw_addr dyn = 0;
+        for (size_t i = 0; i < ls->nlibs; i++)
+            if (ls->libs[i].is_exe)
+                dyn = ls->libs[i].l_ld;
+        int rc = sw_rdebug_brk(ls->proc, dyn, &ls->lib_trap, &ls->err);
+        if (rc != 0)
+            return rc;
+        ls->trap_read = true;
+    }
+    if (ls->lib_trap == 0)
+        return sw_fail(&ls->err, SW_ENOENT,
+                       "the library trap address: unknown (no DT_DEBUG in the executable, or the "
+                       "dynamic linker has not filled it in yet)");
+    *addr = ls->lib_trap;
     return 0;
 }
 

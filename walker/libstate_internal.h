@@ -35,4 +35,10 @@
 int sw_rdebug_modules(struct sw_proc *p, sw_addr dyn_addr, struct sw_modinfo **mods, size_t *n,
                       sw_addr *r_brk, struct sw_errbuf *err);
 
+/* Only r_debug.r_brk, by the same path (DT_DEBUG, then struct r_debug): a
+ * few reads of the dynamic section and one word, without the link map.
+ * *R_BRK is 0 when unknown (no DT_DEBUG, or ld.so has not filled it in).
+ * Returns 0 or, like sw_rdebug_modules, a link error with ERR set. */
+int sw_rdebug_brk(struct sw_proc *p, sw_addr dyn_addr, sw_addr *r_brk, struct sw_errbuf *err);
+
 #endif /* RSPWALK_LIBSTATE_INTERNAL_H */

@@ -130,6 +130,25 @@ seen(const sw_addr *lms, size_t n, sw_addr lm)
 }
 
 int
+sw_rdebug_brk(struct sw_proc *p, sw_addr dyn_addr, sw_addr *r_brk, struct sw_errbuf *err)
+{
+    sw_addr r_debug = 0, brk = 0;
+    int rc;
+
+    *r_brk = 0;
+    if (dyn_addr == 0)
+        return 0;
+    rc = find_dt_debug(p, dyn_addr, &r_debug, err);
+    if (rc != 0 || r_debug == 0)
+        return rc;
+    rc = read_word(p, r_debug + RD_R_BRK * p->arch->word_size, &brk);
+    if (rc != 0)
+        return read_failed(p, rc, err, "struct r_debug", r_debug);
+    *r_brk = brk;
+    return 0;
+}
+
+int
 sw_rdebug_modules(struct sw_proc *p, sw_addr dyn_addr, struct sw_modinfo **mods, size_t *n,
                   sw_addr *r_brk, struct sw_errbuf *err)
 {

@@ -23,6 +23,7 @@ struct sw_walker {
     struct sw_stepper **steppers;  /* owned: every stepper added */
     size_t nsteppers, capsteppers;
     struct sw_libstate *libs; /* owned */
+    uint64_t libs_gen;        /* proc->stop_gen when LIBS was last refreshed */
     struct sw_symlookup *sym; /* owned */
     struct sw_virtual *virt;  /* owned: DWARF for inline and tail-call frames (virtual.c) */
     size_t max_frames;
@@ -291,6 +292,7 @@ sw_walker_new(struct sw_proc *proc, const struct sw_walker_config *cfg, struct s
         sw_fail(err, rc, "%s", sw_libstate_errmsg(w->libs));
         goto fail;
     }
+    w->libs_gen = proc->stop_gen;
     *out = w;
     return 0;
 
@@ -607,6 +609,13 @@ sw_walk_stack(struct sw_walker *w, sw_tid tid, struct sw_stack *st)
     st->n = 0;
     st->end = SW_END_NONE;
     sw_err_clear(&w->err);
+    if (w->proc->stop_gen != w->libs_gen) {
+        /* The target ran since the list was read: dlopen and dlclose. */
+        rc = sw_libstate_refresh(w->libs);
+        if (rc < 0)
+            return sw_walker_fail(w, rc, "%s", sw_libstate_errmsg(w->libs));
+        w->libs_gen = w->proc->stop_gen;
+    }
     rc = sw_initial_frame(w, tid, &top);
     if (rc < 0)
         return rc;

@@ -75,6 +75,15 @@ SW_API int sw_libstate_libs(struct sw_libstate *ls, const struct sw_lib **libs, 
 SW_API int sw_libstate_lib_offset(struct sw_libstate *ls, sw_addr addr, const char **name,
                                   sw_addr *offset);
 
+/* getLibTrapAddress: r_debug.r_brk, the function the dynamic linker calls
+ * before and after every load and unload (a breakpoint there sees dlopen
+ * and dlclose).  From the link-map walk when the list came from it (QEMU
+ * user), else read through the executable's DT_DEBUG on the first call
+ * after a refresh.  Returns 0, SW_ENOENT when unknown (a static program,
+ * or the dynamic linker has not run yet: refresh after the next stop), or a
+ * link error. */
+SW_API int sw_libstate_trap_address(struct sw_libstate *ls, sw_addr *addr);
+
 /* Messages about local files found but not used, one per file, in the
  * order seen ("/lib/x86_64-linux-gnu/libc.so.6: local file's build-id
  * differs from the target's; not used"); each file is checked once per

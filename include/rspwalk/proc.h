@@ -104,6 +104,11 @@ struct sw_proc {
     sw_tid default_tid;                   /* the thread that reported the stop */
     char *exe_path;                       /* owned, may be NULL: the local executable */
     struct sw_errbuf err;                 /* last failure on this object */
+    /* Stop generation: a backend with ProcDebug adds one for every stop or
+     * exit it takes in (the RSP backend: each stop reply after a resume or
+     * an interrupt).  A walker whose library state was read at another
+     * generation reads it again before its next walk (dlopen, dlclose). */
+    uint64_t stop_gen;
 };
 
 /* Initialise the base of a backend.  OPS must have read_mem and read_reg,

@@ -76,7 +76,11 @@ SW_API const char *sw_walker_errmsg(const struct sw_walker *w);
  * which is reset first.  Returns 0 whenever at least the top frame was found
  * (ST->end says why the walk stopped), or an error.  Unless the configuration
  * says no_virtual_frames, ST then also holds the frames gdb shows from DWARF
- * debug information: SW_FRAME_INLINE and SW_FRAME_TAILCALL (frame.h). */
+ * debug information: SW_FRAME_INLINE and SW_FRAME_TAILCALL (frame.h).
+ * When the process has stopped again since the library state was read
+ * (sw_proc.stop_gen moved), the state is refreshed first, which reaches every
+ * stepper's library_changed and ends the life of earlier sw_lib pointers
+ * and symbol module names. */
 SW_API int sw_walk_stack(struct sw_walker *w, sw_tid tid, struct sw_stack *st);
 
 /* walkStackFromFrame: walk from FRAME (copied to ST->frames[0]). */

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -340,6 +341,117 @@ test_frame_lookup_pc_subtracts_one_only_for_calls(void **state)
     assert_false(sw_frame_reg(&f, SW_FRAME_MAX_REGS, &v));
 }
 
+/* A stepper that records the library changes it is told of. */
+struct change_stepper {
+    struct test_stepper t; /* first: test_caller_frame sees a test_stepper */
+    char log[256];
+};
+
+static void
+change_recorded(struct sw_stepper *s, const struct sw_lib *lib, enum sw_lib_change change)
+{
+    struct change_stepper *c = (struct change_stepper *)s;
+    size_t n = strlen(c->log);
+    snprintf(c->log + n, sizeof c->log - n, "%s%s ", change == SW_LIB_LOAD ? "+" : "-", lib->name);
+}
+
+static const struct sw_stepper_ops change_ops = { .name = "test-changes",
+                                                  .priority = 0x100,
+                                                  .caller_frame = test_caller_frame,
+                                                  .library_changed = change_recorded };
+
+static bool
+has_lib(struct sw_walker *w, const char *name)
+{
+    const struct sw_lib *libs;
+    size_t n;
+    assert_int_equal(sw_libstate_libs(sw_walker_libstate(w), &libs, &n), 0);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(libs[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+static void
+test_walk_after_a_stop_sees_libraries_loaded_and_unloaded(void **state)
+{
+    (void)state;
+    struct sw_proc *p = fake_proc_new(&arch_x86_64);
+    fake_proc_set_reg(p, 1, 16, 0x1000);
+    fake_proc_set_reg(p, 1, 7, 0x7000);
+    fake_proc_set_reg(p, 1, 6, 0x7100);
+    fake_proc_add_module(p, "/lib/liba.so.1", 0x40000000);
+    struct sw_walker_config cfg = { .no_default_steppers = true, .max_frames = 4 };
+    struct sw_walker *w = NULL;
+    struct sw_errbuf err = { 0 };
+    assert_int_equal(sw_walker_new(p, &cfg, &w, &err), 0);
+    struct change_stepper *c = calloc(1, sizeof *c);
+    c->t.base.ops = &change_ops;
+    c->t.mode = MODE_UP;
+    assert_int_equal(sw_add_stepper(w, &c->t.base), 0);
+    struct sw_stack st;
+    sw_stack_init(&st);
+    assert_int_equal(sw_walk_stack(w, SW_TID_DEFAULT, &st), 0);
+    assert_true(has_lib(w, "/lib/liba.so.1"));
+
+    /* dlopen of libb, dlclose of liba, but no stop taken in: the list stays. */
+    fake_proc_remove_module(p, "/lib/liba.so.1");
+    fake_proc_add_module(p, "/lib/libb.so.2", 0x50000000);
+    assert_int_equal(sw_walk_stack(w, SW_TID_DEFAULT, &st), 0);
+    assert_true(has_lib(w, "/lib/liba.so.1"));
+    assert_false(has_lib(w, "/lib/libb.so.2"));
+    assert_string_equal(c->log, "");
+
+    /* The backend took in a stop: the next walk reads the list again. */
+    p->stop_gen++;
+    assert_int_equal(sw_walk_stack(w, SW_TID_DEFAULT, &st), 0);
+    assert_false(has_lib(w, "/lib/liba.so.1"));
+    assert_true(has_lib(w, "/lib/libb.so.2"));
+    assert_string_equal(c->log, "-/lib/liba.so.1 +/lib/libb.so.2 ");
+
+    /* Once per stop: a second walk at the same generation reads nothing new. */
+    c->log[0] = '\0';
+    fake_proc_remove_module(p, "/lib/libb.so.2");
+    assert_int_equal(sw_walk_stack(w, SW_TID_DEFAULT, &st), 0);
+    assert_true(has_lib(w, "/lib/libb.so.2"));
+    assert_string_equal(c->log, "");
+    sw_stack_fini(&st);
+    sw_walker_free(w);
+}
+
+static void
+test_refresh_failure_at_a_new_stop_fails_the_walk_with_message(void **state)
+{
+    (void)state;
+    struct sw_proc *p = NULL;
+    struct sw_walker *w = walker_with(4, &p);
+    assert_int_equal(sw_add_stepper(w, &test_stepper_new(&test_ops_lo, MODE_UP)->base), 0);
+    unsigned char auxv[16] = { 0 }; /* AT_NULL: a list the refresh reads */
+    fake_proc_set_auxv(p, auxv, sizeof auxv);
+    fake_proc_fail_auxv(p, SW_ETIMEDOUT);
+    p->stop_gen++;
+    struct sw_stack st;
+    sw_stack_init(&st);
+    assert_int_equal(sw_walk_stack(w, SW_TID_DEFAULT, &st), SW_ETIMEDOUT);
+    assert_non_null(strstr(sw_walker_errmsg(w), "injected failure"));
+    fake_proc_fail_auxv(p, 0);
+    assert_int_equal(sw_walk_stack(w, SW_TID_DEFAULT, &st), 0);
+    sw_stack_fini(&st);
+    sw_walker_free(w);
+}
+
+static void
+test_trap_address_without_dynamic_section_is_enoent(void **state)
+{
+    (void)state;
+    struct sw_walker *w = walker_with(4, NULL);
+    sw_addr brk = 0x1234;
+    assert_int_equal(sw_libstate_trap_address(sw_walker_libstate(w), &brk), SW_ENOENT);
+    assert_int_equal(brk, 0x1234);
+    assert_non_null(strstr(sw_libstate_errmsg(sw_walker_libstate(w)), "library trap address"));
+    sw_walker_free(w);
+}
+
 int
 main(void)
 {
@@ -358,6 +470,9 @@ main(void)
         cmocka_unit_test(test_add_stepper_without_caller_frame_is_rejected),
         cmocka_unit_test(test_proc_init_rejects_incomplete_ops),
         cmocka_unit_test(test_frame_lookup_pc_subtracts_one_only_for_calls),
+        cmocka_unit_test(test_walk_after_a_stop_sees_libraries_loaded_and_unloaded),
+        cmocka_unit_test(test_refresh_failure_at_a_new_stop_fails_the_walk_with_message),
+        cmocka_unit_test(test_trap_address_without_dynamic_section_is_enoent),
     };
     return cmocka_run_group_tests_name("walker", tests, NULL, NULL);
 }

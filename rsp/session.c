@@ -241,7 +241,9 @@ wait_packet(struct rsp_session *s, const struct waiter *w, bool *got_packet)
 {
     int naks = 0, bad = 0;
     size_t garbage0 = s->dec.garbage;
-    uint64_t deadline = sw_now_us() + (uint64_t)w->timeout_ms * 1000;
+    /* Timeout 0 is a poll (handle_debug_event(false)): it still reads what
+     * has arrived, for which the deadline must not have passed already. */
+    uint64_t deadline = sw_now_us() + (w->timeout_ms > 0 ? (uint64_t)w->timeout_ms * 1000 : 1000);
     *got_packet = false;
     if (w->ack_only && s->noack)
         return 0;

@@ -26,7 +26,7 @@ struct cli_opts {
     bool cont;
     bool stats;
     bool no_cache;
-    bool locals; /* --locals: each frame's variables (cli/locals.c) */
+    bool locals;        /* --locals: each frame's variables (cli/locals.c) */
     const char *attach; /* --attach PID[,PID...]: NULL for one process */
     long long pid;      /* --pid N: 0 if not given */
     int pass[64];

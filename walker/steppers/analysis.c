@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "walker/disasm.h"
+#include "walker/steppers/frame_func.h"
 #include "walker/walker_internal.h"
 
 /* Functions larger than this are not analysed: the per-byte state array
@@ -621,19 +622,6 @@ sw_analysis_at(struct sw_walker *w, sw_addr pc, bool exact, struct sw_an_pc *out
 /* ---- the stepper ----------------------------------------------------- */
 
 static enum sw_gcf
-read_word(struct sw_walker *w, sw_addr addr, sw_word *val)
-{
-    int rc = sw_walker_read_word(w, addr, val);
-    if (rc == 0)
-        return SW_GCF_SUCCESS;
-    if (sw_is_link_error(rc)) {
-        sw_walker_fail_from_proc(w, rc);
-        return SW_GCF_ERROR;
-    }
-    return SW_GCF_NOT_ME;
-}
-
-static enum sw_gcf
 analysis_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_frame *out)
 {
     struct an_stepper *as = (struct an_stepper *)s;
@@ -667,7 +655,7 @@ analysis_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw
         cfa = in->fp - (sw_addr)p.fp_off;
     } else if (have_l && p.cfa_saved) {
         sw_word v;
-        if ((r = read_word(w, l + (sw_addr)p.cfa_slot, &v)) != SW_GCF_SUCCESS)
+        if ((r = sw_ff_read_word(w, l + (sw_addr)p.cfa_slot, &v)) != SW_GCF_SUCCESS)
             return r;
         cfa = v;
     } else {
@@ -681,7 +669,7 @@ analysis_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw
     switch (p.ra) {
     case SW_AN_RA_SLOT:
         ra_loc = (struct sw_location){ .kind = SW_LOC_ADDRESS, .addr = cfa + (sw_addr)p.ra_off };
-        if ((r = read_word(w, ra_loc.addr, &ra)) != SW_GCF_SUCCESS)
+        if ((r = sw_ff_read_word(w, ra_loc.addr, &ra)) != SW_GCF_SUCCESS)
             return r;
         break;
     case SW_AN_RA_LIVE:
@@ -712,7 +700,7 @@ analysis_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw
         sw_addr base = p.fp_save_alt ? l : cfa;
         fp_loc =
             (struct sw_location){ .kind = SW_LOC_ADDRESS, .addr = base + (sw_addr)p.fp_save_off };
-        if ((r = read_word(w, fp_loc.addr, &fp)) != SW_GCF_SUCCESS)
+        if ((r = sw_ff_read_word(w, fp_loc.addr, &fp)) != SW_GCF_SUCCESS)
             return r;
     } else {
         fp_loc = (struct sw_location){ .kind = SW_LOC_REGISTER, .reg = (unsigned)a->dw_fp };

@@ -121,20 +121,36 @@ di_fail(struct sw_dinfo *d, int code, Dwarf_Error de, const char *what)
     return code;
 }
 
+/* Fetch attribute AT of DIE into *A; false (no error kept) when it is absent
+ * or unreadable.  Pair with attr_close. */
+static bool
+attr_open(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at, Dwarf_Attribute *a)
+{
+    Dwarf_Error de = NULL;
+    if (dwarf_attr(die, at, a, &de) == DW_DLV_OK)
+        return true;
+    drop_error(d->dbg, de);
+    return false;
+}
+
+/* Release A and the error DE of reading its form. */
+static void
+attr_close(struct sw_dinfo *d, Dwarf_Attribute a, Dwarf_Error de)
+{
+    drop_error(d->dbg, de);
+    dwarf_dealloc_attribute(a);
+}
+
 static bool
 attr_string(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at, const char **out)
 {
     Dwarf_Attribute a = NULL;
     Dwarf_Error de = NULL;
     char *s = NULL;
-    int rc = dwarf_attr(die, at, &a, &de);
-    if (rc != DW_DLV_OK) {
-        drop_error(d->dbg, de);
+    if (!attr_open(d, die, at, &a))
         return false;
-    }
-    rc = dwarf_formstring(a, &s, &de);
-    drop_error(d->dbg, de);
-    dwarf_dealloc_attribute(a);
+    int rc = dwarf_formstring(a, &s, &de);
+    attr_close(d, a, de);
     if (rc != DW_DLV_OK || s == NULL || s[0] == 0)
         return false;
     *out = s; /* in the string section: valid until dwarf_finish */
@@ -146,14 +162,10 @@ attr_ref(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at, Dwarf_Off *off)
 {
     Dwarf_Attribute a = NULL;
     Dwarf_Error de = NULL;
-    int rc = dwarf_attr(die, at, &a, &de);
-    if (rc != DW_DLV_OK) {
-        drop_error(d->dbg, de);
+    if (!attr_open(d, die, at, &a))
         return false;
-    }
-    rc = dwarf_global_formref(a, off, &de);
-    drop_error(d->dbg, de);
-    dwarf_dealloc_attribute(a);
+    int rc = dwarf_global_formref(a, off, &de);
+    attr_close(d, a, de);
     return rc == DW_DLV_OK;
 }
 
@@ -163,14 +175,10 @@ attr_flag(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at)
     Dwarf_Attribute a = NULL;
     Dwarf_Error de = NULL;
     Dwarf_Bool v = 0;
-    int rc = dwarf_attr(die, at, &a, &de);
-    if (rc != DW_DLV_OK) {
-        drop_error(d->dbg, de);
+    if (!attr_open(d, die, at, &a))
         return false;
-    }
-    rc = dwarf_formflag(a, &v, &de);
-    drop_error(d->dbg, de);
-    dwarf_dealloc_attribute(a);
+    int rc = dwarf_formflag(a, &v, &de);
+    attr_close(d, a, de);
     return rc == DW_DLV_OK && v;
 }
 
@@ -180,14 +188,10 @@ attr_addr(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at, sw_addr *out)
     Dwarf_Attribute a = NULL;
     Dwarf_Error de = NULL;
     Dwarf_Addr v = 0;
-    int rc = dwarf_attr(die, at, &a, &de);
-    if (rc != DW_DLV_OK) {
-        drop_error(d->dbg, de);
+    if (!attr_open(d, die, at, &a))
         return false;
-    }
-    rc = dwarf_formaddr(a, &v, &de);
-    drop_error(d->dbg, de);
-    dwarf_dealloc_attribute(a);
+    int rc = dwarf_formaddr(a, &v, &de);
+    attr_close(d, a, de);
     if (rc != DW_DLV_OK)
         return false;
     *out = v;
@@ -1350,14 +1354,10 @@ attr_udata(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at, Dwarf_Unsigned *out
 {
     Dwarf_Attribute a = NULL;
     Dwarf_Error de = NULL;
-    int rc = dwarf_attr(die, at, &a, &de);
-    if (rc != DW_DLV_OK) {
-        drop_error(d->dbg, de);
+    if (!attr_open(d, die, at, &a))
         return false;
-    }
-    rc = dwarf_formudata(a, out, &de);
-    drop_error(d->dbg, de);
-    dwarf_dealloc_attribute(a);
+    int rc = dwarf_formudata(a, out, &de);
+    attr_close(d, a, de);
     return rc == DW_DLV_OK;
 }
 

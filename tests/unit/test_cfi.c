@@ -22,48 +22,11 @@
 #include <unistd.h>
 
 #include "rspwalk/rspwalk.h"
+#include "tests/tools/self_object.h"
 #include "util/util.h"
 #include "walker/cfi.h"
 
 /* ---- where things are in this process ---------------------------------- */
-
-struct obj_query {
-    uintptr_t addr;
-    uintptr_t bias;
-    char path[512];
-    bool found;
-};
-
-static int
-find_obj_cb(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    struct obj_query *q = arg;
-    (void)size;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-        if (ph->p_type == PT_LOAD && q->addr >= lo && q->addr < lo + ph->p_memsz) {
-            q->bias = info->dlpi_addr;
-            snprintf(q->path, sizeof q->path, "%s",
-                     info->dlpi_name[0] ? info->dlpi_name : "/proc/self/exe");
-            q->found = true;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* The file and load bias of the object holding runtime address ADDR. */
-static struct obj_query
-object_of(uintptr_t addr)
-{
-    struct obj_query q;
-    memset(&q, 0, sizeof q);
-    q.addr = addr;
-    dl_iterate_phdr(find_obj_cb, &q);
-    assert_true(q.found);
-    return q;
-}
 
 /* A function of this test that CFI must describe at its first byte. */
 __attribute__((noinline)) int cfi_probe_function(int x);

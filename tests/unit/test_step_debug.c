@@ -19,6 +19,7 @@
 
 #include "rspwalk/rspwalk.h"
 #include "tests/tools/fake_proc.h"
+#include "tests/tools/self_object.h"
 #include "util/util.h"
 #include "walker/cfi.h"
 #include "walker/steppers/debug_internal.h"
@@ -30,43 +31,6 @@ enum { RAX = 0, RBX = 3, RBP = 6, RSP = 7, R12 = 12, RIP = 16 };
 #define CALLER_RA 0x5555deadbeefull
 
 /* ---- where things are in this process ---------------------------------- */
-
-struct obj_query {
-    uintptr_t addr;
-    uintptr_t bias;
-    char path[512];
-    bool found;
-};
-
-static int
-find_obj_cb(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    struct obj_query *q = arg;
-    (void)size;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-        if (ph->p_type == PT_LOAD && q->addr >= lo && q->addr < lo + ph->p_memsz) {
-            q->bias = info->dlpi_addr;
-            snprintf(q->path, sizeof q->path, "%s",
-                     info->dlpi_name[0] ? info->dlpi_name : "/proc/self/exe");
-            q->found = true;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-static struct obj_query
-object_of(uintptr_t addr)
-{
-    struct obj_query q;
-    memset(&q, 0, sizeof q);
-    q.addr = addr;
-    dl_iterate_phdr(find_obj_cb, &q);
-    assert_true(q.found);
-    return q;
-}
 
 __attribute__((noinline)) int step_probe_function(int x);
 __attribute__((noinline)) int

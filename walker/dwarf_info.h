@@ -1,10 +1,13 @@
-/* walker/dwarf_info.h -- inlined subroutines and tail-call sites from .debug_info.
+/* walker/dwarf_info.h -- inlined subroutines, tail-call sites and variables from .debug_info.
  *
  * What gdb reads to show frames that are not on the machine stack: the
  * DW_TAG_inlined_subroutine scopes covering an address, and the
- * DW_TAG_call_site (DW_TAG_GNU_call_site) entries of tail calls.  Implemented
- * in walker/dwarf_info.c, the second file that includes <libdwarf.h>; CFI is
- * walker/dwarf_adapter.c's.  Addresses are link-time; nothing here reads the target.
+ * DW_TAG_call_site (DW_TAG_GNU_call_site) entries of tail calls; and the
+ * variables of a function.  Implemented by walker/dwarf_info.c (handle, units),
+ * dwarf_scopes.c, dwarf_inline.c, dwarf_types.c and dwarf_vars.c, which share
+ * walker/dwarf_info_internal.h and are, with walker/dwarf_adapter.c (CFI), the
+ * files that include <libdwarf.h>.  Addresses are link-time; nothing here reads
+ * the target.
  */
 #ifndef RSPWALK_WALKER_DWARF_INFO_H
 #define RSPWALK_WALKER_DWARF_INFO_H
@@ -93,7 +96,7 @@ int sw_dinfo_function(struct sw_dinfo *d, sw_addr vaddr, struct sw_dinfo_name *o
 int sw_dinfo_tailcall_chain(struct sw_dinfo *d, sw_addr caller_ra, sw_addr callee_entry,
                             struct sw_dinfo_tail *out, size_t max, size_t *n);
 
-/* ---- local variables (walker/locals.c) ------------------------------------------------ */
+/* ---- local variables (dwarf_vars.c; evaluated by walker/locals.c) ---------------------- */
 
 /* How a value of a type is shown (walker/locals.c formats it). */
 enum sw_dinfo_tkind {

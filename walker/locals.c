@@ -1,6 +1,6 @@
 /* walker/locals.c -- local variables of walked frames (include/rspwalk/locals.h).
  *
- * Names, types and locations come from walker/dwarf_info.c (the module's
+ * Names, types and locations come from walker/dwarf_info.h (the module's
  * sw_dinfo, cached per walker by walker/virtual.c); this file evaluates a
  * location for one frame (pieces, registers, frame base, memory) and formats
  * values as gdb prints them.  No libdwarf here, and no unwinding: the

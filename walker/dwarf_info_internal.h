@@ -1,0 +1,196 @@
+/* walker/dwarf_info_internal.h -- what the files behind walker/dwarf_info.h share.
+ *
+ * The handle, the address -> unit table and the parsed units (dwarf_info.c),
+ * the scopes of a unit (dwarf_scopes.c), inline and tail-call chains
+ * (dwarf_inline.c), types (dwarf_types.c) and variables (dwarf_vars.c).
+ * Included only by those five files: they are the ones that include
+ * <libdwarf.h> besides walker/dwarf_adapter.c (CFI).  Not an interface.
+ */
+#ifndef RSPWALK_WALKER_DWARF_INFO_INTERNAL_H
+#define RSPWALK_WALKER_DWARF_INFO_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <dwarf.h>
+#include <libdwarf.h>
+
+#include "util/util.h"
+#include "walker/dwarf_info.h"
+
+/* Bounds on the work garbage DWARF can cause.  Real units nest scopes a few
+ * levels deep (glibc: under 12) and gdb's tail-call chains are short (glibc:
+ * 1-2), so these never cut a real answer. */
+#define DI_MAX_DEPTH  64         /* DIE nesting followed inside a unit */
+#define DI_MAX_DIES   (1u << 22) /* DIEs visited in one unit */
+#define DI_MAX_HOPS   8          /* abstract_origin / specification links followed */
+#define DI_MAX_RANGES 4096       /* entries read from one range list */
+#define DI_MAX_CHAIN  32         /* tail calls in one chain */
+#define DI_MAX_VISITS 8192       /* call sites entered by one tail-call search */
+#define DI_NONE       UINT32_MAX
+
+/* Bounds for garbage: types nest a few levels in real programs, and gdb's
+ * info locals shows members one level deep here anyway. */
+#define DI_MAX_TYPE_DEPTH 8
+#define DI_MAX_MEMBERS    256
+#define DI_MAX_LOCS       1024
+#define DI_MAX_OPS        256
+
+enum di_scope_kind { DI_FUNC, DI_INLINED, DI_BLOCK };
+
+struct di_range {
+    sw_addr lo, hi;
+};
+
+/* A DIE with code: a concrete function, an inlined subroutine or a lexical
+ * block, in DIE pre-order (children follow their parent). */
+struct di_scope {
+    uint32_t parent;         /* DI_NONE at the top of the unit */
+    uint32_t first, nranges; /* in cu->ranges, in DWARF order */
+    uint8_t kind;            /* enum di_scope_kind */
+    const char *name;        /* DI_FUNC, DI_INLINED: gdb's name; borrowed from libdwarf */
+    Dwarf_Off die;           /* the DIE's global offset (local variables) */
+};
+
+enum di_target_kind { DI_TGT_NONE, DI_TGT_ADDR, DI_TGT_NAME };
+
+struct di_site {
+    sw_addr pc;    /* DW_AT_call_return_pc (DW_AT_low_pc for the GNU tag) */
+    uint32_t func; /* the enclosing DI_FUNC scope */
+    bool tail;
+    uint8_t tkind; /* enum di_target_kind */
+    sw_addr taddr;
+    const char *tname;
+};
+
+struct di_pcidx {
+    sw_addr pc;
+    uint32_t idx; /* in cu->sites */
+};
+
+struct di_rbuf {
+    struct di_range *v;
+    size_t n, cap;
+};
+
+struct di_cu {
+    Dwarf_Off off; /* global offset of the unit DIE */
+    int state;     /* 0: not parsed, 1: parsed, -1: malformed (stays empty) */
+    struct di_scope *scopes;
+    size_t nscopes, capscopes;
+    struct di_rbuf ranges;
+    struct di_site *sites;
+    size_t nsites, capsites;
+    struct di_pcidx *by_pc; /* every site, sorted by pc */
+};
+
+struct di_span {
+    sw_addr lo, hi;
+    Dwarf_Off cu_off; /* the unit object is made on first use: libc has 1700 units */
+};
+
+struct sw_dinfo {
+    Dwarf_Debug dbg; /* NULL: no .debug_info */
+    struct sw_elf *elf;
+    char *path;
+    char *source; /* the file DBG reads */
+    struct di_cu **cus;
+    size_t ncus, capcus; /* sorted by off */
+    struct di_span *spans;
+    size_t nspans, capspans; /* sorted by lo */
+    bool aranges_read, units_scanned;
+    struct sw_errbuf err;
+};
+
+/* ---- libdwarf helpers (dwarf_info.c) --------------------------------------------------- */
+
+static inline void
+sw_di_drop_error(Dwarf_Debug dbg, Dwarf_Error de)
+{
+    if (de)
+        dwarf_dealloc_error(dbg, de);
+}
+
+/* Record a libdwarf failure on D, naming the source file; returns CODE. */
+int sw_di_fail(struct sw_dinfo *d, int code, Dwarf_Error de, const char *what);
+
+/* Attribute AT of DIE; false (no error kept) when it is absent or of another
+ * form.  Strings are borrowed from libdwarf, valid until sw_dinfo_close. */
+bool sw_di_attr_string(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at, const char **out);
+bool sw_di_attr_ref(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at, Dwarf_Off *off);
+bool sw_di_attr_flag(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at);
+bool sw_di_attr_addr(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at, sw_addr *out);
+bool sw_di_attr_udata(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at, Dwarf_Unsigned *out);
+bool sw_di_has_attr(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at);
+
+/* The DIE at global offset OFF, or NULL.  Caller frees with dwarf_dealloc_die. */
+Dwarf_Die sw_di_die_at(struct sw_dinfo *d, Dwarf_Off off);
+
+/* Append DIE's address ranges to RB, as gdb's dwarf2_get_pc_bounds reads them:
+ * DW_AT_low_pc with DW_AT_high_pc, else DW_AT_ranges.  CU_BASE is the unit's
+ * DW_AT_low_pc, the base of DWARF 4 range lists.  Adds nothing for a DIE
+ * without code; 0 or SW_ENOMEM.  RB->v: caller frees with sw_free. */
+int sw_di_die_ranges(struct sw_dinfo *d, Dwarf_Die die, sw_addr cu_base, struct di_rbuf *rb);
+
+/* The unit covering VADDR (its object, not yet parsed): from .debug_aranges
+ * first, then, once, from every unit's own ranges.  Returns 0 with *OUT
+ * (owned by D), SW_ENOENT, SW_ENOMEM. */
+int sw_di_find_cu(struct sw_dinfo *d, sw_addr vaddr, struct di_cu **out);
+
+/* ---- the scopes of a unit (dwarf_scopes.c) --------------------------------------------- */
+
+/* Free what parsing CU allocated; its offset and state stay. */
+void sw_di_cu_reset(struct di_cu *cu);
+
+/* The parsed unit covering VADDR; *CU NULL (and 0) when there is none.
+ * Returns 0, SW_ENOMEM, SW_EBADELF (message on D). */
+int sw_di_parsed_cu_at(struct sw_dinfo *d, sw_addr vaddr, struct di_cu **cu);
+
+/* The innermost scope of CU covering VADDR; DI_NONE if none. */
+uint32_t sw_di_innermost_scope(const struct di_cu *cu, sw_addr vaddr);
+
+/* The concrete function scope at or above scope I; DI_NONE if none. */
+uint32_t sw_di_func_of(const struct di_cu *cu, uint32_t i);
+
+/* ---- types and variables (dwarf_types.c, dwarf_vars.c) --------------------------------- */
+
+/* Every allocation of one sw_dinfo_func, freed together. */
+struct di_blk {
+    struct di_blk *next;
+    max_align_t data[];
+};
+
+struct di_tcache {
+    Dwarf_Off off;
+    struct sw_dinfo_type *t;
+};
+
+struct di_vars {
+    struct sw_dinfo *d;
+    struct sw_dinfo_func *fn;
+    struct di_blk *arena;
+    sw_addr vaddr, base; /* the pc, the unit's base address */
+    unsigned addr_size;
+    struct di_tcache *tc;
+    size_t ntc, captc;
+    struct sw_dinfo_var *vars;
+    unsigned *depth; /* of each var's block: innermost printed first */
+    size_t nvars, capvars;
+    bool oom;
+};
+
+/* N zeroed bytes in C's arena; NULL (and C->oom) when out of memory. */
+void *sw_di_alloc(struct di_vars *c, size_t n);
+
+/* A and B joined, in C's arena; "?" when out of memory. */
+const char *sw_di_cat(struct di_vars *c, const char *a, const char *b);
+
+/* The type DIE refers to by DW_AT_type (void when it has none), read at
+ * nesting DEPTH, in C's arena and type cache; never NULL. */
+const struct sw_dinfo_type *sw_di_die_type(struct di_vars *c, Dwarf_Die die, unsigned depth);
+
+/* The type of a variable whose type cannot be read. */
+extern const struct sw_dinfo_type sw_di_type_unknown;
+
+#endif /* RSPWALK_WALKER_DWARF_INFO_INTERNAL_H */

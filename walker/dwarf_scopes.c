@@ -1,0 +1,406 @@
+/* walker/dwarf_scopes.c -- the scopes and call sites of a compilation unit.
+ *
+ * A unit is parsed on first use into its functions, inlined subroutines and
+ * lexical blocks (with their ranges, in DIE pre-order) and its call sites;
+ * the queries for the function covering an address are answered from that.
+ * Not the address -> unit table (dwarf_info.c), nor variables (dwarf_vars.c).
+ */
+#include "walker/dwarf_info.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "walker/dwarf_info_internal.h"
+
+/* The name gdb prints for DIE: the first DW_AT_linkage_name along its
+ * abstract_origin / specification links, else the first DW_AT_name. */
+static const char *
+die_gdb_name(struct sw_dinfo *d, Dwarf_Die die)
+{
+    const char *linkage = NULL, *name = NULL, *s;
+    Dwarf_Die cur = die, owned = NULL;
+
+    for (int hop = 0; hop < DI_MAX_HOPS && cur != NULL; hop++) {
+        Dwarf_Off off;
+        if (sw_di_attr_string(d, cur, DW_AT_linkage_name, &s) ||
+            sw_di_attr_string(d, cur, DW_AT_MIPS_linkage_name, &s)) {
+            linkage = s;
+            break;
+        }
+        if (name == NULL && sw_di_attr_string(d, cur, DW_AT_name, &s))
+            name = s;
+        if (!sw_di_attr_ref(d, cur, DW_AT_abstract_origin, &off) &&
+            !sw_di_attr_ref(d, cur, DW_AT_specification, &off))
+            break;
+        Dwarf_Die next = sw_di_die_at(d, off);
+        if (owned)
+            dwarf_dealloc_die(owned);
+        owned = cur = next;
+    }
+    if (owned)
+        dwarf_dealloc_die(owned);
+    return linkage ? linkage : name;
+}
+
+/* ---- one unit -------------------------------------------------------------------------- */
+
+struct di_parse {
+    struct sw_dinfo *d;
+    struct di_cu *cu;
+    sw_addr base;
+    unsigned ndies;
+};
+
+static int
+add_scope(struct di_cu *cu, const struct di_scope *s)
+{
+    if (cu->nscopes == cu->capscopes) {
+        size_t cap = cu->capscopes ? cu->capscopes * 2 : 32;
+        struct di_scope *v = sw_realloc(cu->scopes, cap * sizeof *v);
+        if (v == NULL)
+            return SW_ENOMEM;
+        cu->scopes = v;
+        cu->capscopes = cap;
+    }
+    cu->scopes[cu->nscopes++] = *s;
+    return 0;
+}
+
+/* Where a call site's target is, as gdb's read_call_site_scope records it:
+ * a DW_AT_call_target expression needs the caller's registers, which a
+ * tail-call search does not have, so it stays unresolved; a declaration is
+ * resolved later by name; a definition by its lowest address.  0 or SW_ENOMEM. */
+static int
+site_target(struct di_parse *p, Dwarf_Die die, struct di_site *s)
+{
+    struct sw_dinfo *d = p->d;
+    Dwarf_Off off;
+    int rc = 0;
+
+    s->tkind = DI_TGT_NONE;
+    if (sw_di_has_attr(d, die, DW_AT_call_target) ||
+        sw_di_has_attr(d, die, DW_AT_GNU_call_site_target))
+        return 0;
+    if (!sw_di_attr_ref(d, die, DW_AT_call_origin, &off) &&
+        !sw_di_attr_ref(d, die, DW_AT_abstract_origin, &off))
+        return 0;
+    Dwarf_Die t = sw_di_die_at(d, off);
+    if (t == NULL)
+        return 0;
+    if (sw_di_attr_flag(d, t, DW_AT_declaration) && !sw_di_has_attr(d, t, DW_AT_specification)) {
+        const char *name = NULL;
+        if (sw_di_attr_string(d, t, DW_AT_linkage_name, &name) ||
+            sw_di_attr_string(d, t, DW_AT_MIPS_linkage_name, &name) ||
+            sw_di_attr_string(d, t, DW_AT_name, &name)) {
+            s->tkind = DI_TGT_NAME;
+            s->tname = name;
+        }
+    } else {
+        struct di_rbuf rb = { 0 };
+        sw_addr base = p->base;
+        Dwarf_Off cu_off = 0;
+        Dwarf_Error de = NULL;
+        /* A DWARF 4 range list counts from the target's own unit. */
+        if (dwarf_CU_dieoffset_given_die(t, &cu_off, &de) == DW_DLV_OK && cu_off != p->cu->off) {
+            Dwarf_Die cu = sw_di_die_at(d, cu_off);
+            Dwarf_Addr b = 0;
+            base = 0;
+            if (cu != NULL && dwarf_lowpc(cu, &b, &de) == DW_DLV_OK)
+                base = b;
+            if (cu != NULL)
+                dwarf_dealloc_die(cu);
+        }
+        sw_di_drop_error(d->dbg, de);
+        rc = sw_di_die_ranges(d, t, base, &rb);
+        if (rc == 0 && rb.n > 0) {
+            sw_addr lowest = rb.v[0].lo;
+            for (size_t i = 1; i < rb.n; i++)
+                if (rb.v[i].lo < lowest)
+                    lowest = rb.v[i].lo;
+            s->tkind = DI_TGT_ADDR;
+            s->taddr = lowest;
+        }
+        sw_free(rb.v);
+    }
+    dwarf_dealloc_die(t);
+    return rc;
+}
+
+static int
+read_site(struct di_parse *p, Dwarf_Die die, uint32_t func)
+{
+    struct di_cu *cu = p->cu;
+    struct di_site s = { .func = func };
+
+    if (!sw_di_attr_addr(p->d, die, DW_AT_call_return_pc, &s.pc) &&
+        !sw_di_attr_addr(p->d, die, DW_AT_low_pc, &s.pc))
+        return 0;
+    s.tail = sw_di_attr_flag(p->d, die, DW_AT_call_tail_call) ||
+             sw_di_attr_flag(p->d, die, DW_AT_GNU_tail_call);
+    int rc = site_target(p, die, &s);
+    if (rc < 0)
+        return rc;
+    if (cu->nsites == cu->capsites) {
+        size_t cap = cu->capsites ? cu->capsites * 2 : 32;
+        struct di_site *v = sw_realloc(cu->sites, cap * sizeof *v);
+        if (v == NULL)
+            return SW_ENOMEM;
+        cu->sites = v;
+        cu->capsites = cap;
+    }
+    cu->sites[cu->nsites++] = s;
+    return 0;
+}
+
+static int parse_die(struct di_parse *p, Dwarf_Die die, uint32_t scope, uint32_t func,
+                     unsigned depth);
+
+static int
+parse_children(struct di_parse *p, Dwarf_Die parent, uint32_t scope, uint32_t func, unsigned depth)
+{
+    Dwarf_Debug dbg = p->d->dbg;
+    Dwarf_Error de = NULL;
+    Dwarf_Die child = NULL;
+    int rc;
+
+    if (depth >= DI_MAX_DEPTH)
+        return 0; /* deeper scopes of garbage are ignored, not an error */
+    rc = dwarf_child(parent, &child, &de);
+    if (rc == DW_DLV_NO_ENTRY)
+        return 0;
+    if (rc != DW_DLV_OK)
+        return sw_di_fail(p->d, SW_EBADELF, de, "children of a DIE");
+    while (child != NULL) {
+        Dwarf_Die sib = NULL;
+        rc = parse_die(p, child, scope, func, depth);
+        if (rc == 0) {
+            int r = dwarf_siblingof_b(dbg, child, true, &sib, &de);
+            if (r == DW_DLV_ERROR)
+                rc = sw_di_fail(p->d, SW_EBADELF, de, "siblings of a DIE");
+        }
+        dwarf_dealloc_die(child);
+        if (rc < 0) {
+            if (sib)
+                dwarf_dealloc_die(sib);
+            return rc;
+        }
+        child = sib;
+    }
+    return 0;
+}
+
+static int
+parse_die(struct di_parse *p, Dwarf_Die die, uint32_t scope, uint32_t func, unsigned depth)
+{
+    struct di_cu *cu = p->cu;
+    Dwarf_Error de = NULL;
+    Dwarf_Half tag = 0;
+    int rc;
+
+    if (++p->ndies > DI_MAX_DIES)
+        return sw_fail(&p->d->err, SW_EBADELF,
+                       "reading debug info of %s: the unit at 0x%llx has over %u DIEs",
+                       p->d->source, (unsigned long long)cu->off, DI_MAX_DIES);
+    if (dwarf_tag(die, &tag, &de) != DW_DLV_OK)
+        return sw_di_fail(p->d, SW_EBADELF, de, "a DIE's tag");
+
+    switch (tag) {
+    case DW_TAG_subprogram:
+    case DW_TAG_inlined_subroutine:
+    case DW_TAG_lexical_block: {
+        size_t first = cu->ranges.n;
+        rc = sw_di_die_ranges(p->d, die, p->base, &cu->ranges);
+        if (rc < 0)
+            return rc;
+        if (cu->ranges.n == first) {
+            /* No code: a declaration or an abstract instance is skipped with
+             * its children; a lexical block without ranges is transparent
+             * (gdb reads its children as its parent's). */
+            if (tag == DW_TAG_lexical_block)
+                return parse_children(p, die, scope, func, depth + 1);
+            return 0;
+        }
+        struct di_scope s = {
+            .parent = scope,
+            .first = (uint32_t)first,
+            .nranges = (uint32_t)(cu->ranges.n - first),
+            .kind = tag == DW_TAG_subprogram           ? DI_FUNC
+                    : tag == DW_TAG_inlined_subroutine ? DI_INLINED
+                                                       : DI_BLOCK,
+        };
+        if (s.kind != DI_BLOCK)
+            s.name = die_gdb_name(p->d, die);
+        if (dwarf_dieoffset(die, &s.die, &de) != DW_DLV_OK)
+            sw_di_drop_error(p->d->dbg, de);
+        rc = add_scope(cu, &s);
+        if (rc < 0)
+            return rc;
+        uint32_t idx = (uint32_t)(cu->nscopes - 1);
+        return parse_children(p, die, idx, s.kind == DI_FUNC ? idx : func, depth + 1);
+    }
+    case DW_TAG_call_site:
+    case DW_TAG_GNU_call_site:
+        return func == DI_NONE ? 0 : read_site(p, die, func);
+    case DW_TAG_namespace:
+    case DW_TAG_module:
+        return parse_children(p, die, scope, func, depth + 1);
+    default:
+        return 0;
+    }
+}
+
+static int
+pcidx_cmp(const void *a, const void *b)
+{
+    const struct di_pcidx *x = a, *y = b;
+    if (x->pc != y->pc)
+        return x->pc < y->pc ? -1 : 1;
+    return x->idx < y->idx ? -1 : 1;
+}
+
+void
+sw_di_cu_reset(struct di_cu *cu)
+{
+    sw_free(cu->scopes);
+    sw_free(cu->ranges.v);
+    sw_free(cu->sites);
+    sw_free(cu->by_pc);
+    Dwarf_Off off = cu->off;
+    int state = cu->state;
+    memset(cu, 0, sizeof *cu);
+    cu->off = off;
+    cu->state = state;
+}
+
+/* Parse CU once.  Returns 0 (also for a unit found malformed earlier, which
+ * stays empty), SW_ENOMEM (the unit stays unparsed: a later call retries),
+ * SW_EBADELF (the unit is malformed; message on D). */
+static int
+cu_parse(struct sw_dinfo *d, struct di_cu *cu)
+{
+    struct di_parse p = { .d = d, .cu = cu };
+    Dwarf_Error de = NULL;
+    Dwarf_Addr base = 0;
+    int rc;
+
+    if (cu->state != 0)
+        return 0;
+    Dwarf_Die die = sw_di_die_at(d, cu->off);
+    if (die == NULL) {
+        cu->state = -1;
+        return sw_fail(&d->err, SW_EBADELF, "reading debug info of %s: no unit DIE at 0x%llx",
+                       d->source, (unsigned long long)cu->off);
+    }
+    if (dwarf_lowpc(die, &base, &de) == DW_DLV_OK)
+        p.base = base;
+    sw_di_drop_error(d->dbg, de);
+    rc = parse_children(&p, die, DI_NONE, DI_NONE, 0);
+    dwarf_dealloc_die(die);
+    if (rc == 0 && cu->nsites > 0) {
+        cu->by_pc = sw_malloc(cu->nsites * sizeof cu->by_pc[0]);
+        if (cu->by_pc == NULL) {
+            rc = SW_ENOMEM;
+        } else {
+            for (size_t i = 0; i < cu->nsites; i++)
+                cu->by_pc[i] = (struct di_pcidx){ cu->sites[i].pc, (uint32_t)i };
+            qsort(cu->by_pc, cu->nsites, sizeof cu->by_pc[0], pcidx_cmp);
+        }
+    }
+    if (rc < 0) {
+        cu->state = rc == SW_ENOMEM ? 0 : -1;
+        sw_di_cu_reset(cu);
+        return rc;
+    }
+    cu->state = 1;
+    return 0;
+}
+
+static bool
+scope_covers(const struct di_cu *cu, uint32_t i, sw_addr vaddr)
+{
+    const struct di_scope *s = &cu->scopes[i];
+    for (uint32_t k = 0; k < s->nranges; k++) {
+        const struct di_range *r = &cu->ranges.v[s->first + k];
+        if (vaddr >= r->lo && vaddr < r->hi)
+            return true;
+    }
+    return false;
+}
+
+/* The innermost scope covering VADDR: one pass in pre-order, descending into
+ * a scope only once it covers VADDR.  DI_NONE if none. */
+uint32_t
+sw_di_innermost_scope(const struct di_cu *cu, sw_addr vaddr)
+{
+    uint32_t cur = DI_NONE;
+    for (size_t i = 0; i < cu->nscopes; i++)
+        if (cu->scopes[i].parent == cur && scope_covers(cu, (uint32_t)i, vaddr))
+            cur = (uint32_t)i;
+    return cur;
+}
+
+/* The parsed unit covering VADDR; *CU NULL (and 0) when there is none. */
+int
+sw_di_parsed_cu_at(struct sw_dinfo *d, sw_addr vaddr, struct di_cu **cu)
+{
+    *cu = NULL;
+    if (d->dbg == NULL)
+        return 0;
+    int rc = sw_di_find_cu(d, vaddr, cu);
+    if (rc == SW_ENOENT) {
+        *cu = NULL;
+        return 0;
+    }
+    if (rc < 0)
+        return sw_fail(&d->err, rc, "reading debug info of %s: out of memory", d->source);
+    rc = cu_parse(d, *cu);
+    if (rc == SW_ENOMEM)
+        sw_fail(&d->err, rc, "reading debug info of %s: out of memory", d->source);
+    if (rc < 0 || (*cu)->state != 1)
+        *cu = NULL;
+    return rc;
+}
+
+/* The concrete function scope at or above scope I. */
+uint32_t
+sw_di_func_of(const struct di_cu *cu, uint32_t i)
+{
+    while (i != DI_NONE && cu->scopes[i].kind != DI_FUNC)
+        i = cu->scopes[i].parent;
+    return i;
+}
+
+int
+sw_dinfo_function_entry(struct sw_dinfo *d, sw_addr vaddr, sw_addr *entry)
+{
+    struct di_cu *cu;
+    int rc = sw_di_parsed_cu_at(d, vaddr, &cu);
+    if (rc < 0)
+        return rc;
+    if (cu == NULL)
+        return SW_ENOENT;
+    uint32_t f = sw_di_func_of(cu, sw_di_innermost_scope(cu, vaddr));
+    if (f == DI_NONE)
+        return SW_ENOENT;
+    /* gdb's block entry: the start of a contiguous function, else of the
+     * first range as listed. */
+    *entry = cu->ranges.v[cu->scopes[f].first].lo;
+    return 0;
+}
+
+int
+sw_dinfo_function(struct sw_dinfo *d, sw_addr vaddr, struct sw_dinfo_name *out)
+{
+    struct di_cu *cu;
+    int rc = sw_di_parsed_cu_at(d, vaddr, &cu);
+    if (rc < 0)
+        return rc;
+    if (cu == NULL)
+        return SW_ENOENT;
+    uint32_t f = sw_di_func_of(cu, sw_di_innermost_scope(cu, vaddr));
+    if (f == DI_NONE)
+        return SW_ENOENT;
+    out->name = cu->scopes[f].name;
+    out->entry = cu->ranges.v[cu->scopes[f].first].lo;
+    return 0;
+}

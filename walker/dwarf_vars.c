@@ -1,0 +1,457 @@
+/* walker/dwarf_vars.c -- the variables of a function at a pc, with their locations.
+ *
+ * Parameters and the locals of the lexical blocks covering the pc, read on
+ * demand from the function's DIE; location lists and expressions are encoded
+ * again from libdwarf's decoding so that walker/locals.c can evaluate them
+ * without libdwarf.  Types are dwarf_types.c's.
+ */
+#include "walker/dwarf_info.h"
+
+#include <string.h>
+
+#include "walker/dwarf_info_internal.h"
+
+/* ---- location expressions, encoded again from libdwarf's decoding ---- */
+
+struct di_bytes {
+    uint8_t buf[512];
+    size_t n;
+    bool over;
+};
+
+static void
+b_put(struct di_bytes *b, uint8_t v)
+{
+    if (b->n < sizeof b->buf)
+        b->buf[b->n++] = v;
+    else
+        b->over = true;
+}
+
+static void
+b_uleb(struct di_bytes *b, uint64_t v)
+{
+    do {
+        uint8_t byte = v & 0x7f;
+        v >>= 7;
+        b_put(b, byte | (v ? 0x80 : 0));
+    } while (v);
+}
+
+static void
+b_sleb(struct di_bytes *b, int64_t v)
+{
+    for (;;) {
+        uint8_t byte = v & 0x7f;
+        v >>= 7; /* arithmetic on every compiler we build with */
+        bool done = (v == 0 && !(byte & 0x40)) || (v == -1 && (byte & 0x40));
+        b_put(b, byte | (done ? 0 : 0x80));
+        if (done)
+            return;
+    }
+}
+
+/* One operation.  Fixed-size operands become LEB128 so that the bytes do not
+ * depend on the target's byte order: DW_OP_addr keeps its opcode with a ULEB128
+ * operand, DW_OP_constNu/s become DW_OP_constu/consts.  Branches (whose
+ * offsets would change) and typed operations become 0x00. */
+static void
+encode_op(struct di_bytes *b, Dwarf_Small op, Dwarf_Unsigned o1, Dwarf_Unsigned o2,
+          Dwarf_Unsigned o3)
+{
+    (void)o3;
+    if ((op >= DW_OP_lit0 && op <= DW_OP_lit31) || (op >= DW_OP_reg0 && op <= DW_OP_reg31)) {
+        b_put(b, op);
+        return;
+    }
+    if (op >= DW_OP_breg0 && op <= DW_OP_breg31) {
+        b_put(b, op);
+        b_sleb(b, (int64_t)o1);
+        return;
+    }
+    switch (op) {
+    case DW_OP_addr:
+        b_put(b, op);
+        b_uleb(b, o1);
+        return;
+    case DW_OP_const1u:
+    case DW_OP_const2u:
+    case DW_OP_const4u:
+    case DW_OP_const8u:
+    case DW_OP_constu:
+        b_put(b, DW_OP_constu);
+        b_uleb(b, o1);
+        return;
+    case DW_OP_const1s:
+    case DW_OP_const2s:
+    case DW_OP_const4s:
+    case DW_OP_const8s:
+    case DW_OP_consts:
+        b_put(b, DW_OP_consts);
+        b_sleb(b, (int64_t)o1);
+        return;
+    case DW_OP_fbreg:
+        b_put(b, op);
+        b_sleb(b, (int64_t)o1);
+        return;
+    case DW_OP_regx:
+    case DW_OP_piece:
+    case DW_OP_plus_uconst:
+        b_put(b, op);
+        b_uleb(b, o1);
+        return;
+    case DW_OP_bregx:
+        b_put(b, op);
+        b_uleb(b, o1);
+        b_sleb(b, (int64_t)o2);
+        return;
+    case DW_OP_pick:
+    case DW_OP_deref_size:
+        b_put(b, op);
+        b_put(b, (uint8_t)o1);
+        return;
+    case DW_OP_implicit_value: {
+        const uint8_t *p = (const uint8_t *)(uintptr_t)o2;
+        b_put(b, op);
+        b_uleb(b, o1);
+        for (Dwarf_Unsigned i = 0; i < o1 && p != NULL && !b->over; i++)
+            b_put(b, p[i]);
+        return;
+    }
+    case DW_OP_entry_value:
+    case DW_OP_GNU_entry_value:
+        /* The value at entry: only call sites in the caller know it. */
+        b_put(b, DW_OP_entry_value);
+        b_uleb(b, 0);
+        return;
+    case DW_OP_deref:
+    case DW_OP_dup:
+    case DW_OP_drop:
+    case DW_OP_over:
+    case DW_OP_swap:
+    case DW_OP_rot:
+    case DW_OP_abs:
+    case DW_OP_and:
+    case DW_OP_div:
+    case DW_OP_minus:
+    case DW_OP_mod:
+    case DW_OP_mul:
+    case DW_OP_neg:
+    case DW_OP_not:
+    case DW_OP_or:
+    case DW_OP_plus:
+    case DW_OP_shl:
+    case DW_OP_shr:
+    case DW_OP_shra:
+    case DW_OP_xor:
+    case DW_OP_eq:
+    case DW_OP_ge:
+    case DW_OP_gt:
+    case DW_OP_le:
+    case DW_OP_lt:
+    case DW_OP_ne:
+    case DW_OP_nop:
+    case DW_OP_call_frame_cfa:
+    case DW_OP_stack_value:
+        b_put(b, op);
+        return;
+    default:
+        b_put(b, 0x00);
+        return;
+    }
+}
+
+/* The location list (or single expression) of attribute AT of DIE. */
+static void
+read_locs(struct di_vars *c, Dwarf_Die die, Dwarf_Half at, const struct sw_dinfo_loc **out,
+          size_t *nout)
+{
+    struct sw_dinfo *d = c->d;
+    Dwarf_Attribute a = NULL;
+    Dwarf_Error de = NULL;
+    Dwarf_Loc_Head_c head = NULL;
+    Dwarf_Unsigned count = 0;
+    struct sw_dinfo_loc *v;
+    size_t n = 0;
+
+    *out = NULL;
+    *nout = 0;
+    if (dwarf_attr(die, at, &a, &de) != DW_DLV_OK) {
+        sw_di_drop_error(d->dbg, de);
+        return;
+    }
+    if (dwarf_get_loclist_c(a, &head, &count, &de) != DW_DLV_OK) {
+        sw_di_drop_error(d->dbg, de);
+        dwarf_dealloc_attribute(a);
+        return;
+    }
+    if (count > DI_MAX_LOCS)
+        count = DI_MAX_LOCS;
+    v = count ? sw_di_alloc(c, count * sizeof *v) : NULL;
+    for (Dwarf_Unsigned i = 0; i < count && v != NULL; i++) {
+        Dwarf_Small lle = 0, source = 0;
+        Dwarf_Unsigned rawlo = 0, rawhi = 0, nops = 0, eoff = 0, doff = 0;
+        Dwarf_Bool unavail = 0;
+        Dwarf_Addr lo = 0, hi = 0;
+        Dwarf_Locdesc_c desc = NULL;
+        struct di_bytes b = { .n = 0 };
+        if (dwarf_get_locdesc_entry_d(head, i, &lle, &rawlo, &rawhi, &unavail, &lo, &hi, &nops,
+                                      &desc, &source, &eoff, &doff, &de) != DW_DLV_OK) {
+            sw_di_drop_error(d->dbg, de);
+            break;
+        }
+        if (source == 0) {
+            lo = 0;
+            hi = UINT64_MAX;
+        } else if (unavail || lo >= hi || nops == 0) {
+            continue; /* base address selections, end markers, empty ranges */
+        }
+        for (Dwarf_Unsigned k = 0; k < nops && k < DI_MAX_OPS; k++) {
+            Dwarf_Small op = 0;
+            Dwarf_Unsigned o1 = 0, o2 = 0, o3 = 0, br = 0;
+            if (dwarf_get_location_op_value_c(desc, k, &op, &o1, &o2, &o3, &br, &de) != DW_DLV_OK) {
+                sw_di_drop_error(d->dbg, de);
+                de = NULL;
+                b_put(&b, 0x00);
+                break;
+            }
+            encode_op(&b, op, o1, o2, o3);
+        }
+        if (b.over)
+            b.n = 1, b.buf[0] = 0x00;
+        uint8_t *e = b.n ? sw_di_alloc(c, b.n) : NULL;
+        if (b.n && e == NULL)
+            break;
+        if (e != NULL)
+            memcpy(e, b.buf, b.n);
+        v[n++] = (struct sw_dinfo_loc){ .lo = lo, .hi = hi, .expr = e, .len = b.n };
+    }
+    dwarf_loc_head_c_dealloc(head);
+    dwarf_dealloc_attribute(a);
+    *out = v;
+    *nout = n;
+}
+
+/* DW_AT_const_value as a DW_OP_implicit_value of the type's size. */
+static void
+read_const_value(struct di_vars *c, Dwarf_Die die, struct sw_dinfo_var *var)
+{
+    struct sw_dinfo *d = c->d;
+    Dwarf_Attribute a = NULL;
+    Dwarf_Error de = NULL;
+    Dwarf_Signed sv = 0;
+    Dwarf_Block *blk = NULL;
+    struct di_bytes b = { .n = 0 };
+
+    if (dwarf_attr(die, DW_AT_const_value, &a, &de) != DW_DLV_OK) {
+        sw_di_drop_error(d->dbg, de);
+        return;
+    }
+    b_put(&b, DW_OP_implicit_value);
+    if (dwarf_formblock(a, &blk, &de) == DW_DLV_OK) {
+        b_uleb(&b, blk->bl_len);
+        for (Dwarf_Unsigned i = 0; i < blk->bl_len && !b.over; i++)
+            b_put(&b, ((const uint8_t *)blk->bl_data)[i]);
+        dwarf_dealloc(d->dbg, blk, DW_DLA_BLOCK);
+    } else if (sw_di_drop_error(d->dbg, de), de = NULL,
+               dwarf_formsdata(a, &sv, &de) == DW_DLV_OK && var->type->size <= 8) {
+        /* A constant: the value in host order, marked by a zero length
+         * followed by the SLEB128 value (walker/locals.c stores it in the
+         * target's order). */
+        b_uleb(&b, 0);
+        b_sleb(&b, sv);
+    } else {
+        sw_di_drop_error(d->dbg, de);
+        b.n = 0;
+    }
+    dwarf_dealloc_attribute(a);
+    if (b.n == 0 || b.over)
+        return;
+    struct sw_dinfo_loc *l = sw_di_alloc(c, sizeof *l);
+    uint8_t *e = sw_di_alloc(c, b.n);
+    if (l == NULL || e == NULL)
+        return;
+    memcpy(e, b.buf, b.n);
+    *l = (struct sw_dinfo_loc){ .lo = 0, .hi = UINT64_MAX, .expr = e, .len = b.n };
+    var->locs = l;
+    var->nlocs = 1;
+}
+
+static void
+add_var(struct di_vars *c, Dwarf_Die die, bool param, unsigned depth)
+{
+    struct sw_dinfo *d = c->d;
+    struct sw_dinfo_var v = { .param = param };
+    Dwarf_Die cur = die, owned = NULL;
+    const char *s;
+
+    if (sw_di_attr_flag(d, die, DW_AT_declaration))
+        return; /* an extern declared inside the function: not a local */
+    /* Name and type may be on the abstract instance. */
+    for (int hop = 0; hop < DI_MAX_HOPS && cur != NULL; hop++) {
+        Dwarf_Off off;
+        if (v.name == NULL && sw_di_attr_string(d, cur, DW_AT_name, &s))
+            v.name = s;
+        if (v.type == NULL && sw_di_has_attr(d, cur, DW_AT_type))
+            v.type = sw_di_die_type(c, cur, 0);
+        if ((v.name && v.type) || !sw_di_attr_ref(d, cur, DW_AT_abstract_origin, &off))
+            break;
+        Dwarf_Die next = sw_di_die_at(d, off);
+        if (owned)
+            dwarf_dealloc_die(owned);
+        owned = cur = next;
+    }
+    if (owned)
+        dwarf_dealloc_die(owned);
+    if (v.name == NULL)
+        return; /* gdb does not list unnamed parameters */
+    if (v.type == NULL)
+        v.type = &sw_di_type_unknown;
+    if (sw_di_has_attr(d, die, DW_AT_location))
+        read_locs(c, die, DW_AT_location, &v.locs, &v.nlocs);
+    else
+        read_const_value(c, die, &v);
+    if (c->nvars == c->capvars) {
+        size_t cap = c->capvars ? c->capvars * 2 : 16;
+        struct sw_dinfo_var *nv = sw_realloc(c->vars, cap * sizeof *nv);
+        unsigned *nd = nv ? sw_realloc(c->depth, cap * sizeof *nd) : NULL;
+        if (nv)
+            c->vars = nv;
+        if (nd == NULL) {
+            c->oom = true;
+            return;
+        }
+        c->depth = nd;
+        c->capvars = cap;
+    }
+    c->vars[c->nvars] = v;
+    c->depth[c->nvars++] = param ? 0 : depth + 1;
+}
+
+static void
+walk_scope(struct di_vars *c, Dwarf_Die parent, unsigned depth)
+{
+    struct sw_dinfo *d = c->d;
+    Dwarf_Error de = NULL;
+    Dwarf_Die child = NULL;
+
+    if (depth >= DI_MAX_DEPTH || dwarf_child(parent, &child, &de) != DW_DLV_OK) {
+        sw_di_drop_error(d->dbg, de);
+        return;
+    }
+    while (child != NULL && !c->oom) {
+        Dwarf_Half tag = 0;
+        Dwarf_Die sib = NULL;
+        if (dwarf_tag(child, &tag, &de) != DW_DLV_OK) {
+            sw_di_drop_error(d->dbg, de);
+            de = NULL;
+        } else if (tag == DW_TAG_formal_parameter && depth == 0) {
+            add_var(c, child, true, depth);
+        } else if (tag == DW_TAG_variable) {
+            add_var(c, child, false, depth);
+        } else if (tag == DW_TAG_lexical_block) {
+            struct di_rbuf rb = { 0 };
+            bool in = false;
+            if (sw_di_die_ranges(d, child, c->base, &rb) < 0)
+                c->oom = true;
+            for (size_t i = 0; i < rb.n; i++)
+                in = in || (c->vaddr >= rb.v[i].lo && c->vaddr < rb.v[i].hi);
+            /* A block without ranges is transparent, as for scopes. */
+            if (in || rb.n == 0)
+                walk_scope(c, child, rb.n == 0 ? depth : depth + 1);
+            sw_free(rb.v);
+        }
+        if (dwarf_siblingof_b(d->dbg, child, true, &sib, &de) == DW_DLV_ERROR)
+            sw_di_drop_error(d->dbg, de);
+        de = NULL;
+        dwarf_dealloc_die(child);
+        child = sib;
+    }
+    if (child != NULL)
+        dwarf_dealloc_die(child);
+}
+
+void
+sw_dinfo_func_free(struct sw_dinfo_func *fn)
+{
+    if (fn == NULL)
+        return;
+    for (struct di_blk *b = fn->arena, *next; b != NULL; b = next) {
+        next = b->next;
+        sw_free(b);
+    }
+    sw_free(fn);
+}
+
+int
+sw_dinfo_frame_vars(struct sw_dinfo *d, sw_addr vaddr, struct sw_dinfo_func **out)
+{
+    struct di_vars c = { .d = d, .vaddr = vaddr };
+    struct di_cu *cu;
+    Dwarf_Half asize = 8;
+    Dwarf_Error de = NULL;
+    int rc = sw_di_parsed_cu_at(d, vaddr, &cu);
+
+    if (rc < 0)
+        return rc;
+    if (cu == NULL)
+        return SW_ENOENT;
+    uint32_t f = sw_di_func_of(cu, sw_di_innermost_scope(cu, vaddr));
+    if (f == DI_NONE)
+        return SW_ENOENT;
+    Dwarf_Die die = sw_di_die_at(d, cu->scopes[f].die);
+    if (die == NULL)
+        return sw_fail(&d->err, SW_EBADELF, "reading debug info of %s: no DIE at 0x%llx", d->source,
+                       (unsigned long long)cu->scopes[f].die);
+    Dwarf_Die cudie = sw_di_die_at(d, cu->off);
+    Dwarf_Addr base = 0;
+    if (cudie != NULL) {
+        if (dwarf_lowpc(cudie, &base, &de) == DW_DLV_OK)
+            c.base = base;
+        sw_di_drop_error(d->dbg, de);
+        de = NULL;
+        dwarf_dealloc_die(cudie);
+    }
+    if (dwarf_get_die_address_size(die, &asize, &de) != DW_DLV_OK)
+        sw_di_drop_error(d->dbg, de);
+    c.addr_size = asize;
+
+    struct sw_dinfo_func *fn = sw_calloc(1, sizeof *fn);
+    if (fn == NULL) {
+        dwarf_dealloc_die(die);
+        return sw_fail(&d->err, SW_ENOMEM, "local variables in %s: out of memory", d->source);
+    }
+    fn->name = cu->scopes[f].name;
+    fn->entry = cu->ranges.v[cu->scopes[f].first].lo;
+    read_locs(&c, die, DW_AT_frame_base, &fn->base, &fn->nbase);
+    walk_scope(&c, die, 0);
+    dwarf_dealloc_die(die);
+
+    struct sw_dinfo_var *vars = c.nvars ? sw_di_alloc(&c, c.nvars * sizeof *vars) : NULL;
+    if (vars != NULL) {
+        /* Parameters, then locals from the innermost block out (gdb's order). */
+        size_t k = 0;
+        unsigned maxd = 0;
+        for (size_t i = 0; i < c.nvars; i++)
+            if (c.depth[i] == 0)
+                vars[k++] = c.vars[i];
+            else if (c.depth[i] > maxd)
+                maxd = c.depth[i];
+        for (unsigned dep = maxd; dep > 0; dep--)
+            for (size_t i = 0; i < c.nvars; i++)
+                if (c.depth[i] == dep)
+                    vars[k++] = c.vars[i];
+        fn->vars = vars;
+        fn->nvars = k;
+    }
+    fn->arena = c.arena;
+    sw_free(c.vars);
+    sw_free(c.depth);
+    sw_free(c.tc);
+    if (c.oom) {
+        sw_dinfo_func_free(fn);
+        return sw_fail(&d->err, SW_ENOMEM, "local variables in %s: out of memory", d->source);
+    }
+    *out = fn;
+    return 0;
+}

@@ -1,4 +1,4 @@
-/* targets/rsp_proc.c -- ProcessState and ProcDebug over an RSP session.
+/* targets/rsp_proc.c -- ProcessState over an RSP session (ProcDebug: rsp_debug.c).
  *
  * Registers come from the stop reply's expedited registers, then one 'g' per
  * thread per stop (pipelined with its 'Hg' where the stub is known to take
@@ -18,11 +18,10 @@
 #include <strings.h>
 
 #include "rspwalk/rsp.h"
+#include "targets/rsp_proc_internal.h"
 #include "targets/targets_internal.h"
 #include "util/util.h"
 
-#define TGT_MAX_ROWS 96
-#define TGT_MAX_PASS 64
 /* Below this a failing block is not split further; the request is read as is. */
 #define TGT_MIN_BLOCK 64
 /* Windows are at most this (gdbserver 13 serves 9211-byte 'm', 14+ about
@@ -33,54 +32,6 @@
 /* auxv: the executable's file name, at the top of the main stack. */
 #define TGT_AT_EXECFN 31
 
-struct tgt_regmap {
-    bool mapped;
-    unsigned regnum; /* the stub's number */
-    size_t offset;   /* in the 'g' reply */
-    unsigned size;   /* bytes */
-};
-
-struct tgt_gcache {
-    sw_tid tid;
-    uint8_t *data; /* owned */
-    size_t len;
-};
-
-struct tgt_mem_range {
-    sw_addr addr;
-    size_t len;
-    uint8_t *data; /* owned; NULL for a range known to be unreadable */
-};
-
-struct tgt_rsp_proc {
-    struct sw_proc base;
-    struct rsp_session *s; /* owned */
-    struct tgt_regmap map[TGT_MAX_ROWS];
-    struct tgt_gcache *gcache; /* owned: one per thread read this stop */
-    size_t ngcache;
-    struct tgt_mem_range *mem; /* owned: per-stop memory cache */
-    size_t nmem, capmem;
-    struct rsp_thread_id *threads; /* owned: the last thread list */
-    size_t nthreads;
-    struct rsp_stop stop; /* the stop being walked */
-    int pass[TGT_MAX_PASS];
-    size_t npass;
-    sw_addr stack_end; /* page above AT_EXECFN: the main stack's end, or 0 */
-    bool no_cache;
-    bool terminated;
-    bool running;
-    bool borrowed;    /* the session belongs to a walker set: not closed here */
-    int64_t only_pid; /* one process of several on the link (extended remote); 0: all */
-    int vfd;          /* the target file open for read_file, -1 if none */
-    char *vpath;      /* owned: its path */
-};
-
-static struct tgt_rsp_proc *
-to_rp(struct sw_proc *p)
-{
-    return (struct tgt_rsp_proc *)p;
-}
-
 static int
 proc_fail_from_session(struct tgt_rsp_proc *rp, int code)
 {
@@ -89,8 +40,8 @@ proc_fail_from_session(struct tgt_rsp_proc *rp, int code)
 
 /* ---- per-stop caches ---------------------------------------------------- */
 
-static void
-drop_caches(struct tgt_rsp_proc *rp)
+void
+tgt_rsp_drop_caches(struct tgt_rsp_proc *rp)
 {
     for (size_t i = 0; i < rp->ngcache; i++)
         sw_free(rp->gcache[i].data);
@@ -104,8 +55,8 @@ drop_caches(struct tgt_rsp_proc *rp)
     rp->nmem = rp->capmem = 0;
 }
 
-static struct rsp_thread_id
-thread_id_of(struct tgt_rsp_proc *rp, sw_tid tid)
+struct rsp_thread_id
+tgt_rsp_thread_id(struct tgt_rsp_proc *rp, sw_tid tid)
 {
     struct rsp_thread_id id = { .pid = rp->base.pid, .tid = (int64_t)tid };
     for (size_t i = 0; i < rp->nthreads; i++)
@@ -178,7 +129,7 @@ gcache_get(struct tgt_rsp_proc *rp, sw_tid tid, const uint8_t **data, size_t *le
         }
     const uint8_t *buf;
     size_t n;
-    int rc = rsp_regs_read(rp->s, thread_id_of(rp, tid), &buf, &n);
+    int rc = rsp_regs_read(rp->s, tgt_rsp_thread_id(rp, tid), &buf, &n);
     if (rc < 0)
         return proc_fail_from_session(rp, rc);
     if (rp->no_cache) {
@@ -240,7 +191,7 @@ rsp_read_reg(struct sw_proc *p, sw_tid tid, unsigned regno, sw_word *val)
     /* Outside the 'g' reply (QEMU sends only core registers): try 'p'. */
     uint8_t buf[64];
     size_t n;
-    rc = rsp_reg_read(rp->s, thread_id_of(rp, tid), m->regnum, buf, sizeof buf, &n);
+    rc = rsp_reg_read(rp->s, tgt_rsp_thread_id(rp, tid), m->regnum, buf, sizeof buf, &n);
     if (rc == 0 && n >= m->size) {
         *val = arch_load(a, buf, m->size);
         return 0;
@@ -473,7 +424,7 @@ static int
 rsp_thread_label(struct sw_proc *p, sw_tid tid, char *buf, size_t len)
 {
     struct tgt_rsp_proc *rp = to_rp(p);
-    rsp_thread_id_format(rp->s, thread_id_of(rp, tid), buf, len);
+    rsp_thread_id_format(rp->s, tgt_rsp_thread_id(rp, tid), buf, len);
     return 0;
 }
 
@@ -534,7 +485,7 @@ static void
 rsp_destroy(struct sw_proc *p)
 {
     struct tgt_rsp_proc *rp = to_rp(p);
-    drop_caches(rp);
+    tgt_rsp_drop_caches(rp);
     free(rp->threads);
     if (rp->vpath != NULL) {
         (void)rsp_vfile_close(rp->s, rp->vfd);
@@ -605,7 +556,7 @@ static const struct sw_proc_ops rsp_proc_ops = {
 static int
 select_own(struct tgt_rsp_proc *rp)
 {
-    struct rsp_thread_id id = thread_id_of(rp, rp->base.default_tid);
+    struct rsp_thread_id id = tgt_rsp_thread_id(rp, rp->base.default_tid);
     id.pid = rp->only_pid;
     int rc = rsp_select_thread(rp->s, id);
     return rc < 0 ? proc_fail_from_session(rp, rc) : 0;
@@ -644,150 +595,7 @@ static const struct sw_proc_ops rsp_proc_shared_ops = {
     .read_file = rsp_read_file,
 };
 
-/* ---- ProcDebug ---------------------------------------------------------- */
-
-/* Take in stop reply ST: who stopped, what was expedited; caches dropped. */
-static void
-take_stop(struct tgt_rsp_proc *rp, const struct rsp_stop *st)
-{
-    drop_caches(rp);
-    if (rp->only_pid != 0 && st->has_thread && st->thread.pid != rp->only_pid)
-        return; /* another process's stop on the same link */
-    rp->stop = *st;
-    rp->running = false;
-    rp->base.stop_gen++;
-    if (st->kind == RSP_STOP_EXITED || st->kind == RSP_STOP_KILLED) {
-        rp->terminated = true;
-        return;
-    }
-    if (st->has_thread) {
-        rp->base.default_tid = (sw_tid)st->thread.tid;
-        if (st->thread.pid > 0)
-            rp->base.pid = st->thread.pid;
-    }
-    free(rp->threads); /* threads may have come and gone */
-    rp->threads = NULL;
-    rp->nthreads = 0;
-}
-
-static int
-dbg_resume(struct sw_proc *p, sw_tid tid, int sig)
-{
-    struct tgt_rsp_proc *rp = to_rp(p);
-    struct rsp_thread_id id = thread_id_of(rp, tid == SW_TID_DEFAULT ? p->default_tid : tid);
-    if (rp->terminated)
-        return sw_fail(&p->err, SW_EEXITED, "resuming: the target has exited");
-    drop_caches(rp);
-    int rc = rsp_resume(rp->s, id, tid != SW_TID_DEFAULT, sig);
-    if (rc < 0)
-        return proc_fail_from_session(rp, rc);
-    rp->running = true;
-    return 0;
-}
-
-static bool
-is_passed(struct tgt_rsp_proc *rp, int sig)
-{
-    for (size_t i = 0; i < rp->npass; i++)
-        if (rp->pass[i] == sig)
-            return true;
-    return false;
-}
-
-static int
-dbg_handle_event(struct sw_proc *p, bool block)
-{
-    struct tgt_rsp_proc *rp = to_rp(p);
-    struct rsp_stop st;
-
-    for (;;) {
-        int rc = rsp_wait_stop(rp->s, block ? -1 : 0, &st);
-        if (rc < 0) {
-            if (rc == SW_ETIMEDOUT && !block)
-                return rc;
-            return proc_fail_from_session(rp, rc);
-        }
-        /* A passed signal goes straight back to the thread it stopped
-         * (stubs without QPassSignals report it, notes/peers.md 3). */
-        if (st.kind == RSP_STOP_SIGNAL && st.signal != 0 && is_passed(rp, st.signal)) {
-            struct rsp_thread_id id = st.has_thread ? st.thread : thread_id_of(rp, p->default_tid);
-            rc = rsp_resume(rp->s, id, false, st.signal);
-            if (rc < 0)
-                return proc_fail_from_session(rp, rc);
-            continue;
-        }
-        take_stop(rp, &st);
-        if (rp->terminated)
-            return sw_fail(&p->err, SW_EEXITED, "the target %s %d before stopping",
-                           st.kind == RSP_STOP_EXITED ? "exited with status"
-                                                      : "was killed by signal",
-                           st.kind == RSP_STOP_EXITED ? st.code : st.signal);
-        return 0;
-    }
-}
-
-static int
-dbg_pause(struct sw_proc *p, sw_tid tid)
-{
-    struct tgt_rsp_proc *rp = to_rp(p);
-    (void)tid; /* all-stop stubs stop every thread */
-    if (!rp->running)
-        return 0;
-    int rc = rsp_interrupt(rp->s);
-    if (rc < 0)
-        return proc_fail_from_session(rp, rc);
-    return dbg_handle_event(p, true);
-}
-
-static int
-dbg_detach(struct sw_proc *p, bool leave_stopped)
-{
-    struct tgt_rsp_proc *rp = to_rp(p);
-    if (leave_stopped || rp->terminated)
-        return 0; /* closing the link leaves a gdbserver target stopped */
-    int rc = rp->only_pid != 0 ? rsp_detach_pid(rp->s, rp->only_pid) : rsp_detach(rp->s);
-    return rc < 0 ? proc_fail_from_session(rp, rc) : 0;
-}
-
-static bool
-dbg_is_terminated(struct sw_proc *p)
-{
-    return to_rp(p)->terminated;
-}
-
-static int
-dbg_notification_fd(struct sw_proc *p)
-{
-    return rsp_session_fd(to_rp(p)->s);
-}
-
-static const struct sw_procdebug_ops rsp_debug_ops = {
-    .pause = dbg_pause,
-    .resume = dbg_resume,
-    .detach = dbg_detach,
-    .is_terminated = dbg_is_terminated,
-    .notification_fd = dbg_notification_fd,
-    .handle_debug_event = dbg_handle_event,
-};
-
 /* ---- construction ------------------------------------------------------- */
-
-int
-sw_proc_rsp_set_pass(struct sw_proc *p, const int *sigs, size_t n)
-{
-    struct tgt_rsp_proc *rp = to_rp(p);
-    if (n > TGT_MAX_PASS)
-        return sw_fail(&p->err, SW_EINVAL, "passing %zu signals: at most %d", n, TGT_MAX_PASS);
-    memcpy(rp->pass, sigs, n * sizeof *sigs);
-    rp->npass = n;
-    /* Tell stubs that can filter (gdbserver) so they never report them. */
-    if (n > 0 && rsp_has_feature(rp->s, RSP_FEAT_QPASS_SIGNALS)) {
-        int rc = rsp_pass_signals(rp->s, sigs, n);
-        if (rc < 0 && rc != SW_EUNSUP)
-            return proc_fail_from_session(rp, rc);
-    }
-    return 0;
-}
 
 struct rsp_session *
 sw_proc_rsp_session(struct sw_proc *p)
@@ -855,7 +663,7 @@ sw_proc_rsp_new(struct rsp_session *s, const struct sw_rsp_config *cfg, struct s
     rp->borrowed = !own;
     rp->only_pid = cfg ? cfg->pid : 0;
     rp->vfd = -1;
-    sw_proc_init(&rp->base, &rsp_proc_ops, &rsp_debug_ops, a);
+    sw_proc_init(&rp->base, &rsp_proc_ops, &tgt_rsp_debug_ops, a);
     rp->s = s;
     rp->no_cache = (cfg && cfg->no_cache) || getenv("RSPWALK_NO_CACHE") != NULL;
     if (exe != NULL && (rp->base.exe_path = sw_strdup(exe)) == NULL) {
@@ -870,7 +678,7 @@ sw_proc_rsp_new(struct rsp_session *s, const struct sw_rsp_config *cfg, struct s
     }
     const struct rsp_stop *st = rsp_last_stop(s);
     if (st != NULL)
-        take_stop(rp, st);
+        tgt_rsp_take_stop(rp, st);
     if (rp->base.default_tid == SW_TID_DEFAULT && !rp->terminated) {
         /* No thread in the stop reply: the first listed thread. */
         rc = load_threads(rp);

@@ -1,0 +1,74 @@
+/* targets/rsp_proc_internal.h -- the RSP process object, shared by its two halves.
+ *
+ * targets/rsp_proc.c is the ProcessState (registers, memory, threads, files,
+ * construction); targets/rsp_debug.c is ProcDebug (pause, resume, events,
+ * detach).  Not installed.
+ */
+#ifndef RSPWALK_TARGETS_RSP_PROC_INTERNAL_H
+#define RSPWALK_TARGETS_RSP_PROC_INTERNAL_H
+
+#include "rspwalk/rsp.h"
+#include "rspwalk/rspwalk.h"
+
+#define TGT_MAX_ROWS 96
+#define TGT_MAX_PASS 64
+
+struct tgt_regmap {
+    bool mapped;
+    unsigned regnum; /* the stub's number */
+    size_t offset;   /* in the 'g' reply */
+    unsigned size;   /* bytes */
+};
+
+struct tgt_gcache {
+    sw_tid tid;
+    uint8_t *data; /* owned */
+    size_t len;
+};
+
+struct tgt_mem_range {
+    sw_addr addr;
+    size_t len;
+    uint8_t *data; /* owned; NULL for a range known to be unreadable */
+};
+
+struct tgt_rsp_proc {
+    struct sw_proc base;
+    struct rsp_session *s; /* owned */
+    struct tgt_regmap map[TGT_MAX_ROWS];
+    struct tgt_gcache *gcache; /* owned: one per thread read this stop */
+    size_t ngcache;
+    struct tgt_mem_range *mem; /* owned: per-stop memory cache */
+    size_t nmem, capmem;
+    struct rsp_thread_id *threads; /* owned: the last thread list */
+    size_t nthreads;
+    struct rsp_stop stop; /* the stop being walked */
+    int pass[TGT_MAX_PASS];
+    size_t npass;
+    sw_addr stack_end; /* page above AT_EXECFN: the main stack's end, or 0 */
+    bool no_cache;
+    bool terminated;
+    bool running;
+    bool borrowed;    /* the session belongs to a walker set: not closed here */
+    int64_t only_pid; /* one process of several on the link (extended remote); 0: all */
+    int vfd;          /* the target file open for read_file, -1 if none */
+    char *vpath;      /* owned: its path */
+};
+
+static inline struct tgt_rsp_proc *
+to_rp(struct sw_proc *p)
+{
+    return (struct tgt_rsp_proc *)p;
+}
+
+/* rsp_proc.c: drop the per-stop register and memory caches. */
+void tgt_rsp_drop_caches(struct tgt_rsp_proc *rp);
+/* rsp_proc.c: TID as the stub writes it (from the thread list or the stop). */
+struct rsp_thread_id tgt_rsp_thread_id(struct tgt_rsp_proc *rp, sw_tid tid);
+
+/* rsp_debug.c: take in stop reply ST (who stopped, what was expedited). */
+void tgt_rsp_take_stop(struct tgt_rsp_proc *rp, const struct rsp_stop *st);
+/* rsp_debug.c: the ProcDebug table of every RSP process. */
+extern const struct sw_procdebug_ops tgt_rsp_debug_ops;
+
+#endif /* RSPWALK_TARGETS_RSP_PROC_INTERNAL_H */

@@ -337,6 +337,7 @@ cli_run(const struct cli_opts *o)
 
     rsp_session_config_init(&scfg);
     scfg.timeout_ms = o->timeout_ms;
+    scfg.no_cache = o->no_cache;
     rc = rsp_session_open(o->target, &scfg, &s, &err);
     if (rc < 0) {
         fprintf(stderr, "rspwalk: %s\n", err.msg);

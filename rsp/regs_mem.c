@@ -1,6 +1,7 @@
 /* rsp/regs_mem.c -- registers ('g', 'p') and memory ('m') of a stopped target.
  *
- * 'g' is cached per thread for the current stop; memory is not cached here
+ * 'g' is cached per thread for the current stop (not with no_cache: read
+ * again each time, the returned buffer replaced); memory is not cached here
  * (the ProcessState backend in targets/ keeps stack blocks).  Requests are
  * split so no reply outgrows the stub's buffer (notes/rsp.md §0.4).
  */
@@ -31,21 +32,26 @@ rsp_regs_read(struct rsp_session *s, struct rsp_thread_id id, const uint8_t **bu
     char tid[64];
     int rc;
     id = rsp_thread_resolve(s, id);
+    size_t row = s->nregs; /* this thread's row, or a new one */
     for (size_t i = 0; i < s->nregs; i++) {
         if (s->regs[i].id.pid == id.pid && s->regs[i].id.tid == id.tid) {
+            row = i;
+            if (s->no_cache)
+                break; /* read again; the row takes the new reply */
             *buf = s->regs[i].buf;
             *len = s->regs[i].len;
             return 0;
         }
     }
     rsp_thread_id_format(s, id, tid, sizeof tid);
-    bool select = !(s->hg_valid && s->hg.pid == id.pid && s->hg.tid == id.tid) &&
-                  !s->unsup[RSP_PKT_SET_THREAD_G];
+    bool select = !rsp_thread_is_selected(s, id) && !s->unsup[RSP_PKT_SET_THREAD_G];
     if (select && s->pipeline) {
         /* 'Hg' and 'g' in one write: one round trip (notes/rsp.md 4.3). */
         char hg[80], ok[8];
         size_t oklen;
         int n = snprintf(hg, sizeof hg, "Hg%s", tid);
+        s->hg_sent = true;
+        s->hg_valid = false;
         rc = rsp_request_pair(s, RSP_PKT_SET_THREAD_G, hg, (size_t)n, ok, sizeof ok, &oklen,
                               RSP_PKT_READ_REGS, "g", 1, &r);
         if (rc == SW_ESTUB && oklen > 0 && ok[0] == 'E')
@@ -73,11 +79,14 @@ rsp_regs_read(struct rsp_session *s, struct rsp_thread_id id, const uint8_t **bu
         return sw_fail(&s->err, SW_EPROTO,
                        "reading the registers of thread %s: odd-length 'g' reply (%zu digits)", tid,
                        r.len);
-    struct rsp_regcache *rows = sw_realloc(s->regs, (s->nregs + 1) * sizeof *rows);
-    if (rows == NULL)
-        return sw_fail(&s->err, SW_ENOMEM, "reading the registers of thread %s: out of memory",
-                       tid);
-    s->regs = rows;
+    struct rsp_regcache *rows = s->regs;
+    if (row == s->nregs) {
+        rows = sw_realloc(s->regs, (s->nregs + 1) * sizeof *rows);
+        if (rows == NULL)
+            return sw_fail(&s->err, SW_ENOMEM, "reading the registers of thread %s: out of memory",
+                           tid);
+        s->regs = rows;
+    }
     uint8_t *b = sw_malloc(r.len / 2);
     if (b == NULL)
         return sw_fail(&s->err, SW_ENOMEM, "reading the registers of thread %s: out of memory",
@@ -87,10 +96,13 @@ rsp_regs_read(struct rsp_session *s, struct rsp_thread_id id, const uint8_t **bu
         return sw_fail(&s->err, SW_EPROTO,
                        "reading the registers of thread %s: bad hex in the 'g' reply", tid);
     }
-    rows[s->nregs].id = id;
-    rows[s->nregs].buf = b;
-    rows[s->nregs].len = r.len / 2;
-    s->nregs++;
+    if (row == s->nregs)
+        s->nregs++;
+    else
+        sw_free(rows[row].buf);
+    rows[row].id = id;
+    rows[row].buf = b;
+    rows[row].len = r.len / 2;
     *buf = b;
     *len = r.len / 2;
     return 0;

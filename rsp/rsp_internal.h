@@ -72,8 +72,17 @@ struct rsp_session {
     struct rsp_tdesc *tdesc; /* owned, may be NULL */
     char *tdesc_xml;         /* owned: target.xml as fetched, may be NULL */
 
+    /* The stub's general thread (what 'g' and 'm' read), when known: set by
+     * our 'Hg', or by a stop on a stub known to select the stopped thread
+     * (stop_selects_hg; notes/rsp.md 2.6).  HG_SENT: an 'Hg' went out since
+     * the last stop reply, so a '?' on QEMU (which leaves the selection
+     * alone) does not say which thread is selected. */
     bool hg_valid;
+    bool hg_sent;
     struct rsp_thread_id hg;
+    bool stop_selects_hg;      /* gdbserver, QEMU: a stop reply selects its thread */
+    bool query_selects_hg;     /* gdbserver: so does the reply to '?' */
+    bool no_cache;             /* cfg.no_cache or RSPWALK_NO_CACHE: no 'g' cache, no inferred Hg */
     struct rsp_regcache *regs; /* owned: nregs entries, dropped on resume */
     size_t nregs;
 
@@ -124,6 +133,11 @@ bool rsp_thread_id_read(struct rsp_cur *c, struct rsp_thread_id *out);
 int rsp_thread_select(struct rsp_session *s, struct rsp_thread_id id);
 /* ID with {0,0} replaced by the thread of the last stop, when known. */
 struct rsp_thread_id rsp_thread_resolve(const struct rsp_session *s, struct rsp_thread_id id);
+/* Stop reply ST was taken in (QUERY: the reply to '?', else to a resume):
+ * what it tells about the stub's general thread. */
+void rsp_thread_stop_taken(struct rsp_session *s, const struct rsp_stop *st, bool query);
+/* Whether the stub's general thread is known to be ID (no 'Hg' needed). */
+bool rsp_thread_is_selected(const struct rsp_session *s, struct rsp_thread_id id);
 
 /* tdesc.c via xfer.c: fetch target.xml and its includes, parse, keep. */
 int rsp_tdesc_fetch(struct rsp_session *s);

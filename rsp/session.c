@@ -619,8 +619,13 @@ connect_sequence(struct rsp_session *s)
      * back-to-back requests from its buffer in order (notes/rsp.md 4.3);
      * QEMU user offers neither and never leaves ack mode, where it
      * re-sends replies to pipelined input. */
-    s->pipeline = s->noack && s->feat[RSP_FEAT_XFER_THREADS] && s->feat[RSP_FEAT_MULTIPROCESS] &&
-                  getenv("RSPWALK_NO_PIPELINE") == NULL;
+    bool gdbserver = s->noack && s->feat[RSP_FEAT_XFER_THREADS] && s->feat[RSP_FEAT_MULTIPROCESS];
+    s->pipeline = gdbserver && getenv("RSPWALK_NO_PIPELINE") == NULL;
+    /* Which stubs select the stopped thread for 'g' by themselves (measured,
+     * rsp/threads.c rsp_thread_stop_taken): gdbserver, and QEMU (PacketSize
+     * 0x1000 and no no-ack mode, as above).  Other stubs get an 'Hg' first. */
+    s->stop_selects_hg = gdbserver || s->mem_cap == QEMU_MEM_CAP;
+    s->query_selects_hg = gdbserver;
 
     struct rsp_stop st;
     if ((rc = rsp_query_stop(s, &st)) < 0)
@@ -658,6 +663,7 @@ rsp_session_connect(struct rsp_transport *t, const struct rsp_session_config *cf
     if (s->cfg.timeout_ms <= 0)
         s->cfg.timeout_ms = RSP_DEFAULT_TIMEOUT_MS;
     s->trace = s->cfg.trace || (sw_debug_mask() & SW_DBG_PKT);
+    s->no_cache = s->cfg.no_cache || getenv("RSPWALK_NO_CACHE") != NULL;
     s->vcont = -1;
     sw_buf_init(&s->raw);
     sw_buf_init(&s->out);

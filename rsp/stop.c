@@ -149,7 +149,8 @@ rsp_stop_parse(const char *pkt, size_t len, struct rsp_stop *out, struct sw_errb
 }
 
 static int
-take_stop(struct rsp_session *s, const struct rsp_reply *r, const char *label, struct rsp_stop *out)
+take_stop(struct rsp_session *s, const struct rsp_reply *r, const char *label, bool query,
+          struct rsp_stop *out)
 {
     struct rsp_stop st;
     int rc = rsp_stop_parse(r->p, r->len, &st, &s->err);
@@ -157,6 +158,7 @@ take_stop(struct rsp_session *s, const struct rsp_reply *r, const char *label, s
         return sw_err_prefix(&s->err, "reply to '%s': ", label);
     s->last_stop = st;
     s->has_stop = true;
+    rsp_thread_stop_taken(s, &st, query);
     if (out != NULL)
         *out = st;
     return 0;
@@ -169,7 +171,7 @@ rsp_query_stop(struct rsp_session *s, struct rsp_stop *out)
     int rc = rsp_request(s, RSP_PKT_HALT_REASON, "?", 1, &r);
     if (rc < 0)
         return rc;
-    return take_stop(s, &r, "?", out);
+    return take_stop(s, &r, "?", true, out);
 }
 
 int
@@ -185,7 +187,7 @@ rsp_wait_stop(struct rsp_session *s, int timeout_ms, struct rsp_stop *out)
         return sw_fail(&s->err, SW_EUNSUP, "waiting for a stop: empty reply (resume refused)");
     if (r.len == 3 && r.p[0] == 'E')
         return sw_fail(&s->err, SW_ESTUB, "waiting for a stop: stub replied %.3s", r.p);
-    return take_stop(s, &r, "stop reply", out);
+    return take_stop(s, &r, "stop reply", false, out);
 }
 
 int

@@ -70,17 +70,46 @@ rsp_thread_resolve(const struct rsp_session *s, struct rsp_thread_id id)
     return id;
 }
 
+void
+rsp_thread_stop_taken(struct rsp_session *s, const struct rsp_stop *st, bool query)
+{
+    bool sent = s->hg_sent;
+    if (!query)
+        s->hg_sent = false;
+    if (s->no_cache || !s->stop_selects_hg || !st->has_thread || st->thread.tid <= 0) {
+        s->hg_valid = false;
+        return;
+    }
+    /* Measured (scripts in notes/rsp.md 2.6's spirit, gdbserver 13.1 and
+     * QEMU 7.2 user): a stop reply after a resume selects its thread on both;
+     * '?' does on gdbserver (handle_status), while QEMU answers it with the
+     * stopped vCPU and leaves g_cpu where the last 'Hg' put it -- which is
+     * the stopped thread only when no 'Hg' went out since the stop. */
+    if (query && !s->query_selects_hg && sent)
+        return; /* our own 'Hg' still holds (hg, hg_valid as it left them) */
+    s->hg = st->thread;
+    s->hg_valid = true;
+}
+
+bool
+rsp_thread_is_selected(const struct rsp_session *s, struct rsp_thread_id id)
+{
+    return s->hg_valid && s->hg.pid == id.pid && s->hg.tid == id.tid;
+}
+
 int
 rsp_thread_select(struct rsp_session *s, struct rsp_thread_id id)
 {
     char tid[64];
     struct rsp_reply r;
     id = rsp_thread_resolve(s, id);
-    if (s->hg_valid && s->hg.pid == id.pid && s->hg.tid == id.tid)
+    if (rsp_thread_is_selected(s, id))
         return 0;
     if (s->unsup[RSP_PKT_SET_THREAD_G])
         return 0; /* a stub without Hg has one thread */
     rsp_thread_id_format(s, id, tid, sizeof tid);
+    s->hg_sent = true;
+    s->hg_valid = false;
     int rc = rsp_requestf(s, RSP_PKT_SET_THREAD_G, &r, "Hg%s", tid);
     if (rc == SW_EUNSUP)
         return 0;

@@ -118,6 +118,8 @@ struct rsp_session_config {
     bool allow_noack; /* use QStartNoAckMode when offered (default true via rsp_session_config_init)
                        */
     bool trace; /* print the packet trace to stderr ("-> ..." / "<- ..."); also RSPWALK_DEBUG=pkt */
+    bool no_cache; /* read 'g' again on every register read and send 'Hg' unless our own 'Hg'
+                    * selected the thread (never inferred from a stop); also RSPWALK_NO_CACHE */
 };
 
 SW_API void rsp_session_config_init(struct rsp_session_config *cfg);

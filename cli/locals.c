@@ -2,7 +2,8 @@
  *
  * Text: "    name (type) = value" lines under the frame, as gdb's info args and
  * info locals print them; JSON: the frame object's "locals" array
- * (docs/json.md).  Nothing here reads DWARF: it asks rspwalk/locals.h.
+ * (docs/json.md).  Physical and inline frames have them; tail-call and
+ * signal frames none.  Nothing here reads DWARF: it asks rspwalk/locals.h.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -43,7 +44,7 @@ cli_print_locals_text(FILE *f, struct sw_walker *w, const struct sw_stack *st, s
     struct sw_function *fn;
     char val[1024];
 
-    if (sw_frame_function(w, &st->frames[k], &fn) < 0)
+    if (sw_frame_function(w, st, k, &fn) < 0)
         return;
     for (size_t i = 0; i < fn->nvars; i++) {
         local_text(w, st, k, &fn->vars[i], val, sizeof val);
@@ -60,7 +61,7 @@ cli_print_locals_json(FILE *f, struct sw_walker *w, const struct sw_stack *st, s
     char val[1024];
 
     fputs(", \"locals\": [", f);
-    if (sw_frame_function(w, &st->frames[k], &fn) == 0) {
+    if (sw_frame_function(w, st, k, &fn) == 0) {
         for (size_t i = 0; i < fn->nvars; i++) {
             const struct sw_local_var *v = &fn->vars[i];
             local_text(w, st, k, v, val, sizeof val);

@@ -28,6 +28,7 @@ struct sw_dinfo_name {
      * prints); NULL when the DWARF names none (gdb prints "??"). */
     const char *name;
     sw_addr entry; /* DW_AT_entry_pc, else the first address of its first range */
+    uint64_t die;  /* the DIE's offset in .debug_info: which function or inlined copy */
 };
 
 /* One tail-call frame: an intermediate function that jumped to the next. */
@@ -152,10 +153,11 @@ struct sw_dinfo_var {
     const struct sw_dinfo_loc *locs;
 };
 
-/* The variables of the concrete function covering a pc: owned, one block. */
+/* The variables of a function or inlined subroutine at a pc: owned, one block. */
 struct sw_dinfo_func {
     const char *name;
-    sw_addr entry; /* link-time */
+    sw_addr entry; /* link-time; as struct sw_dinfo_name's */
+    uint64_t die;  /* as struct sw_dinfo_name's: the scope these variables belong to */
     size_t nbase;  /* DW_AT_frame_base */
     const struct sw_dinfo_loc *base;
     size_t nvars; /* parameters in order, then the locals of the innermost
@@ -166,10 +168,23 @@ struct sw_dinfo_func {
 
 /* The variables visible at link-time address VADDR in the concrete function
  * (DW_TAG_subprogram) covering it: its parameters and the locals of it and of
- * its lexical blocks that cover VADDR (not those of inlined subroutines).
+ * its lexical blocks that cover VADDR (not those of inlined subroutines), and
+ * the parameters and variables of its abstract instance (DW_AT_abstract_origin)
+ * that it has no copy of, without a location (gdb's inherit_abstract_dies).
  * Returns 0, SW_ENOENT (no DWARF function covers VADDR), SW_ENOMEM,
  * SW_EBADELF.  *OUT: caller frees with sw_dinfo_func_free. */
 int sw_dinfo_frame_vars(struct sw_dinfo *d, sw_addr vaddr, struct sw_dinfo_func **out);
+
+/* The same for the inlined subroutine at DEPTH of the inline chain at VADDR
+ * (0: the innermost, as sw_dinfo_inline_chain lists them): its parameters
+ * and the locals of it and of its lexical blocks covering VADDR, with what
+ * its abstract instance adds; not those of subroutines inlined into it.  The
+ * frame base (DW_OP_fbreg) is the concrete function's that contains it.
+ * NAME, ENTRY and DIE are the chain's.  Returns 0, SW_ENOENT (fewer than
+ * DEPTH + 1 inlined subroutines cover VADDR), SW_ENOMEM, SW_EBADELF.  *OUT:
+ * caller frees with sw_dinfo_func_free. */
+int sw_dinfo_inline_vars(struct sw_dinfo *d, sw_addr vaddr, size_t depth,
+                         struct sw_dinfo_func **out);
 
 /* Free FN.  NULL is a no-op. */
 void sw_dinfo_func_free(struct sw_dinfo_func *fn);

@@ -166,6 +166,14 @@ struct di_tcache {
     struct sw_dinfo_type *t;
 };
 
+/* A sorted set of DIE offsets. */
+struct di_offs {
+    Dwarf_Off *v;
+    size_t n, cap;
+};
+
+struct di_inherit;
+
 struct di_vars {
     struct sw_dinfo *d;
     struct sw_dinfo_func *fn;
@@ -177,6 +185,8 @@ struct di_vars {
     struct sw_dinfo_var *vars;
     unsigned *depth; /* of each var's block: innermost printed first */
     size_t nvars, capvars;
+    struct di_offs listed;  /* the abstract DIE of each listed variable (its own if none) */
+    struct di_inherit *inh; /* dwarf_vars.c: the scope inheriting from its abstract one */
     bool oom;
 };
 

@@ -27,8 +27,9 @@ sw_dinfo_inline_chain(struct sw_dinfo *d, sw_addr vaddr, struct sw_dinfo_name *o
         if (s->kind == DI_FUNC)
             break;
         if (s->kind == DI_INLINED && *n < max)
-            out[(*n)++] =
-                (struct sw_dinfo_name){ .name = s->name, .entry = cu->ranges.v[s->first].lo };
+            out[(*n)++] = (struct sw_dinfo_name){ .name = s->name,
+                                                  .entry = cu->ranges.v[s->first].lo,
+                                                  .die = s->die };
     }
     return 0;
 }

@@ -402,5 +402,6 @@ sw_dinfo_function(struct sw_dinfo *d, sw_addr vaddr, struct sw_dinfo_name *out)
         return SW_ENOENT;
     out->name = cu->scopes[f].name;
     out->entry = cu->ranges.v[cu->scopes[f].first].lo;
+    out->die = cu->scopes[f].die;
     return 0;
 }

@@ -1,7 +1,8 @@
 /* walker/dwarf_vars.c -- the variables of a function at a pc, with their locations.
  *
  * Parameters and the locals of the lexical blocks covering the pc, read on
- * demand from the function's DIE; location lists and expressions are encoded
+ * demand from the DIE of a function or of an inlined subroutine (with what
+ * its abstract instance adds, as gdb reads it); location lists and expressions are encoded
  * again from libdwarf's decoding so that walker/locals.c can evaluate them
  * without libdwarf.  Types are dwarf_types.c's.
  */
@@ -232,6 +233,33 @@ read_locs(struct di_vars *c, Dwarf_Die die, Dwarf_Half at, const struct sw_dinfo
     *nout = n;
 }
 
+/* The number in constant attribute A, as gdb's dwarf2_const_value_data
+ * reads it: DW_FORM_sdata and DW_FORM_implicit_const are signed, the
+ * fixed-size data forms are bits that fill the value from its low end
+ * (0xfeedface in DW_FORM_data4 is 4277009102 for an unsigned long, not
+ * sign-extended), DW_FORM_udata is unsigned. */
+static bool
+const_number(struct sw_dinfo *d, Dwarf_Attribute a, Dwarf_Signed *out)
+{
+    Dwarf_Half form = 0;
+    Dwarf_Unsigned u = 0;
+    Dwarf_Error de = NULL;
+    int rc;
+
+    if (dwarf_whatform(a, &form, &de) != DW_DLV_OK) {
+        sw_di_drop_error(d->dbg, de);
+        return false;
+    }
+    if (form == DW_FORM_sdata || form == DW_FORM_implicit_const) {
+        rc = dwarf_formsdata(a, out, &de);
+    } else {
+        rc = dwarf_formudata(a, &u, &de);
+        *out = (Dwarf_Signed)u;
+    }
+    sw_di_drop_error(d->dbg, de);
+    return rc == DW_DLV_OK;
+}
+
 /* DW_AT_const_value as a DW_OP_implicit_value of the type's size. */
 static void
 read_const_value(struct di_vars *c, Dwarf_Die die, struct sw_dinfo_var *var)
@@ -254,7 +282,7 @@ read_const_value(struct di_vars *c, Dwarf_Die die, struct sw_dinfo_var *var)
             b_put(&b, ((const uint8_t *)blk->bl_data)[i]);
         dwarf_dealloc(d->dbg, blk, DW_DLA_BLOCK);
     } else if (sw_di_drop_error(d->dbg, de), de = NULL,
-               dwarf_formsdata(a, &sv, &de) == DW_DLV_OK && var->type->size <= 8) {
+               const_number(d, a, &sv) && var->type->size <= 8) {
         /* A constant: the value in host order, marked by a zero length
          * followed by the SLEB128 value (walker/locals.c stores it in the
          * target's order). */
@@ -277,8 +305,108 @@ read_const_value(struct di_vars *c, Dwarf_Die die, struct sw_dinfo_var *var)
     var->nlocs = 1;
 }
 
+/* ---- the variables of a scope, as gdb reads them ---------------------------------------- */
+
+/* Call FN for each child of PARENT with its tag, until C runs out of memory. */
 static void
-add_var(struct di_vars *c, Dwarf_Die die, bool param, unsigned depth)
+each_child(struct di_vars *c, Dwarf_Die parent,
+           void (*fn)(struct di_vars *, Dwarf_Die, Dwarf_Half, unsigned), unsigned depth)
+{
+    struct sw_dinfo *d = c->d;
+    Dwarf_Error de = NULL;
+    Dwarf_Die child = NULL;
+
+    if (depth >= DI_MAX_DEPTH || dwarf_child(parent, &child, &de) != DW_DLV_OK) {
+        sw_di_drop_error(d->dbg, de);
+        return;
+    }
+    while (child != NULL && !c->oom) {
+        Dwarf_Half tag = 0;
+        Dwarf_Die sib = NULL;
+        if (dwarf_tag(child, &tag, &de) == DW_DLV_OK)
+            fn(c, child, tag, depth);
+        sw_di_drop_error(d->dbg, de);
+        de = NULL;
+        if (dwarf_siblingof_b(d->dbg, child, true, &sib, &de) == DW_DLV_ERROR)
+            sw_di_drop_error(d->dbg, de);
+        de = NULL;
+        dwarf_dealloc_die(child);
+        child = sib;
+    }
+    if (child != NULL)
+        dwarf_dealloc_die(child);
+}
+
+/* The abstract instance DIE is a copy of: its DW_AT_abstract_origin, followed
+ * to the end (GCC before 4.5 made chains, PR 40573); else DIE itself.  False
+ * when DIE's offset cannot be read. */
+static bool
+origin_of(struct di_vars *c, Dwarf_Die die, Dwarf_Off *out)
+{
+    Dwarf_Error de = NULL;
+    Dwarf_Off off;
+    if (!sw_di_attr_ref(c->d, die, DW_AT_abstract_origin, &off)) {
+        bool ok = dwarf_dieoffset(die, out, &de) == DW_DLV_OK;
+        sw_di_drop_error(c->d->dbg, de);
+        return ok;
+    }
+    for (int hop = 1; hop < DI_MAX_HOPS; hop++) {
+        Dwarf_Die next = sw_di_die_at(c->d, off);
+        Dwarf_Off up;
+        bool more = next != NULL && sw_di_attr_ref(c->d, next, DW_AT_abstract_origin, &up);
+        if (next != NULL)
+            dwarf_dealloc_die(next);
+        if (!more)
+            break;
+        off = up;
+    }
+    *out = off;
+    return true;
+}
+
+static bool
+offs_has(const struct di_offs *s, Dwarf_Off off)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->v[mid] < off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->n && s->v[lo] == off;
+}
+
+static void
+offs_add(struct di_vars *c, struct di_offs *s, Dwarf_Off off)
+{
+    size_t i = s->n;
+    if (offs_has(s, off))
+        return;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 16;
+        Dwarf_Off *v = sw_realloc(s->v, cap * sizeof *v);
+        if (v == NULL) {
+            c->oom = true;
+            return;
+        }
+        s->v = v;
+        s->cap = cap;
+    }
+    while (i > 0 && s->v[i - 1] > off) {
+        s->v[i] = s->v[i - 1];
+        i--;
+    }
+    s->v[i] = off;
+    s->n++;
+}
+
+/* List the parameter (PARAM) or variable DIE, a copy of abstract DIE ORIGIN,
+ * in the block at DEPTH: name and type may be on the abstract instance, the
+ * location is DIE's own (none: optimized out). */
+static void
+add_var(struct di_vars *c, Dwarf_Die die, Dwarf_Off origin, bool param, unsigned depth)
 {
     struct sw_dinfo *d = c->d;
     struct sw_dinfo_var v = { .param = param };
@@ -287,7 +415,6 @@ add_var(struct di_vars *c, Dwarf_Die die, bool param, unsigned depth)
 
     if (sw_di_attr_flag(d, die, DW_AT_declaration))
         return; /* an extern declared inside the function: not a local */
-    /* Name and type may be on the abstract instance. */
     for (int hop = 0; hop < DI_MAX_HOPS && cur != NULL; hop++) {
         Dwarf_Off off;
         if (v.name == NULL && sw_di_attr_string(d, cur, DW_AT_name, &s))
@@ -326,50 +453,108 @@ add_var(struct di_vars *c, Dwarf_Die die, bool param, unsigned depth)
     }
     c->vars[c->nvars] = v;
     c->depth[c->nvars++] = param ? 0 : depth + 1;
+    offs_add(c, &c->listed, origin);
+}
+
+/* gdb's inherit_abstract_dies, for a scope CONCRETE (function, inlined
+ * subroutine or lexical block) that is a copy of an abstract one: the
+ * children of the abstract scope that no direct child of CONCRETE is a copy
+ * of are listed too, with no location ("<optimized out>") unless they have a
+ * DW_AT_const_value; those of an abstract lexical block that is not copied
+ * join the scope (gdb reads a block without ranges as part of its parent).
+ * GCC moves the locals of an inlined subroutine into a lexical block of its
+ * own, so gdb lists them twice, the copy in scope and an optimized-out one;
+ * here a variable whose copy is listed already is not listed again. */
+struct di_inherit {
+    struct di_offs direct; /* what CONCRETE's direct children are copies of */
+    bool params;           /* CONCRETE is a function or inlined subroutine */
+};
+
+static void
+note_direct(struct di_vars *c, Dwarf_Die child, Dwarf_Half tag, unsigned depth)
+{
+    Dwarf_Off off;
+    (void)depth;
+    if (tag != DW_TAG_call_site && tag != DW_TAG_GNU_call_site &&
+        sw_di_has_attr(c->d, child, DW_AT_abstract_origin) && origin_of(c, child, &off))
+        offs_add(c, &c->inh->direct, off);
 }
 
 static void
+inherit_child(struct di_vars *c, Dwarf_Die child, Dwarf_Half tag, unsigned depth)
+{
+    Dwarf_Off off;
+    bool param = tag == DW_TAG_formal_parameter;
+
+    if ((!param && tag != DW_TAG_variable && tag != DW_TAG_lexical_block) ||
+        (param && !c->inh->params) || !origin_of(c, child, &off) || offs_has(&c->inh->direct, off))
+        return;
+    if (tag == DW_TAG_lexical_block) {
+        bool params = c->inh->params;
+        c->inh->params = false; /* parameters only directly under a function */
+        each_child(c, child, inherit_child, depth);
+        c->inh->params = params;
+    } else if (!offs_has(&c->listed, off)) {
+        add_var(c, child, off, param, depth);
+    }
+}
+
+static void
+inherit(struct di_vars *c, Dwarf_Die concrete, bool params, unsigned depth)
+{
+    struct di_inherit inh = { .params = params }, *outer = c->inh;
+    Dwarf_Off off;
+
+    if (!sw_di_has_attr(c->d, concrete, DW_AT_abstract_origin) || !origin_of(c, concrete, &off))
+        return;
+    Dwarf_Die origin = sw_di_die_at(c->d, off);
+    if (origin == NULL)
+        return;
+    c->inh = &inh;
+    each_child(c, concrete, note_direct, depth);
+    each_child(c, origin, inherit_child, depth);
+    c->inh = outer;
+    sw_free(inh.direct.v);
+    dwarf_dealloc_die(origin);
+}
+
+static void walk_child(struct di_vars *c, Dwarf_Die child, Dwarf_Half tag, unsigned depth);
+
+/* The variables of the scope PARENT at DEPTH (0: the function or inlined
+ * subroutine), of its lexical blocks covering the pc first (innermost
+ * bindings are listed before what the abstract instance adds), not of the
+ * subroutines inlined into it (frames of their own). */
+static void
 walk_scope(struct di_vars *c, Dwarf_Die parent, unsigned depth)
 {
-    struct sw_dinfo *d = c->d;
-    Dwarf_Error de = NULL;
-    Dwarf_Die child = NULL;
-
-    if (depth >= DI_MAX_DEPTH || dwarf_child(parent, &child, &de) != DW_DLV_OK) {
-        sw_di_drop_error(d->dbg, de);
-        return;
-    }
-    while (child != NULL && !c->oom) {
-        Dwarf_Half tag = 0;
-        Dwarf_Die sib = NULL;
-        if (dwarf_tag(child, &tag, &de) != DW_DLV_OK) {
-            sw_di_drop_error(d->dbg, de);
-            de = NULL;
-        } else if (tag == DW_TAG_formal_parameter && depth == 0) {
-            add_var(c, child, true, depth);
-        } else if (tag == DW_TAG_variable) {
-            add_var(c, child, false, depth);
-        } else if (tag == DW_TAG_lexical_block) {
-            struct di_rbuf rb = { 0 };
-            bool in = false;
-            if (sw_di_die_ranges(d, child, c->base, &rb) < 0)
-                c->oom = true;
-            for (size_t i = 0; i < rb.n; i++)
-                in = in || (c->vaddr >= rb.v[i].lo && c->vaddr < rb.v[i].hi);
-            /* A block without ranges is transparent, as for scopes. */
-            if (in || rb.n == 0)
-                walk_scope(c, child, rb.n == 0 ? depth : depth + 1);
-            sw_free(rb.v);
-        }
-        if (dwarf_siblingof_b(d->dbg, child, true, &sib, &de) == DW_DLV_ERROR)
-            sw_di_drop_error(d->dbg, de);
-        de = NULL;
-        dwarf_dealloc_die(child);
-        child = sib;
-    }
-    if (child != NULL)
-        dwarf_dealloc_die(child);
+    each_child(c, parent, walk_child, depth);
+    inherit(c, parent, depth == 0, depth);
 }
+
+static void
+walk_child(struct di_vars *c, Dwarf_Die child, Dwarf_Half tag, unsigned depth)
+{
+    Dwarf_Off off;
+    if ((tag == DW_TAG_formal_parameter && depth == 0) || tag == DW_TAG_variable) {
+        if (origin_of(c, child, &off))
+            add_var(c, child, off, tag == DW_TAG_formal_parameter, depth);
+    } else if (tag == DW_TAG_lexical_block) {
+        struct di_rbuf rb = { 0 };
+        bool in = false;
+        if (sw_di_die_ranges(c->d, child, c->base, &rb) < 0)
+            c->oom = true;
+        for (size_t i = 0; i < rb.n; i++)
+            in = in || (c->vaddr >= rb.v[i].lo && c->vaddr < rb.v[i].hi);
+        /* A block without ranges is transparent, as for scopes. */
+        if (in)
+            walk_scope(c, child, depth + 1);
+        else if (rb.n == 0)
+            each_child(c, child, walk_child, depth);
+        sw_free(rb.v);
+    }
+}
+
+/* ---- the variables of a scope ---------------------------------------------------------- */
 
 void
 sw_dinfo_func_free(struct sw_dinfo_func *fn)
@@ -383,26 +568,48 @@ sw_dinfo_func_free(struct sw_dinfo_func *fn)
     sw_free(fn);
 }
 
-int
-sw_dinfo_frame_vars(struct sw_dinfo *d, sw_addr vaddr, struct sw_dinfo_func **out)
+/* Parameters, then locals from the innermost block out (gdb's order), into
+ * FN from C. */
+static void
+order_vars(struct di_vars *c, struct sw_dinfo_func *fn)
+{
+    struct sw_dinfo_var *vars = c->nvars ? sw_di_alloc(c, c->nvars * sizeof *vars) : NULL;
+    size_t k = 0;
+    unsigned maxd = 0;
+
+    if (vars == NULL)
+        return;
+    for (size_t i = 0; i < c->nvars; i++)
+        if (c->depth[i] == 0)
+            vars[k++] = c->vars[i];
+        else if (c->depth[i] > maxd)
+            maxd = c->depth[i];
+    for (unsigned dep = maxd; dep > 0; dep--)
+        for (size_t i = 0; i < c->nvars; i++)
+            if (c->depth[i] == dep)
+                vars[k++] = c->vars[i];
+    fn->vars = vars;
+    fn->nvars = k;
+}
+
+/* The variables of scope S of CU (a function, or an inlined subroutine whose
+ * frame base is its concrete function F's) visible at VADDR. */
+static int
+scope_vars(struct sw_dinfo *d, struct di_cu *cu, uint32_t s, uint32_t f, sw_addr vaddr,
+           struct sw_dinfo_func **out)
 {
     struct di_vars c = { .d = d, .vaddr = vaddr };
-    struct di_cu *cu;
     Dwarf_Half asize = 8;
     Dwarf_Error de = NULL;
-    int rc = sw_di_parsed_cu_at(d, vaddr, &cu);
+    Dwarf_Die die = sw_di_die_at(d, cu->scopes[s].die);
+    Dwarf_Die fdie = s == f ? die : sw_di_die_at(d, cu->scopes[f].die);
 
-    if (rc < 0)
-        return rc;
-    if (cu == NULL)
-        return SW_ENOENT;
-    uint32_t f = sw_di_func_of(cu, sw_di_innermost_scope(cu, vaddr));
-    if (f == DI_NONE)
-        return SW_ENOENT;
-    Dwarf_Die die = sw_di_die_at(d, cu->scopes[f].die);
-    if (die == NULL)
+    if (die == NULL || fdie == NULL) {
+        if (die != NULL)
+            dwarf_dealloc_die(die);
         return sw_fail(&d->err, SW_EBADELF, "reading debug info of %s: no DIE at 0x%llx", d->source,
-                       (unsigned long long)cu->scopes[f].die);
+                       (unsigned long long)cu->scopes[die == NULL ? s : f].die);
+    }
     Dwarf_Die cudie = sw_di_die_at(d, cu->off);
     Dwarf_Addr base = 0;
     if (cudie != NULL) {
@@ -417,36 +624,23 @@ sw_dinfo_frame_vars(struct sw_dinfo *d, sw_addr vaddr, struct sw_dinfo_func **ou
     c.addr_size = asize;
 
     struct sw_dinfo_func *fn = sw_calloc(1, sizeof *fn);
-    if (fn == NULL) {
-        dwarf_dealloc_die(die);
-        return sw_fail(&d->err, SW_ENOMEM, "local variables in %s: out of memory", d->source);
+    if (fn != NULL) {
+        fn->name = cu->scopes[s].name;
+        fn->entry = cu->ranges.v[cu->scopes[s].first].lo;
+        fn->die = cu->scopes[s].die;
+        read_locs(&c, fdie, DW_AT_frame_base, &fn->base, &fn->nbase);
+        walk_scope(&c, die, 0);
+        order_vars(&c, fn);
+        fn->arena = c.arena;
+    } else {
+        c.oom = true;
     }
-    fn->name = cu->scopes[f].name;
-    fn->entry = cu->ranges.v[cu->scopes[f].first].lo;
-    read_locs(&c, die, DW_AT_frame_base, &fn->base, &fn->nbase);
-    walk_scope(&c, die, 0);
+    if (fdie != die)
+        dwarf_dealloc_die(fdie);
     dwarf_dealloc_die(die);
-
-    struct sw_dinfo_var *vars = c.nvars ? sw_di_alloc(&c, c.nvars * sizeof *vars) : NULL;
-    if (vars != NULL) {
-        /* Parameters, then locals from the innermost block out (gdb's order). */
-        size_t k = 0;
-        unsigned maxd = 0;
-        for (size_t i = 0; i < c.nvars; i++)
-            if (c.depth[i] == 0)
-                vars[k++] = c.vars[i];
-            else if (c.depth[i] > maxd)
-                maxd = c.depth[i];
-        for (unsigned dep = maxd; dep > 0; dep--)
-            for (size_t i = 0; i < c.nvars; i++)
-                if (c.depth[i] == dep)
-                    vars[k++] = c.vars[i];
-        fn->vars = vars;
-        fn->nvars = k;
-    }
-    fn->arena = c.arena;
     sw_free(c.vars);
     sw_free(c.depth);
+    sw_free(c.listed.v);
     sw_free(c.tc);
     if (c.oom) {
         sw_dinfo_func_free(fn);
@@ -454,4 +648,45 @@ sw_dinfo_frame_vars(struct sw_dinfo *d, sw_addr vaddr, struct sw_dinfo_func **ou
     }
     *out = fn;
     return 0;
+}
+
+int
+sw_dinfo_frame_vars(struct sw_dinfo *d, sw_addr vaddr, struct sw_dinfo_func **out)
+{
+    struct di_cu *cu;
+    int rc = sw_di_parsed_cu_at(d, vaddr, &cu);
+
+    if (rc < 0)
+        return rc;
+    if (cu == NULL)
+        return SW_ENOENT;
+    uint32_t f = sw_di_func_of(cu, sw_di_innermost_scope(cu, vaddr));
+    if (f == DI_NONE)
+        return SW_ENOENT;
+    return scope_vars(d, cu, f, f, vaddr, out);
+}
+
+int
+sw_dinfo_inline_vars(struct sw_dinfo *d, sw_addr vaddr, size_t depth, struct sw_dinfo_func **out)
+{
+    struct di_cu *cu;
+    size_t k = 0;
+    int rc = sw_di_parsed_cu_at(d, vaddr, &cu);
+
+    if (rc < 0)
+        return rc;
+    if (cu == NULL)
+        return SW_ENOENT;
+    /* sw_dinfo_inline_chain's walk: the DEPTH-th inlined scope outwards. */
+    for (uint32_t i = sw_di_innermost_scope(cu, vaddr); i != DI_NONE; i = cu->scopes[i].parent) {
+        if (cu->scopes[i].kind == DI_FUNC)
+            break;
+        if (cu->scopes[i].kind == DI_INLINED && k++ == depth) {
+            uint32_t f = sw_di_func_of(cu, i);
+            if (f == DI_NONE)
+                break;
+            return scope_vars(d, cu, i, f, vaddr, out);
+        }
+    }
+    return SW_ENOENT;
 }

@@ -46,40 +46,69 @@ enum {
 #define LV_MAX_ELEMS 16
 /* gdb's "repeats" threshold (set print repeats). */
 #define LV_REPEATS 10
+/* Inline levels looked at to place an inline frame (virtual.c keeps 32). */
+#define LV_MAX_INLINE 32
 
 /* ---- the function of a frame ---------------------------------------------------------- */
 
-static bool
-is_virtual(const struct sw_frame *f)
+/* The place of inline frame K among the inline frames of its physical frame:
+ * 0 for the innermost.  sw_walk_stack puts them right before that physical
+ * frame, innermost first, after the frame of the previous physical frame or
+ * its tail-call frames, so the run of inline frames that K is in starts the
+ * chain. */
+static size_t
+inline_depth(const struct sw_stack *st, size_t k)
 {
-    return f->kind == SW_FRAME_INLINE || f->kind == SW_FRAME_TAILCALL;
+    size_t first = k;
+    while (first > 0 && st->frames[first - 1].kind == SW_FRAME_INLINE)
+        first--;
+    return k - first;
+}
+
+/* The physical frame containing frame K (K itself when it is one); ST->n
+ * when the walk ended before it. */
+static size_t
+physical_of(const struct sw_stack *st, size_t k)
+{
+    while (k < st->n && st->frames[k].kind == SW_FRAME_INLINE)
+        k++;
+    return k;
 }
 
 int
-sw_frame_function(struct sw_walker *w, const struct sw_frame *frame, struct sw_function **out)
+sw_frame_function(struct sw_walker *w, const struct sw_stack *stack, size_t frame_index,
+                  struct sw_function **out)
 {
     const struct sw_lib *lib = NULL;
+    const struct sw_frame *frame;
     struct sw_dinfo *d = NULL;
     struct sw_dinfo_func *df = NULL;
     sw_addr pc;
     int rc;
 
-    if (w == NULL || frame == NULL || out == NULL)
+    if (w == NULL || stack == NULL || out == NULL)
         return SW_EINVAL;
-    if (is_virtual(frame) || frame->kind == SW_FRAME_SIGNAL)
-        return sw_walker_fail(w, SW_EINVAL, "local variables: frame %u is not a function's frame",
-                              frame->level);
+    if (frame_index >= stack->n)
+        return sw_walker_fail(w, SW_EINVAL, "local variables: no frame %zu in a stack of %zu",
+                              frame_index, stack->n);
+    frame = &stack->frames[frame_index];
+    if (frame->kind == SW_FRAME_TAILCALL || frame->kind == SW_FRAME_SIGNAL)
+        return sw_walker_fail(w, SW_EINVAL, "local variables: frame %zu is a %s frame", frame_index,
+                              frame->kind == SW_FRAME_SIGNAL ? "signal" : "tail-call");
     pc = sw_frame_lookup_pc(frame);
     rc = sw_walker_dinfo_at(w, pc, &lib, &d);
     if (rc < 0)
         return rc;
     if (d == NULL)
         return sw_walker_fail(w, SW_ENOSYM, "local variables at 0x%" PRIx64 ": no debug info", pc);
-    rc = sw_dinfo_frame_vars(d, pc - lib->bias, &df);
+    if (frame->kind == SW_FRAME_INLINE)
+        rc = sw_dinfo_inline_vars(d, pc - lib->bias, inline_depth(stack, frame_index), &df);
+    else
+        rc = sw_dinfo_frame_vars(d, pc - lib->bias, &df);
     if (rc == SW_ENOENT)
-        return sw_walker_fail(w, SW_ENOSYM,
-                              "local variables at 0x%" PRIx64 ": no DWARF function in %s", pc,
-                              lib->path);
+        return sw_walker_fail(
+            w, SW_ENOSYM, "local variables at 0x%" PRIx64 ": no DWARF %s in %s", pc,
+            frame->kind == SW_FRAME_INLINE ? "inlined subroutine" : "function", lib->path);
     if (rc < 0)
         return sw_walker_fail(w, rc, "%s", sw_dinfo_errmsg(d));
 
@@ -92,6 +121,7 @@ sw_frame_function(struct sw_walker *w, const struct sw_frame *frame, struct sw_f
     }
     fn->name = df->name;
     fn->entry = df->entry + lib->bias;
+    fn->inlined = frame->kind == SW_FRAME_INLINE;
     fn->bias = lib->bias;
     fn->impl = df;
     fn->nvars = df->nvars;
@@ -351,9 +381,31 @@ eval_piece(struct lv_eval *ev, const uint8_t *e, size_t len, uint8_t *out, size_
     return SW_GLVV_SUCCESS;
 }
 
-/* The location E (LEN bytes) into OUT (SIZE bytes): split at DW_OP_piece. */
+/* Whether bytes [LO, HI) of a value of type T hold none of its members: the
+ * padding of a structure.  A member of unknown size reaches the end. */
+static bool
+is_padding(const struct sw_dinfo_type *t, size_t lo, size_t hi)
+{
+    if (t->kind != SW_DT_STRUCT)
+        return false;
+    for (size_t i = 0; i < t->nmembers; i++) {
+        const struct sw_dinfo_member *m = &t->members[i];
+        uint64_t end = m->type->size ? m->offset + m->type->size : UINT64_MAX;
+        if (m->offset < hi && lo < end)
+            return false;
+    }
+    return true;
+}
+
+/* The location E (LEN bytes) of a value of type T into OUT (SIZE bytes),
+ * split at DW_OP_piece.  A piece without a location is optimized out; when
+ * all such pieces are padding (GCC leaves the padding of a structure split
+ * into registers without one) the value is whole, as gdb prints it; else
+ * the whole value is out of scope (gdb would show the members that are
+ * there: one level of members is not kept apart here). */
 static int
-eval_location(struct lv_eval *ev, const uint8_t *e, size_t len, uint8_t *out, size_t size)
+eval_location(struct lv_eval *ev, const struct sw_dinfo_type *t, const uint8_t *e, size_t len,
+              uint8_t *out, size_t size)
 {
     size_t start = 0, off = 0;
     bool pieces = false;
@@ -367,9 +419,14 @@ eval_location(struct lv_eval *ev, const uint8_t *e, size_t len, uint8_t *out, si
             pieces = true;
             if (psize > size - off)
                 return SW_GLVV_EUNKNOWN;
-            int rc = eval_piece(ev, e + start, i - start, out + off, psize);
-            if (rc < 0)
-                return rc; /* a part optimized out: gdb shows the whole as such */
+            if (i == start) {
+                if (!is_padding(t, off, off + psize))
+                    return SW_GLVV_EOUTOFSCOPE;
+            } else {
+                int rc = eval_piece(ev, e + start, i - start, out + off, psize);
+                if (rc < 0)
+                    return rc;
+            }
             off += psize;
             start = i + l;
         }
@@ -378,6 +435,24 @@ eval_location(struct lv_eval *ev, const uint8_t *e, size_t len, uint8_t *out, si
     if (!pieces)
         return eval_piece(ev, e, len, out, size);
     return start == len ? SW_GLVV_SUCCESS : SW_GLVV_EUNKNOWN;
+}
+
+/* Whether frame K of ST (at link-time pc VPC of D) is in FN's scope: the
+ * same concrete function, or for an inline frame the same inlined copy. */
+static bool
+in_function(struct sw_dinfo *d, const struct sw_stack *st, size_t k, sw_addr vpc,
+            const struct sw_function *fn)
+{
+    struct sw_dinfo_name dn[LV_MAX_INLINE];
+    size_t n = 0;
+
+    if (fn->inlined != (st->frames[k].kind == SW_FRAME_INLINE))
+        return false;
+    if (!fn->inlined)
+        return sw_dinfo_function(d, vpc, dn) == 0 && dn[0].die == fn->impl->die;
+    size_t depth = inline_depth(st, k);
+    return sw_dinfo_inline_chain(d, vpc, dn, LV_MAX_INLINE, &n) == 0 && depth < n &&
+           dn[depth].die == fn->impl->die;
 }
 
 int
@@ -389,7 +464,6 @@ sw_local_value(struct sw_walker *w, const struct sw_stack *stack, size_t frame_i
     const struct sw_frame *f;
     const struct sw_lib *lib;
     struct sw_dinfo *d;
-    struct sw_dinfo_name dn;
     sw_addr pc, vpc;
 
     if (w == NULL || stack == NULL || var == NULL || var->fn == NULL || var->impl == NULL ||
@@ -398,7 +472,7 @@ sw_local_value(struct sw_walker *w, const struct sw_stack *stack, size_t frame_i
     fn = var->fn;
     dv = var->impl;
     f = &stack->frames[frame_index];
-    if (is_virtual(f) || f->kind == SW_FRAME_SIGNAL)
+    if (f->kind == SW_FRAME_TAILCALL || f->kind == SW_FRAME_SIGNAL)
         return SW_GLVV_EOUTOFSCOPE;
     if (size < var->size)
         return SW_GLVV_EBUFSIZE;
@@ -411,30 +485,44 @@ sw_local_value(struct sw_walker *w, const struct sw_stack *stack, size_t frame_i
     if (strcmp(lib->path, fn->module) != 0 || lib->bias != fn->bias)
         return SW_GLVV_EOUTOFSCOPE;
     vpc = pc - lib->bias;
-    if (sw_dinfo_function(d, vpc, &dn) != 0 || dn.entry != fn->impl->entry)
+    if (!in_function(d, stack, frame_index, vpc, fn))
         return SW_GLVV_EOUTOFSCOPE;
     const struct sw_dinfo_loc *loc = loc_at(dv->locs, dv->nlocs, vpc);
     if (loc == NULL || loc->len == 0)
         return SW_GLVV_EOUTOFSCOPE;
 
+    /* An inline frame's registers are its physical frame's (virtual.c copies
+     * them).  Frame 0 and the CFI frames that carry its registers have only
+     * those the walk needed; the others are lazy (walker.c), fetched now,
+     * once per stop.  The walker knows those frames by their level in the
+     * physical walk, before the inline and tail-call frames were added. */
+    size_t phys = physical_of(stack, frame_index);
+    struct sw_frame regs = *f;
+    regs.level = 0;
+    for (size_t i = 0; i < phys && i < stack->n; i++)
+        if (stack->frames[i].kind != SW_FRAME_INLINE && stack->frames[i].kind != SW_FRAME_TAILCALL)
+            regs.level++;
+    if (sw_walker_fill_lazy(w, &regs) < 0)
+        return SW_GLVV_EUNKNOWN;
+
     struct lv_eval ev = {
         .w = w,
         .arch = sw_walker_proc(w)->arch,
-        .frame = f,
+        .frame = &regs,
         .bias = lib->bias,
     };
     /* DW_OP_call_frame_cfa: the CFA is the SP of the caller at the call, the
-     * SP the walk gave the next frame (inline and tail-call frames carry
-     * their physical caller's SP). */
-    if (frame_index + 1 < stack->n) {
+     * SP the walk gave the frame after the physical one (inline and
+     * tail-call frames carry their physical caller's SP). */
+    if (phys + 1 < stack->n) {
         ev.have_cfa = true;
-        ev.cfa = stack->frames[frame_index + 1].sp;
+        ev.cfa = stack->frames[phys + 1].sp;
     }
     const struct sw_dinfo_loc *base = loc_at(fn->impl->base, fn->impl->nbase, vpc);
     if (base != NULL && base->len > 0 && eval_number(&ev, base->expr, base->len, &ev.fb) == 0)
         ev.have_fb = true;
     memset(buf, 0, var->size);
-    return eval_location(&ev, loc->expr, loc->len, buf, var->size);
+    return eval_location(&ev, dv->type, loc->expr, loc->len, buf, var->size);
 }
 
 /* ---- formatting ------------------------------------------------------------------------ */

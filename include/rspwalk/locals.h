@@ -25,8 +25,9 @@ struct sw_dinfo_func; /* walker/dwarf_info.h */
 enum sw_glvv {
     SW_GLVV_SUCCESS = 0,
     SW_GLVV_EPARAM = -1,      /* a NULL argument, a frame index past the stack */
-    SW_GLVV_EOUTOFSCOPE = -2, /* the frame is not in the variable's function or block,
-                               * or no location covers its pc ("<optimized out>") */
+    SW_GLVV_EOUTOFSCOPE = -2, /* the frame is not in the variable's function (for an
+                               * inline frame: not that inlined copy), or no location
+                               * covers its pc ("<optimized out>") */
     SW_GLVV_EBUFSIZE = -3,    /* the buffer is smaller than the variable */
     SW_GLVV_EUNKNOWN = -4,    /* a register the frame did not recover, memory that
                                * cannot be read, a location this library cannot evaluate */
@@ -50,7 +51,8 @@ struct sw_local_var {
 /* getFunctionForFrame: a function and the variables visible at a pc. */
 struct sw_function {
     const char *name; /* borrowed, valid as long as this; gdb's name */
-    sw_addr entry;    /* run-time address of its entry */
+    sw_addr entry;    /* run-time address of its entry (an inlined copy: of its first range) */
+    bool inlined;     /* an inlined subroutine: the function of an SW_FRAME_INLINE frame */
     size_t nvars;     /* parameters in order, then locals, innermost block first */
     struct sw_local_var *vars;
     const char *module;         /* the module's path (internal) */
@@ -58,12 +60,24 @@ struct sw_function {
     struct sw_dinfo_func *impl; /* internal */
 };
 
-/* The function of FRAME (a physical frame: inline and tail-call frames have
- * none here) from its module's DWARF, with the variables visible at the
- * frame's lookup pc.  Returns 0, SW_EINVAL (a NULL argument, a virtual
- * frame), SW_ENOSYM (no debug information covers the pc), SW_ENOMEM; the
- * message goes on W.  *OUT: caller frees with sw_function_free. */
-SW_API int sw_frame_function(struct sw_walker *w, const struct sw_frame *frame,
+/* The function of frame FRAME_INDEX of STACK from its module's DWARF, with
+ * the variables visible at the frame's lookup pc: what gdb's info args and
+ * info locals list in that frame.  A physical frame has its concrete
+ * function (DW_TAG_subprogram): its parameters, the locals of the lexical
+ * blocks covering the pc, not those of code inlined into it.  An inline
+ * frame (SW_FRAME_INLINE) has the inlined subroutine it stands for
+ * (DW_TAG_inlined_subroutine): its parameters and locals, found through
+ * DW_AT_abstract_origin, whose values sw_local_value reads with the
+ * registers of the physical frame that contains it.  Which inlined
+ * subroutine an inline frame is follows from its place among the inline
+ * frames before its physical frame, hence STACK and an index rather than a
+ * frame.  Parameters and locals of an abstract instance that the concrete
+ * code has no copy of are listed too, optimized out (as gdb lists them).
+ * Tail-call and signal frames have no function here.  Returns 0, SW_EINVAL
+ * (a NULL argument, an index past the stack, a tail-call or signal frame),
+ * SW_ENOSYM (no debug information covers the pc), SW_ENOMEM; the message goes
+ * on W.  *OUT: caller frees with sw_function_free. */
+SW_API int sw_frame_function(struct sw_walker *w, const struct sw_stack *stack, size_t frame_index,
                              struct sw_function **out);
 
 /* Free FN.  NULL is a no-op. */
@@ -72,8 +86,9 @@ SW_API void sw_function_free(struct sw_function *fn);
 /* getLocalVariableValue: the value of VAR in frame FRAME_INDEX of STACK, in
  * the target's byte order, VAR->size bytes into BUF (SIZE bytes).  Reads
  * through W's process; registers of outer frames are the ones the walk
- * recovered for them (sw_frame_reg).  DW_OP_call_frame_cfa is the SP of the
- * frame's caller in the walk (the next frame), which is the CFA on every
+ * recovered for them (sw_frame_reg); an inline frame has the registers of
+ * its physical frame.  DW_OP_call_frame_cfa is the SP of the physical
+ * frame's caller in the walk (the frame after it), which is the CFA on every
  * supported architecture.  Returns an enum sw_glvv code. */
 SW_API int sw_local_value(struct sw_walker *w, const struct sw_stack *stack, size_t frame_index,
                           const struct sw_local_var *var, void *buf, size_t size);

@@ -47,6 +47,9 @@ struct sw_cfi_row {
     size_t cfa_expr_len;
     unsigned ra_column; /* the CIE's return address register */
     bool signal_frame;  /* the CIE augmentation has 'S' */
+    /* AArch64: the return address carries a pointer authentication code
+     * here (DW_CFA_AARCH64_negate_ra_state toggled RA_SIGN_STATE). */
+    bool ra_signed;
     struct sw_cfi_rule rules[SW_FRAME_MAX_REGS];
 };
 

@@ -37,6 +37,7 @@ struct cfi_table {
     Dwarf_Signed nfdes;
     const char *what; /* ".eh_frame of /lib/.../libc.so.6": for messages */
     char *label;      /* owned storage of WHAT */
+    bool big_endian;  /* the file's byte order: operands of DW_CFA_advance_loc2/4 */
 };
 
 struct sw_cfi {
@@ -86,11 +87,12 @@ finish_dbg(Dwarf_Debug dbg)
         dw_drop_error(NULL, de);
 }
 
-/* Whether PATH starts with the ELF magic; SW_ENOENT when it cannot be read. */
+/* Whether PATH starts with the ELF magic (and its byte order, EI_DATA, in
+ * *MSB); SW_ENOENT when it cannot be read. */
 static int
-check_elf_magic(const char *path, struct sw_errbuf *err)
+check_elf_magic(const char *path, bool *msb, struct sw_errbuf *err)
 {
-    unsigned char m[4];
+    unsigned char m[6];
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return sw_fail(err, errno == ENOENT ? SW_ENOENT : SW_EIO, "opening %s for CFI: %s", path,
@@ -99,6 +101,7 @@ check_elf_magic(const char *path, struct sw_errbuf *err)
     close(fd);
     if (n != (ssize_t)sizeof m || memcmp(m, "\177ELF", 4) != 0)
         return sw_fail(err, SW_EBADELF, "reading CFI of %s: not an ELF file", path);
+    *msb = m[5] == 2; /* ELFDATA2MSB */
     return 0;
 }
 
@@ -128,15 +131,16 @@ setup_dbg(Dwarf_Debug *dbg, const char *path, unsigned addr_size, struct sw_errb
     return 0;
 }
 
-/* Open PATH with libdwarf.  Returns 0 with *DBG set, 0 with *DBG NULL when
- * the file has no DWARF sections at all, or an error. */
+/* Open PATH with libdwarf.  Returns 0 with *DBG set (and the file's byte
+ * order in *MSB), 0 with *DBG NULL when the file has no DWARF sections at
+ * all, or an error. */
 static int
-open_dbg(const char *path, unsigned addr_size, Dwarf_Debug *dbg, Elf **elfp, int *fdp,
+open_dbg(const char *path, unsigned addr_size, Dwarf_Debug *dbg, Elf **elfp, int *fdp, bool *msb,
          struct sw_errbuf *err)
 {
     Dwarf_Error de = NULL;
     unsigned char id[6];
-    int rc = check_elf_magic(path, err);
+    int rc = check_elf_magic(path, msb, err);
     if (rc < 0)
         return rc;
     *dbg = NULL;
@@ -192,7 +196,8 @@ open_dbg(const char *path, unsigned addr_size, Dwarf_Debug *dbg, Elf **elfp, int
  * table; a malformed one is no table either (the other sections may still
  * serve), with the reason left in ERR for the "no CFI" message. */
 static int
-add_table(struct sw_cfi *c, Dwarf_Debug dbg, bool eh, const char *path, struct sw_errbuf *err)
+add_table(struct sw_cfi *c, Dwarf_Debug dbg, bool msb, bool eh, const char *path,
+          struct sw_errbuf *err)
 {
     struct cfi_table *t = &c->tables[c->ntables];
     const char *sec = eh ? ".eh_frame" : ".debug_frame";
@@ -211,6 +216,7 @@ add_table(struct sw_cfi *c, Dwarf_Debug dbg, bool eh, const char *path, struct s
         return 0;
     }
     t->dbg = dbg;
+    t->big_endian = msb;
     size_t n = strlen(sec) + strlen(path) + 5;
     t->label = sw_malloc(n);
     if (t->label == NULL) {
@@ -271,22 +277,24 @@ sw_cfi_open(const char *path, const char *debug_path, unsigned addr_size, struct
     }
 
     sw_err_clear(&why);
-    if ((rc = open_dbg(path, addr_size, &c->dbg[0], &c->file_elf[0], &c->file_fd[0], err)) < 0)
+    bool msb = false;
+    if ((rc = open_dbg(path, addr_size, &c->dbg[0], &c->file_elf[0], &c->file_fd[0], &msb, err)) <
+        0)
         goto fail;
     if (c->dbg[0]) {
         /* .eh_frame first: it is what the code was built to unwind with;
          * .debug_frame may describe the same code less precisely. */
-        if ((rc = add_table(c, c->dbg[0], true, path, &why)) < 0 ||
-            (rc = add_table(c, c->dbg[0], false, path, &why)) < 0)
+        if ((rc = add_table(c, c->dbg[0], msb, true, path, &why)) < 0 ||
+            (rc = add_table(c, c->dbg[0], msb, false, path, &why)) < 0)
             goto fail_why;
     }
     if (debug_path && strcmp(debug_path, path) != 0) {
         /* The separate debug file is optional: a broken or missing one
          * leaves the file's own CFI.  Its .eh_frame is NOBITS. */
         struct sw_errbuf ignored;
-        if (open_dbg(debug_path, addr_size, &c->dbg[1], &c->file_elf[1], &c->file_fd[1],
+        if (open_dbg(debug_path, addr_size, &c->dbg[1], &c->file_elf[1], &c->file_fd[1], &msb,
                      &ignored) == 0 &&
-            c->dbg[1] && (rc = add_table(c, c->dbg[1], false, debug_path, &why)) < 0)
+            c->dbg[1] && (rc = add_table(c, c->dbg[1], msb, false, debug_path, &why)) < 0)
             goto fail_why;
     }
     if (c->ntables == 0) {
@@ -354,8 +362,9 @@ sw_cfi_open_mem(const uint8_t *image, size_t len, const char *name, unsigned add
         goto fail;
 
     sw_err_clear(&why);
-    if ((rc = add_table(c, c->dbg[0], true, name, &why)) < 0 ||
-        (rc = add_table(c, c->dbg[0], false, name, &why)) < 0) {
+    bool msb = image[5] == 2; /* EI_DATA: ELFDATA2MSB */
+    if ((rc = add_table(c, c->dbg[0], msb, true, name, &why)) < 0 ||
+        (rc = add_table(c, c->dbg[0], msb, false, name, &why)) < 0) {
         sw_err_copy(err, &why);
         goto fail;
     }
@@ -409,6 +418,157 @@ convert_rule(const Dwarf_Regtable_Entry3 *e, struct sw_cfi_rule *r)
     }
 }
 
+/* ---- AArch64 return-address signing --------------------------------------
+ *
+ * DW_CFA_AARCH64_negate_ra_state (0x2d, the opcode of SPARC's
+ * DW_CFA_GNU_window_save) toggles RA_SIGN_STATE, a pseudo register of the
+ * AArch64 DWARF supplement: after `paciasp` the return address in x30, and
+ * its saved copy, carry a pointer authentication code.  libdwarf 20210528
+ * reads the opcode and keeps nothing, so the state at an address comes from
+ * replaying the CIE's and the FDE's instructions here, operands skipped.  As
+ * a register column, DW_CFA_remember_state and DW_CFA_restore_state save
+ * and restore it (GCC's unwinder does the same). */
+
+#define RA_STATE_DEPTH 16 /* nested remember_state: GCC emits one level */
+
+struct cfa_reader {
+    const uint8_t *p, *end;
+    bool failed;
+};
+
+static uint64_t
+cfa_uleb(struct cfa_reader *r)
+{
+    uint64_t v = 0;
+    for (unsigned shift = 0; r->p < r->end; shift += 7) {
+        uint8_t b = *r->p++;
+        if (shift < 64)
+            v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return v;
+    }
+    r->failed = true;
+    return 0;
+}
+
+static uint64_t
+cfa_fixed(struct cfa_reader *r, size_t n, bool msb)
+{
+    uint64_t v = 0;
+    if ((size_t)(r->end - r->p) < n) {
+        r->failed = true;
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        v |= (uint64_t)r->p[i] << (8 * (msb ? n - 1 - i : i));
+    r->p += n;
+    return v;
+}
+
+/* Skip a block: its ULEB length, then that many bytes. */
+static void
+cfa_block(struct cfa_reader *r)
+{
+    uint64_t n = cfa_uleb(r);
+    if (n > (uint64_t)(r->end - r->p))
+        r->failed = true;
+    else
+        r->p += n;
+}
+
+/* Replay LEN bytes of call frame instructions at INSNS from LOC, up to and
+ * including the instructions at TARGET, toggling *SIGNED.  Returns false
+ * when an instruction cannot be followed (DW_CFA_set_loc, a vendor opcode,
+ * truncated operands): the state then is what it was before it. */
+static bool
+replay_ra_state(const uint8_t *insns, size_t len, uint64_t loc, uint64_t target, uint64_t caf,
+                bool msb, bool *signed_, bool *stack, unsigned *depth)
+{
+    struct cfa_reader r = { insns, insns + len, false };
+    while (r.p < r.end && !r.failed) {
+        uint8_t op = *r.p++;
+        uint64_t delta = 0;
+        switch (op >> 6) {
+        case 1: /* DW_CFA_advance_loc */
+            delta = op & 0x3f;
+            break;
+        case 2: /* DW_CFA_offset: register in the opcode, ULEB offset */
+            cfa_uleb(&r);
+            continue;
+        case 3: /* DW_CFA_restore */
+            continue;
+        }
+        if (op >> 6 == 0) {
+            switch (op) {
+            case 0x00: /* nop */
+            case 0x0a: /* remember_state */
+            case 0x0b: /* restore_state */
+            case 0x2d: /* AARCH64_negate_ra_state */
+                break;
+            case 0x02: /* advance_loc1 */
+                delta = cfa_fixed(&r, 1, msb);
+                break;
+            case 0x03: /* advance_loc2 */
+                delta = cfa_fixed(&r, 2, msb);
+                break;
+            case 0x04: /* advance_loc4 */
+                delta = cfa_fixed(&r, 4, msb);
+                break;
+            case 0x06: /* restore_extended */
+            case 0x07: /* undefined */
+            case 0x08: /* same_value */
+            case 0x0d: /* def_cfa_register */
+            case 0x0e: /* def_cfa_offset */
+            case 0x13: /* def_cfa_offset_sf */
+            case 0x2e: /* GNU_args_size */
+                cfa_uleb(&r);
+                break;
+            case 0x05: /* offset_extended */
+            case 0x09: /* register */
+            case 0x0c: /* def_cfa */
+            case 0x11: /* offset_extended_sf */
+            case 0x12: /* def_cfa_sf */
+            case 0x14: /* val_offset */
+            case 0x15: /* val_offset_sf */
+            case 0x2f: /* GNU_negative_offset_extended */
+                cfa_uleb(&r);
+                cfa_uleb(&r);
+                break;
+            case 0x10: /* expression: register, block */
+            case 0x16: /* val_expression: register, block */
+                cfa_uleb(&r);
+                cfa_block(&r);
+                break;
+            case 0x0f: /* def_cfa_expression: block */
+                cfa_block(&r);
+                break;
+            default:
+                return false;
+            }
+        }
+        if (r.failed)
+            return false;
+        if (delta != 0) {
+            loc += delta * caf;
+            if (loc > target)
+                return true;
+            continue;
+        }
+        if (op == 0x2d) {
+            *signed_ = !*signed_;
+        } else if (op == 0x0a) {
+            if (*depth == RA_STATE_DEPTH)
+                return false;
+            stack[(*depth)++] = *signed_;
+        } else if (op == 0x0b) {
+            if (*depth == 0)
+                return false;
+            *signed_ = stack[--(*depth)];
+        }
+    }
+    return !r.failed;
+}
+
 /* Fill ROW from FDE at VADDR. */
 static int
 row_from_fde(struct sw_cfi *c, struct cfi_table *t, Dwarf_Fde fde, Dwarf_Addr lo, Dwarf_Addr hi,
@@ -454,9 +614,23 @@ row_from_fde(struct sw_cfi *c, struct cfi_table *t, Dwarf_Fde fde, Dwarf_Addr lo
     row->lo = row_pc;
     /* dwarf_get_fde_at_pc reports the FDE's last byte, not one past it. */
     row->hi = (more && next_pc > vaddr && next_pc <= hi) ? next_pc : hi + 1;
-    (void)lo;
     row->ra_column = ra_col;
     row->signal_frame = aug && strchr(aug, 'S') != NULL;
+
+    /* RA_SIGN_STATE: the CIE's instructions, then the FDE's up to VADDR. */
+    Dwarf_Ptr insns = NULL;
+    Dwarf_Unsigned insns_len = 0;
+    bool ra_stack[RA_STATE_DEPTH], ra_signed = false;
+    unsigned depth = 0;
+    if (dwarf_get_fde_instr_bytes(fde, &insns, &insns_len, &de) != DW_DLV_OK) {
+        dw_drop_error(t->dbg, de);
+        insns = NULL;
+    }
+    if (insns && replay_ra_state(init, (size_t)init_len, 0, UINT64_MAX, caf, t->big_endian,
+                                 &ra_signed, ra_stack, &depth))
+        replay_ra_state(insns, (size_t)insns_len, lo, vaddr, caf, t->big_endian, &ra_signed,
+                        ra_stack, &depth);
+    row->ra_signed = ra_signed;
 
     const Dwarf_Regtable_Entry3 *cfa = &rt.rt3_cfa_rule;
     if (cfa->dw_value_type == DW_EXPR_EXPRESSION || cfa->dw_value_type == DW_EXPR_VAL_EXPRESSION) {

@@ -8,7 +8,8 @@
  * (equal to the callee's SP in a RISC function that has not allocated yet),
  * that callee-saved registers come from their slots or stay the same, and
  * that a return address moved to another register (ppc's mflr r0) is found
- * there.  x86-64 has its own tests (test_cfi.c, test_step_debug.c,
+ * there; AArch64 return-address signing (DW_CFA_AARCH64_negate_ra_state) on
+ * a hand-written FDE.  x86-64 has its own tests (test_cfi.c, test_step_debug.c,
  * test_cfi_asm.c), ppc64 big-endian its rows (test_cfi_ppc64.c).  A missing
  * cross libc fails the test naming the package; it is never skipped.
  */
@@ -171,6 +172,78 @@ test_cfi_aarch64_after_stp_x29_x30_reads_the_frame_record(void **state)
     fx_close(&fx);
 }
 
+/* Return-address signing (tests/unit/data/aarch64_pac_cfi.S): x30 carries a
+ * pointer authentication code from `paciasp` to `autiasp`. */
+#define PAC_ELF   SW_TEST_DATA "/aarch64_pac_cfi.elf"
+#define SIGNED_RA 0x0035000000401234ull /* a code in bits 48-54, user half */
+#define STRIPPED  0x0000000000401234ull
+
+static void
+pac_open(struct fx *fx)
+{
+    struct sw_elfcache *c = sw_elfcache_new(NULL);
+    struct sw_elf *e;
+    struct sw_elfsym sym;
+
+    memset(fx, 0, sizeof *fx);
+    fx->a = &arch_aarch64;
+    fx->p = fake_proc_new(&arch_aarch64);
+    fake_proc_add_mem(fx->p, STACK - 0x1000, NULL, 0x2000);
+    if (sw_cfi_open(PAC_ELF, NULL, 8, &fx->cfi, &fx->err) != 0)
+        fail_msg("CFI of %s: %s", PAC_ELF, fx->err.msg);
+    assert_int_equal(sw_elfcache_open(c, PAC_ELF, &e, &fx->err), 0);
+    assert_int_equal(sw_elf_symbol_by_name(e, "pac_fn", &sym), 0);
+    fx->abort = sym.value; /* the function under test */
+    sw_elfcache_free(c);
+}
+
+static void
+test_cfi_aarch64_negate_ra_state_toggles_and_remember_restore_keep_it(void **state)
+{
+    (void)state;
+    static const bool want[] = { false, true, true, true, true, false, true };
+    struct fx fx;
+    pac_open(&fx);
+    for (unsigned i = 0; i < sizeof want / sizeof want[0]; i++) {
+        assert_int_equal(sw_cfi_row_at(fx.cfi, fx.abort + 4 * i, &fx.row, &fx.err), 0);
+        if (fx.row.ra_signed != want[i])
+            fail_msg("pac_fn+%u: ra_signed %d, expected %d", 4 * i, fx.row.ra_signed, want[i]);
+    }
+    assert_int_equal(fx.row.cfa_offset, 16); /* +24: the remembered frame */
+    fx_close(&fx);
+}
+
+static void
+test_cfi_aarch64_signed_return_address_is_stripped_for_the_pc_only(void **state)
+{
+    (void)state;
+    struct fx fx;
+    pac_open(&fx);
+    /* Signed, still in x30. */
+    top(&fx, fx.abort + 4, STACK, STACK + 0x100);
+    sw_frame_set_reg(&fx.in, AARCH64_DW_X30, SIGNED_RA);
+    assert_int_equal(step_at(&fx, fx.abort + 4), SW_GCF_SUCCESS);
+    assert_int_equal(fx.out.ra, STRIPPED);
+    assert_int_equal(reg_of(&fx.out, AARCH64_DW_PC), STRIPPED);
+    assert_int_equal(reg_of(&fx.out, AARCH64_DW_X30), SIGNED_RA); /* as saved */
+
+    /* Signed, saved in the frame record. */
+    fake_proc_put_word(fx.p, STACK - 16, STACK + 0x300);
+    fake_proc_put_word(fx.p, STACK - 8, SIGNED_RA);
+    top(&fx, fx.abort + 8, STACK - 16, STACK - 16);
+    assert_int_equal(step_at(&fx, fx.abort + 8), SW_GCF_SUCCESS);
+    assert_int_equal(fx.out.ra, STRIPPED);
+    assert_int_equal(fx.out.ra_loc.addr, STACK - 8);
+    assert_int_equal(fx.out.sp, STACK);
+
+    /* After autiasp x30 is a plain address: left as it is. */
+    top(&fx, fx.abort + 20, STACK, STACK);
+    sw_frame_set_reg(&fx.in, AARCH64_DW_X30, 0x401238);
+    assert_int_equal(step_at(&fx, fx.abort + 20), SW_GCF_SUCCESS);
+    assert_int_equal(fx.out.ra, 0x401238);
+    fx_close(&fx);
+}
+
 /* ---- i386: RA column eip (8), CFA on esp (4) ------------------------------ */
 
 static void
@@ -325,6 +398,8 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cfi_aarch64_entry_returns_to_x30_with_the_same_sp),
         cmocka_unit_test(test_cfi_aarch64_after_stp_x29_x30_reads_the_frame_record),
+        cmocka_unit_test(test_cfi_aarch64_negate_ra_state_toggles_and_remember_restore_keep_it),
+        cmocka_unit_test(test_cfi_aarch64_signed_return_address_is_stripped_for_the_pc_only),
         cmocka_unit_test(test_cfi_i386_entry_pops_the_pushed_return_address),
         cmocka_unit_test(test_cfi_i386_after_push_ebp_reads_ebp_from_its_slot),
         cmocka_unit_test(test_cfi_i386_a_row_outward_of_4_gib_is_not_taken),

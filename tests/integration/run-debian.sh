@@ -67,6 +67,17 @@ missing_peers() {
             return 1
         fi
     done
+    # The debug files the --need names and gdb's inline frames come from.
+    local file pkg id
+    for spec in "$(readlink -f "$PYTHON"):python3.11-dbg" \
+        /lib/x86_64-linux-gnu/libc.so.6:libc6-dbg; do
+        file=${spec%%:*} pkg=${spec#*:}
+        id=$(readelf -n "$file" 2>/dev/null | sed -n 's/.*Build ID: \([0-9a-f]*\)/\1/p')
+        if [ ! -f "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" ]; then
+            echo "missing peer: the debug file of $file (apt-get install $pkg)"
+            return 1
+        fi
+    done
     if [ ! -x "$RSPWALK" ]; then
         echo "rspwalk not built: $RSPWALK (make build/release/rspwalk)"
         return 1

@@ -184,3 +184,76 @@ rsp_mem_read(struct rsp_session *s, uint64_t addr, void *buf, size_t len)
     }
     return 0;
 }
+
+struct mem_batch {
+    struct rsp_session *s;
+    struct rsp_mem_range *ranges;
+    size_t *idx; /* the range of each request */
+};
+
+static int
+mem_batch_reply(void *arg, size_t i, int rc, const struct rsp_reply *r)
+{
+    struct mem_batch *b = arg;
+    struct rsp_mem_range *m = &b->ranges[b->idx[i]];
+    if (rc == SW_ESTUB || rc == SW_EUNSUP) {
+        m->rc = SW_EMEM;
+        return 0;
+    }
+    if (r->len % 2 != 0 || r->len / 2 > m->len || sw_hex_decode(r->p, r->len / 2, m->buf) != 0) {
+        m->rc =
+            sw_fail(&b->s->err, SW_EPROTO,
+                    "reading %zu bytes at 0x%llx: malformed reply '%.*s' (%zu digits)", m->len,
+                    (unsigned long long)m->addr, (int)(r->len > 40 ? 40 : r->len), r->p, r->len);
+        return 0;
+    }
+    /* A short reply is a partial read: the rest is asked for on its own. */
+    m->rc = r->len / 2 == m->len ? 0 : 1;
+    return 0;
+}
+
+int
+rsp_mem_read_batch(struct rsp_session *s, struct rsp_mem_range *ranges, size_t n)
+{
+    struct rsp_batch_item *items = sw_calloc(n ? n : 1, sizeof *items);
+    size_t *idx = sw_calloc(n ? n : 1, sizeof *idx);
+    char *text = sw_malloc(n ? n * 40 : 1);
+    size_t k = 0;
+    int rc = 0;
+
+    if (items == NULL || idx == NULL || text == NULL) {
+        rc = sw_fail(&s->err, SW_ENOMEM, "reading %zu memory ranges: out of memory", n);
+        goto out;
+    }
+    /* Ranges longer than one reply go alone, through rsp_mem_read's split. */
+    for (size_t i = 0; i < n; i++) {
+        ranges[i].rc = 0;
+        if (ranges[i].len == 0 || ranges[i].len > rsp_mem_chunk(s))
+            continue;
+        char *t = text + 40 * k;
+        int len = snprintf(t, 40, "m%llx,%zx", (unsigned long long)ranges[i].addr, ranges[i].len);
+        items[k] = (struct rsp_batch_item){ RSP_PKT_READ_MEM, t, (size_t)len };
+        idx[k++] = i;
+    }
+    struct mem_batch b = { s, ranges, idx };
+    if (k > 0 && (rc = rsp_request_batch(s, items, k, mem_batch_reply, &b)) < 0)
+        goto out;
+    /* Long ranges, and the ranges a short (partial) reply left unfinished,
+     * read on their own through rsp_mem_read, which goes on after a short
+     * reply. */
+    for (size_t i = 0; i < n; i++) {
+        struct rsp_mem_range *m = &ranges[i];
+        if (m->len <= rsp_mem_chunk(s) && m->rc != 1)
+            continue;
+        rc = rsp_mem_read(s, m->addr, m->buf, m->len);
+        m->rc = rc == SW_EUNSUP ? SW_EMEM : rc;
+        if (rc < 0 && rc != SW_EMEM && rc != SW_EPROTO && rc != SW_EUNSUP)
+            goto out;
+        rc = 0;
+    }
+out:
+    sw_free(items);
+    sw_free(idx);
+    sw_free(text);
+    return rc;
+}

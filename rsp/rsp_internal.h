@@ -105,6 +105,21 @@ int rsp_request(struct rsp_session *s, enum rsp_pkt kind, const char *payload, s
 /* The same with a printf-formatted payload. */
 int rsp_requestf(struct rsp_session *s, enum rsp_pkt kind, struct rsp_reply *r, const char *fmt,
                  ...) __attribute__((format(printf, 4, 5)));
+/* One request of a batch, and what is done with its reply: RC as
+ * rsp_request gives it for R (0, SW_EUNSUP, SW_ESTUB); a negative return
+ * ends the batch (after its replies in flight are read) with that code. */
+struct rsp_batch_item {
+    enum rsp_pkt kind;
+    const char *payload;
+    size_t len;
+};
+typedef int (*rsp_batch_fn)(void *arg, size_t i, int rc, const struct rsp_reply *r);
+/* Send ITEMS and hand each reply to FN in order.  Where s->pipeline, as many
+ * requests as fit in one PacketSize go in one write (one round trip for all
+ * of them, notes/rsp.md 4.3); elsewhere one request at a time.  Returns 0, a
+ * link error, or FN's first negative code. */
+int rsp_request_batch(struct rsp_session *s, const struct rsp_batch_item *items, size_t n,
+                      rsp_batch_fn fn, void *arg);
 /* Two requests in one write, both replies read in order: one round trip.
  * Only where s->pipeline (no-ack mode on a stub known to serve its input in
  * sequence, notes/rsp.md 4.3).  The first reply is copied to R1 (at most

@@ -443,6 +443,93 @@ rsp_request_pair(struct rsp_session *s, enum rsp_pkt k1, const char *p1, size_t 
     return rc < 0 ? rc : rc1;
 }
 
+/* Frame items [I, J) of ITEMS into s->out: how many fit in one write of at
+ * most one PacketSize (notes/rsp.md 4.3: cap the bytes in flight), at least
+ * one.  *LEN: the bytes framed. */
+static size_t
+frame_run(struct rsp_session *s, const struct rsp_batch_item *items, size_t i, size_t n,
+          size_t *len)
+{
+    size_t j = i, used = 0;
+    while (j < n) {
+        size_t need = items[j].len + 4;
+        if (j > i && used + need > s->packet_size)
+            break;
+        if (s->out.cap < used + need) {
+            size_t cap = (used + need) * 2;
+            char *p = sw_realloc(s->out.data, cap);
+            if (p == NULL)
+                break;
+            s->out.data = p;
+            s->out.cap = cap;
+        }
+        long k = rsp_frame(items[j].payload, items[j].len, s->out.data + used, s->out.cap - used);
+        if (k < 0)
+            break;
+        used += (size_t)k;
+        j++;
+    }
+    *len = used;
+    return j - i;
+}
+
+int
+rsp_request_batch(struct rsp_session *s, const struct rsp_batch_item *items, size_t n,
+                  rsp_batch_fn fn, void *arg)
+{
+    char label[96];
+    bool got;
+    int rc, first_err = 0;
+    if (!s->pipeline || !s->noack) {
+        for (size_t i = 0; i < n; i++) {
+            struct rsp_reply r;
+            rc = rsp_request(s, items[i].kind, items[i].payload, items[i].len, &r);
+            if (rc < 0 && rc != SW_EUNSUP && rc != SW_ESTUB)
+                return rc;
+            if ((rc = fn(arg, i, rc, &r)) < 0)
+                return rc;
+        }
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        if ((rc = gate(s, items[i].kind, "batch")) < 0)
+            return sw_fail(&s->err, rc, "'%s' in a batch: %s", rsp_pkt_wire(items[i].kind),
+                           s->err.msg);
+    for (size_t i = 0; i < n;) {
+        size_t len, k = frame_run(s, items, i, n, &len);
+        if (k == 0)
+            return sw_fail(&s->err, SW_ENOMEM, "sending a batch of %zu requests: out of memory",
+                           n - i);
+        rsp_pkt_label(items[i].payload, items[i].len, label, sizeof label);
+        for (size_t j = i; j < i + k; j++) {
+            if (s->trace)
+                trace_line("-> ", items[j].payload, items[j].len);
+            s->stats.by_kind[items[j].kind]++;
+        }
+        s->stats.round_trips++;
+        s->stats.packets_sent += k;
+        if ((rc = wire_write(s, s->out.data, len, label)) < 0)
+            return rc;
+        /* Every reply is read, in order, even after a failure, so the next
+         * request meets its own reply. */
+        for (size_t j = i; j < i + k; j++) {
+            rsp_pkt_label(items[j].payload, items[j].len, label, sizeof label);
+            struct waiter w = { label, NULL, 0, false, false, s->cfg.timeout_ms };
+            if ((rc = wait_packet(s, &w, &got)) < 0)
+                return rc;
+            struct rsp_reply r = { (const char *)s->dec.pkt, s->dec.pkt_len };
+            rc = judge_reply(s, items[j].kind, label, &r);
+            rc = fn(arg, j, rc, &r);
+            if (rc < 0 && first_err == 0)
+                first_err = rc;
+        }
+        if (first_err < 0)
+            return first_err;
+        i += k;
+    }
+    return 0;
+}
+
 int
 rsp_requestf(struct rsp_session *s, enum rsp_pkt kind, struct rsp_reply *r, const char *fmt, ...)
 {
@@ -754,6 +841,12 @@ rsp_mem_chunk(const struct rsp_session *s)
     if (s->mem_cap != 0 && (s->mem_cap == QEMU_MEM_CAP || c > s->mem_cap))
         c = s->mem_cap;
     return c ? c : 1;
+}
+
+bool
+rsp_session_pipelined(const struct rsp_session *s)
+{
+    return s->pipeline && s->noack;
 }
 
 const struct rsp_stats *

@@ -2,8 +2,7 @@
  *
  * Registers come from the stop reply's expedited registers, then one 'g' per
  * thread per stop (pipelined with its 'Hg' where the stub is known to take
- * it, rsp/regs_mem.c); memory through a per-stop cache of windows as large as
- * the stub safely serves, extended window by window as a walk goes outward.
+ * it, rsp/regs_mem.c); memory through targets/rsp_mem.c's per-stop windows.
  * Everything is dropped when the target resumes (DESIGN.md decision 3).  The
  * register map joins the arch table to the stub's target description by
  * register name (notes/rsp.md section 2.5: QEMU and gdbserver number registers
@@ -22,11 +21,6 @@
 #include "targets/targets_internal.h"
 #include "util/util.h"
 
-/* Below this a failing block is not split further; the request is read as is. */
-#define TGT_MIN_BLOCK 64
-/* Windows are at most this (gdbserver 13 serves 9211-byte 'm', 14+ about
- * 64 KiB; rsp_mem_chunk keeps each reply within PacketSize). */
-#define TGT_MAX_WINDOW 65536
 /* Mappings end on a page boundary (the smallest page of the arches). */
 #define TGT_PAGE 4096
 /* auxv: the executable's file name, at the top of the main stack. */
@@ -48,11 +42,7 @@ tgt_rsp_drop_caches(struct tgt_rsp_proc *rp)
     sw_free(rp->gcache);
     rp->gcache = NULL;
     rp->ngcache = 0;
-    for (size_t i = 0; i < rp->nmem; i++)
-        sw_free(rp->mem[i].data);
-    sw_free(rp->mem);
-    rp->mem = NULL;
-    rp->nmem = rp->capmem = 0;
+    tgt_rsp_mem_drop(rp);
 }
 
 struct rsp_thread_id
@@ -246,161 +236,6 @@ build_regmap(struct tgt_rsp_proc *rp)
     return 0;
 }
 
-/* ---- memory ------------------------------------------------------------- */
-
-static int
-mem_cache_add(struct tgt_rsp_proc *rp, sw_addr addr, size_t len, const uint8_t *data)
-{
-    if (rp->nmem == rp->capmem) {
-        size_t cap = rp->capmem ? rp->capmem * 2 : 16;
-        struct tgt_mem_range *m = sw_realloc(rp->mem, cap * sizeof *m);
-        if (m == NULL)
-            return SW_ENOMEM;
-        rp->mem = m;
-        rp->capmem = cap;
-    }
-    uint8_t *copy = NULL;
-    if (data != NULL) {
-        copy = sw_malloc(len);
-        if (copy == NULL)
-            return SW_ENOMEM;
-        memcpy(copy, data, len);
-    }
-    rp->mem[rp->nmem++] = (struct tgt_mem_range){ .addr = addr, .len = len, .data = copy };
-    return 0;
-}
-
-/* Copy [ADDR, ADDR+LEN) from the cached windows, which may take several
- * adjacent ones.  False with *MISS at the first byte no window holds (or
- * that a window knows to be unreadable, *UNREADABLE set). */
-static bool
-mem_cache_copy(struct tgt_rsp_proc *rp, sw_addr addr, uint8_t *buf, size_t len, sw_addr *miss,
-               bool *unreadable)
-{
-    size_t done = 0;
-    *unreadable = false;
-    while (done < len) {
-        sw_addr a = addr + done;
-        const struct tgt_mem_range *hit = NULL;
-        for (size_t i = 0; i < rp->nmem && hit == NULL; i++) {
-            const struct tgt_mem_range *m = &rp->mem[i];
-            if (a >= m->addr && a - m->addr < m->len)
-                hit = m;
-        }
-        if (hit == NULL || hit->data == NULL) {
-            *miss = a;
-            *unreadable = hit != NULL;
-            return false;
-        }
-        size_t off = (size_t)(a - hit->addr);
-        size_t n = hit->len - off < len - done ? hit->len - off : len - done;
-        if (buf != NULL)
-            memcpy(buf + done, hit->data + off, n);
-        done += n;
-    }
-    return true;
-}
-
-/* Fetch one window holding ADDR (and NEED bytes from it where it can): as
- * large as the stub serves in one 'm' (rsp_mem_chunk: 9152 bytes on
- * gdbserver 13, 2048 on QEMU user, notes/rsp.md 4.2), from ADDR rounded down
- * to 64 bytes -- or, when a window already ends just below ADDR, from its end,
- * so a walk that leaves the window costs one more read of fresh bytes.
- * Halved while the stub refuses (gdbserver answers E01 for a read that
- * crosses the end of a mapping, notes/rsp.md 2.4), not below what holds the
- * request nor below TGT_MIN_BLOCK.  SW_EMEM when no window was readable. */
-static int
-mem_fetch_window(struct tgt_rsp_proc *rp, sw_addr addr, size_t need)
-{
-    size_t chunk = rsp_mem_chunk(rp->s);
-    sw_addr start = addr & ~(sw_addr)(TGT_MIN_BLOCK - 1);
-
-    if (chunk > TGT_MAX_WINDOW)
-        chunk = TGT_MAX_WINDOW;
-    for (size_t i = 0; i < rp->nmem; i++) {
-        sw_addr end = rp->mem[i].addr + rp->mem[i].len;
-        if (rp->mem[i].data != NULL && end <= addr && end > start)
-            start = end;
-    }
-    if (start + chunk < start)
-        chunk = (size_t)(UINT64_MAX - start) + 1;
-    /* Linux puts the executable's name at the top of the main stack: a
-     * window does not cross the end of that page (one refused read saved). */
-    if (rp->stack_end > addr && start + chunk > rp->stack_end && rp->stack_end - start >= need)
-        chunk = (size_t)(rp->stack_end - start);
-    uint8_t *buf = sw_malloc(chunk ? chunk : 1);
-    if (buf == NULL)
-        return sw_fail(&rp->base.err, SW_ENOMEM, "reading memory: out of memory");
-    int rc;
-    for (size_t size = chunk;;) {
-        rc = rsp_mem_read(rp->s, start, buf, size);
-        if (rc == 0) {
-            rc = mem_cache_add(rp, start, size, buf) < 0 ? SW_ENOMEM : 0;
-            break;
-        }
-        if (rc != SW_EMEM) {
-            rc = proc_fail_from_session(rp, rc);
-            break;
-        }
-        /* Next: half, or up to the end of the page that holds the request
-         * when that is smaller (a mapping ends on a page boundary). */
-        sw_addr page_end = (addr + need + TGT_PAGE - 1) & ~(sw_addr)(TGT_PAGE - 1);
-        size_t next = size / 2;
-        if (page_end > start && page_end - start < next)
-            next = (size_t)(page_end - start);
-        if (next < TGT_MIN_BLOCK || start + next < addr + need)
-            break; /* a smaller window won't hold the request */
-        size = next;
-    }
-    sw_free(buf);
-    return rc;
-}
-
-static int
-rsp_read_mem(struct sw_proc *p, sw_addr addr, void *buf, size_t len)
-{
-    struct tgt_rsp_proc *rp = to_rp(p);
-    int rc;
-
-    if (rp->terminated)
-        return sw_fail(&p->err, SW_EEXITED, "reading memory: the target has exited");
-    if (len == 0)
-        return 0;
-    if (addr + len < addr)
-        return sw_fail(&p->err, SW_EMEM, "reading %zu bytes at 0x%" PRIx64 ": wraps around", len,
-                       addr);
-    if (rp->no_cache || len > rsp_mem_chunk(rp->s)) {
-        rc = rsp_mem_read(rp->s, addr, buf, len);
-        return rc < 0 ? proc_fail_from_session(rp, rc) : 0;
-    }
-    /* A read crossing a window's end costs at most one more window. */
-    for (int tries = 0; tries < 3; tries++) {
-        sw_addr miss;
-        bool unreadable;
-        if (mem_cache_copy(rp, addr, buf, len, &miss, &unreadable))
-            return 0;
-        if (unreadable)
-            break;
-        rc = mem_fetch_window(rp, miss, (size_t)(addr + len - miss));
-        if (rc == SW_EMEM)
-            break;
-        if (rc < 0)
-            return rc;
-    }
-    /* No window holds it (only the exact bytes are readable, or none): read
-     * exactly what was asked, and remember an unreadable range too. */
-    rc = rsp_mem_read(rp->s, addr, buf, len);
-    if (rc == SW_EMEM) {
-        mem_cache_add(rp, addr, len, NULL);
-        return sw_fail(&p->err, SW_EMEM, "reading %zu bytes at 0x%" PRIx64 ": %s", len, addr,
-                       rsp_session_errmsg(rp->s));
-    }
-    if (rc < 0)
-        return proc_fail_from_session(rp, rc);
-    mem_cache_add(rp, addr, len, buf);
-    return 0;
-}
-
 /* ---- threads, modules, files ------------------------------------------- */
 
 static int
@@ -537,7 +372,8 @@ rsp_read_file(struct sw_proc *p, const char *path, uint64_t offset, void *buf, s
 }
 
 static const struct sw_proc_ops rsp_proc_ops = {
-    .read_mem = rsp_read_mem,
+    .read_mem = tgt_rsp_read_mem,
+    .read_mem_batch = tgt_rsp_read_mem_batch,
     .read_reg = rsp_read_reg,
     .threads = rsp_proc_threads,
     .thread_label = rsp_thread_label,
@@ -566,7 +402,14 @@ static int
 shared_read_mem(struct sw_proc *p, sw_addr addr, void *buf, size_t len)
 {
     int rc = select_own(to_rp(p));
-    return rc < 0 ? rc : rsp_read_mem(p, addr, buf, len);
+    return rc < 0 ? rc : tgt_rsp_read_mem(p, addr, buf, len);
+}
+
+static int
+shared_read_mem_batch(struct sw_proc *p, struct sw_mem_req *reqs, size_t n)
+{
+    int rc = select_own(to_rp(p));
+    return rc < 0 ? rc : tgt_rsp_read_mem_batch(p, reqs, n);
 }
 
 static int
@@ -585,6 +428,7 @@ shared_auxv(struct sw_proc *p, uint8_t **buf, size_t *len)
 
 static const struct sw_proc_ops rsp_proc_shared_ops = {
     .read_mem = shared_read_mem,
+    .read_mem_batch = shared_read_mem_batch,
     .read_reg = rsp_read_reg,
     .threads = rsp_proc_threads,
     .thread_label = rsp_thread_label,

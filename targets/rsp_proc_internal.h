@@ -1,8 +1,8 @@
-/* targets/rsp_proc_internal.h -- the RSP process object, shared by its two halves.
+/* targets/rsp_proc_internal.h -- the RSP process object, shared by its parts.
  *
- * targets/rsp_proc.c is the ProcessState (registers, memory, threads, files,
- * construction); targets/rsp_debug.c is ProcDebug (pause, resume, events,
- * detach).  Not installed.
+ * targets/rsp_proc.c is the ProcessState (registers, threads, files,
+ * construction), targets/rsp_mem.c its memory, targets/rsp_debug.c ProcDebug
+ * (pause, resume, events, detach).  Not installed.
  */
 #ifndef RSPWALK_TARGETS_RSP_PROC_INTERNAL_H
 #define RSPWALK_TARGETS_RSP_PROC_INTERNAL_H
@@ -60,6 +60,11 @@ to_rp(struct sw_proc *p)
 {
     return (struct tgt_rsp_proc *)p;
 }
+
+/* rsp_mem.c: sw_proc_ops.read_mem and read_mem_batch; drop the memory cache. */
+int tgt_rsp_read_mem(struct sw_proc *p, sw_addr addr, void *buf, size_t len);
+int tgt_rsp_read_mem_batch(struct sw_proc *p, struct sw_mem_req *reqs, size_t n);
+void tgt_rsp_mem_drop(struct tgt_rsp_proc *rp);
 
 /* rsp_proc.c: drop the per-stop register and memory caches. */
 void tgt_rsp_drop_caches(struct tgt_rsp_proc *rp);

@@ -63,6 +63,22 @@ sw_proc_threads(struct sw_proc *p, sw_tid *tids, size_t max, size_t *n)
 }
 
 int
+sw_proc_read_mem_batch(struct sw_proc *p, struct sw_mem_req *reqs, size_t n)
+{
+    if (p->ops->read_mem_batch)
+        return p->ops->read_mem_batch(p, reqs, n);
+    for (size_t i = 0; i < n; i++)
+        reqs[i].rc = SW_ECONN; /* not read: a link error below stops the loop */
+    for (size_t i = 0; i < n; i++) {
+        reqs[i].rc = reqs[i].len ? p->ops->read_mem(p, reqs[i].addr, reqs[i].buf, reqs[i].len) : 0;
+        int rc = reqs[i].rc;
+        if (rc == SW_ETIMEDOUT || rc == SW_ECONN || rc == SW_EEXITED || rc == SW_ENOMEM)
+            return rc;
+    }
+    return 0;
+}
+
+int
 sw_proc_thread_label(struct sw_proc *p, sw_tid tid, char *buf, size_t len)
 {
     if (p->ops->thread_label)

@@ -25,6 +25,14 @@ struct sw_modinfo {
     sw_addr lm;     /* address of its link_map, 0 if unknown */
 };
 
+/* One range of a batched memory read (sw_proc_ops.read_mem_batch). */
+struct sw_mem_req {
+    sw_addr addr;
+    size_t len;
+    void *buf; /* borrowed: LEN bytes, written when RC is 0 */
+    int rc;    /* out: 0, or SW_EMEM (unreadable) and other codes of read_mem */
+};
+
 /* Free an array of N modules returned by sw_proc_ops.modules.  NULL is a no-op. */
 SW_API void sw_modinfo_free(struct sw_modinfo *mods, size_t n);
 
@@ -75,6 +83,14 @@ struct sw_proc_ops {
      * target cannot serve files (the RSP backend: no Host I/O). */
     int (*read_file)(struct sw_proc *p, const char *path, uint64_t offset, void *buf, size_t len,
                      size_t *got);
+
+    /* OPTIONAL (default: read_mem for each range, in order).  Read the N
+     * ranges of REQS, each into its BUF with its own RC, in as few round
+     * trips as the target allows (the RSP backend: one, where the stub is
+     * known to take pipelined requests).  Returns 0 when every range has its
+     * RC (unreadable ranges included), or a link error (SW_ECONN,
+     * SW_ETIMEDOUT, SW_EEXITED, SW_ENOMEM) with the message in P->err. */
+    int (*read_mem_batch)(struct sw_proc *p, struct sw_mem_req *reqs, size_t n);
 };
 
 /* ProcDebug: control of a target that can be stopped and resumed.  Every
@@ -125,6 +141,7 @@ SW_API int sw_proc_read_word(struct sw_proc *p, sw_addr addr, sw_word *val);
 
 /* The OPTIONAL wrappers: apply the defaults named in struct sw_proc_ops. */
 SW_API int sw_proc_threads(struct sw_proc *p, sw_tid *tids, size_t max, size_t *n);
+SW_API int sw_proc_read_mem_batch(struct sw_proc *p, struct sw_mem_req *reqs, size_t n);
 SW_API int sw_proc_thread_label(struct sw_proc *p, sw_tid tid, char *buf, size_t len);
 
 /* The message of the last failure on P; valid until the next call on P. */

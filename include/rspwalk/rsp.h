@@ -146,6 +146,10 @@ SW_API size_t rsp_packet_size(const struct rsp_session *s);
 /* The largest 'm' request this session will send (PacketSize/2 capped by
  * the stub's known limit). */
 SW_API size_t rsp_mem_chunk(const struct rsp_session *s);
+/* Whether requests may go several in one write (gdbserver in no-ack mode,
+ * notes/rsp.md 4.3; RSPWALK_NO_PIPELINE=1 turns it off): a batch then costs
+ * one round trip. */
+SW_API bool rsp_session_pipelined(const struct rsp_session *s);
 SW_API const struct rsp_stats *rsp_session_stats(const struct rsp_session *s);
 /* The name of packet kind I of rsp_stats.by_kind ("m", "g", "qXfer:features"),
  * or NULL past the last. */
@@ -177,6 +181,19 @@ SW_API int rsp_reg_read(struct rsp_session *s, struct rsp_thread_id id, unsigned
 /* Read LEN bytes at ADDR into BUF, split into requests of at most
  * rsp_mem_chunk bytes.  SW_EMEM naming the address when the stub refuses. */
 SW_API int rsp_mem_read(struct rsp_session *s, uint64_t addr, void *buf, size_t len);
+
+/* One range of rsp_mem_read_batch. */
+struct rsp_mem_range {
+    uint64_t addr;
+    size_t len;
+    void *buf; /* borrowed: LEN bytes */
+    int rc;    /* out: 0, SW_EMEM (the stub refused it), SW_EPROTO (a malformed reply) */
+};
+/* Read N ranges, each with its own result: on a stub that takes pipelined
+ * requests (gdbserver in no-ack mode) every 'm' goes in one write, one
+ * round trip for all; elsewhere one range after the other, as rsp_mem_read.
+ * Returns 0 when each range has its RC, or a link error. */
+SW_API int rsp_mem_read_batch(struct rsp_session *s, struct rsp_mem_range *ranges, size_t n);
 
 /* Read the whole qXfer OBJECT with ANNEX ("" for none), in chunks.
  * *DATA is NUL-terminated; caller frees with free().  SW_EUNSUP when the stub

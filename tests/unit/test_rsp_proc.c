@@ -473,6 +473,82 @@ test_rsp_proc_window_stops_at_the_main_stack_end(void **state)
     rp_close(&fx);
 }
 
+static void
+test_rsp_proc_batch_is_one_round_trip_and_carries_the_stopped_threads_window(void **state)
+{
+    (void)state;
+    struct rp_fixture fx;
+    /* A gdbserver (pipelined): both ranges and the stopped thread's first
+     * stack window (SP expedited) in one write. */
+    char *t = script_head("qXfer:threads:read+");
+    char m[300];
+    m_reply(m, RSP);
+    sprintf(t + strlen(t),
+            "-> m401000,8\n<- 0001020304050607\n-> m402000,4\n<- E01\n"
+            "-> m7ffe0000e000,80\n<- %s\n",
+            m);
+    rp_open(&fx, t, NULL, 0);
+    uint64_t rt0 = rp_stats(&fx)->round_trips;
+
+    uint8_t a[8], b[4];
+    struct sw_mem_req reqs[2] = { { 0x401000, 8, a, 1 }, { 0x402000, 4, b, 1 } };
+    assert_int_equal(sw_proc_read_mem_batch(fx.p, reqs, 2), 0);
+    assert_int_equal(reqs[0].rc, 0);
+    assert_int_equal(a[7], 7);
+    assert_int_equal(reqs[1].rc, SW_EMEM);
+    assert_int_equal(rp_stats(&fx)->round_trips, rt0 + 1);
+    assert_true(fake_script_done(fx.fs));
+    /* The walk of the stopped thread, and the ranges again: no packet. */
+    uint8_t buf[16];
+    assert_int_equal(fx.p->ops->read_mem(fx.p, RSP + 0x10, buf, 16), 0);
+    assert_int_equal(buf[0], 0x10);
+    assert_int_equal(fx.p->ops->read_mem(fx.p, 0x401004, buf, 4), 0);
+    assert_int_equal(buf[0], 4);
+    assert_int_equal(fx.p->ops->read_mem(fx.p, 0x402000, buf, 4), SW_EMEM);
+    assert_int_equal(rp_stats(&fx)->round_trips, rt0 + 1);
+    rp_close(&fx);
+}
+
+static void
+test_rsp_proc_batch_without_pipelining_reads_one_range_after_the_other(void **state)
+{
+    (void)state;
+    struct rp_fixture fx;
+    char *t = script_head("");
+    /* A short reply is finished with a read of its own. */
+    strcat(t, "-> m401000,8\n<- 00010203\n-> m402000,4\n<- 0a0b0c0d\n"
+              "-> m401000,8\n<- 00010203\n-> m401004,4\n<- 04050607\n");
+    rp_open(&fx, t, NULL, 0);
+    uint64_t rt0 = rp_stats(&fx)->round_trips;
+
+    uint8_t a[8], b[4];
+    struct sw_mem_req reqs[2] = { { 0x401000, 8, a, 1 }, { 0x402000, 4, b, 1 } };
+    assert_int_equal(sw_proc_read_mem_batch(fx.p, reqs, 2), 0);
+    assert_int_equal(reqs[0].rc, 0);
+    assert_int_equal(a[7], 7);
+    assert_int_equal(reqs[1].rc, 0);
+    assert_int_equal(b[3], 0x0d);
+    assert_int_equal(rp_stats(&fx)->round_trips, rt0 + 4);
+    assert_true(fake_script_done(fx.fs));
+    rp_close(&fx);
+}
+
+static void
+test_rsp_proc_batch_on_a_dead_link_is_a_link_error(void **state)
+{
+    (void)state;
+    struct rp_fixture fx;
+    char *t = script_head("qXfer:threads:read+");
+    strcat(t, "-> m401000,8\n-> m7ffe0000e000,80\n<! hangup\n");
+    rp_open(&fx, t, NULL, 0);
+    uint8_t a[8];
+    struct sw_mem_req req = { 0x401000, 8, a, 1 };
+    int rc = sw_proc_read_mem_batch(fx.p, &req, 1);
+    assert_true(rc == SW_ECONN);
+    assert_non_null(strstr(sw_proc_errmsg(fx.p), "m401000,8"));
+    rp_close(&fx);
+}
+
 int
 main(void)
 {
@@ -490,6 +566,10 @@ main(void)
         cmocka_unit_test(test_rsp_proc_other_thread_costs_one_pipelined_round_trip),
         cmocka_unit_test(test_rsp_proc_read_past_a_window_costs_one_more_window),
         cmocka_unit_test(test_rsp_proc_window_stops_at_the_main_stack_end),
+        cmocka_unit_test(
+            test_rsp_proc_batch_is_one_round_trip_and_carries_the_stopped_threads_window),
+        cmocka_unit_test(test_rsp_proc_batch_without_pipelining_reads_one_range_after_the_other),
+        cmocka_unit_test(test_rsp_proc_batch_on_a_dead_link_is_a_link_error),
     };
     return cmocka_run_group_tests_name("rsp_proc", tests, NULL, NULL);
 }

@@ -84,6 +84,12 @@ sw_addr sw_elf_dynamic_vaddr(const struct sw_elf *e);
 sw_addr sw_elf_phdr_vaddr(const struct sw_elf *e);
 /* The build-id note: *ID is borrowed; *LEN 0 if the file has none. */
 void sw_elf_build_id(const struct sw_elf *e, const uint8_t **id, size_t *len);
+/* The whole build-id note as a loaded image holds it: *VADDR its link-time
+ * address, *NOTE (borrowed) its *LEN bytes (header, name, descriptor) in
+ * file byte order.  False when the file has no build-id note inside a
+ * PT_LOAD's file contents (the target's memory then cannot show it). */
+bool sw_elf_build_id_note(const struct sw_elf *e, sw_addr *vaddr, const uint8_t **note,
+                          size_t *len);
 
 /* The function symbol covering link-time address VADDR: the nearest one at
  * or below it whose size covers it (a sizeless symbol covers up to the next

@@ -22,6 +22,7 @@
 #include <zlib.h>
 
 #include "util/util.h"
+#include "walker/libstate_fetch.h"
 
 #define ELF_DEFAULT_DEBUG_DIR "/usr/lib/debug"
 /* Name strings that need a copy ("@VERSION" stripped) go into blocks of this
@@ -717,6 +718,30 @@ sw_elf_build_id(const struct sw_elf *e, const uint8_t **id, size_t *len)
 {
     *id = e->build_id;
     *len = e->build_id_len;
+}
+
+bool
+sw_elf_build_id_note(const struct sw_elf *e, sw_addr *vaddr, const uint8_t **note, size_t *len)
+{
+    sw_addr at;
+    const uint8_t *bytes;
+    size_t n;
+    if (e->main.raw == NULL ||
+        sw_fetch_build_id_note(e->main.raw, e->main.rawlen, &at, &bytes, &n) != 0)
+        return false;
+    /* Loaded: inside one PT_LOAD's file part, at the same place. */
+    uint64_t off = (uint64_t)(bytes - e->main.raw);
+    for (size_t i = 0; i < e->nsegs; i++) {
+        const struct elf_seg *s = &e->segs[i];
+        if (at >= s->vaddr && at - s->vaddr < s->filesz && n <= s->filesz - (at - s->vaddr) &&
+            s->offset + (at - s->vaddr) == off) {
+            *vaddr = at;
+            *note = bytes;
+            *len = n;
+            return true;
+        }
+    }
+    return false;
 }
 
 /* ---- code bytes --------------------------------------------------------- */

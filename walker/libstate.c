@@ -19,6 +19,7 @@
 #include "util/util.h"
 #include "walker/elf.h"
 #include "walker/libstate_fetch.h"
+#include "walker/libstate_files.h"
 #include "walker/libstate_internal.h"
 #include "walker/walker_internal.h"
 
@@ -46,31 +47,53 @@ struct aux_info {
     sw_addr entry, phdr, base, sysinfo_ehdr;
 };
 
-/* A target path and the local file chosen for it (owned; NULL: none). */
-struct resolved {
-    char *target, *path;
+/* How a module is placed again when its checked file changes. */
+enum replace_how { REPLACE_MODULE, REPLACE_EXE, REPLACE_INTERP };
+
+/* The local files a refresh leaves to be checked in one go. */
+struct pending {
+    struct sw_ls_check *v;
+    enum replace_how *how;
+    size_t n, cap;
 };
 
-struct sw_libstate {
-    struct sw_proc *proc;
-    struct sw_elfcache *cache;
-    char *sysroot;   /* NULL: none */
-    char *exe;       /* NULL: ask the target */
-    char *cache_dir; /* files fetched from the target; NULL: none */
-    /* Target files already matched to a local file (PATH NULL: none), so a
-     * refresh asks the target about each file once. */
-    struct resolved *resolved;
-    size_t nresolved;
-    char **warnings; /* owned: messages about local files not used */
-    size_t nwarnings;
-    struct sw_lib *libs;
-    size_t nlibs;
-    sw_lib_change_cb cb;
-    void *cb_arg;
-    sw_addr lib_trap; /* r_debug.r_brk, 0 when unknown; valid when TRAP_READ */
-    bool trap_read;   /* LIB_TRAP read since the last refresh */
-    struct sw_errbuf err;
-};
+static void
+pending_fini(struct pending *pd)
+{
+    for (size_t i = 0; i < pd->n; i++)
+        sw_free(pd->v[i].target);
+    sw_free(pd->v);
+    sw_free(pd->how);
+}
+
+/* Resolve TARGET's local file for LIBS[IDX] (sw_ls_resolve), leaving its
+ * check to the batch in PD.  Returns 0, SW_ENOMEM or a link error. */
+static int
+resolve(struct sw_libstate *ls, const char *target, struct sw_lib *libs, size_t idx,
+        enum replace_how how, struct pending *pd)
+{
+    bool deferred;
+    int rc = sw_ls_resolve(ls, target, true, &libs[idx].path, &libs[idx].elf, &deferred);
+    if (rc != 0 || !deferred)
+        return rc;
+    if (pd->n == pd->cap) {
+        size_t cap = pd->cap ? pd->cap * 2 : 8;
+        struct sw_ls_check *v = sw_realloc(pd->v, cap * sizeof *v);
+        if (v != NULL)
+            pd->v = v;
+        enum replace_how *h = v ? sw_realloc(pd->how, cap * sizeof *h) : NULL;
+        if (h == NULL)
+            return sw_fail(&ls->err, SW_ENOMEM, "%s: out of memory", target);
+        pd->how = h;
+        pd->cap = cap;
+    }
+    char *copy = sw_strdup(target);
+    if (copy == NULL)
+        return sw_fail(&ls->err, SW_ENOMEM, "%s: out of memory", target);
+    pd->v[pd->n] = (struct sw_ls_check){ .lib = idx, .target = copy };
+    pd->how[pd->n++] = how;
+    return 0;
+}
 
 int
 sw_libstate_new(struct sw_proc *p, const struct sw_libstate_config *cfg, struct sw_libstate **out)
@@ -148,25 +171,6 @@ sw_libstate_elfcache(struct sw_libstate *ls)
     return ls->cache;
 }
 
-/* TARGET_PATH under the sysroot ("" or NULL sysroot: the path itself).
- * Returns an owned string or NULL when out of memory. */
-static char *
-local_path(const struct sw_libstate *ls, const char *target_path)
-{
-    size_t a = ls->sysroot ? strlen(ls->sysroot) : 0, b = strlen(target_path);
-    if (a == 0 || (a == 1 && target_path[0] == '/')) /* no sysroot, or "/" */
-        return sw_strdup(target_path);
-    bool slash = target_path[0] != '/' && ls->sysroot[a - 1] != '/';
-    char *s = sw_malloc(a + b + 2);
-    if (s == NULL)
-        return NULL;
-    memcpy(s, ls->sysroot, a);
-    if (slash)
-        s[a++] = '/';
-    memcpy(s + a, target_path, b + 1);
-    return s;
-}
-
 /* The vDSO has no file: gdbserver lists it as "linux-vdso.so.1" (i386 and
  * older kernels: "linux-gate.so.1"). */
 static bool
@@ -174,180 +178,6 @@ is_vdso(const char *name)
 {
     return strncmp(name, "linux-vdso", 10) == 0 || strncmp(name, "linux-gate", 10) == 0 ||
            strcmp(name, "[vdso]") == 0;
-}
-
-/* Open PATH for a module into *ELF; a missing or unusable file, or one
- * built for another architecture than the target's, leaves *ELF NULL (the
- * module is listed without a file).  Returns 0 or SW_ENOMEM. */
-static int
-open_module_file(struct sw_libstate *ls, const char *path, struct sw_elf **elf)
-{
-    struct sw_errbuf err;
-
-    *elf = NULL;
-    if (access(path, F_OK) != 0)
-        return 0;
-    int rc = sw_elfcache_open(ls->cache, path, elf, &err);
-    if (rc != 0) {
-        *elf = NULL;
-        if (rc == SW_ENOMEM)
-            return sw_err_copy(&ls->err, &err);
-        sw_debug(SW_DBG_CACHE, "libstate: %s", err.msg);
-        return 0;
-    }
-    if (sw_elf_arch(*elf) != ls->proc->arch) {
-        sw_debug(SW_DBG_CACHE, "libstate: %s: built for %s, the target is %s", path,
-                 sw_elf_arch(*elf) ? sw_elf_arch(*elf)->name : "an unsupported architecture",
-                 ls->proc->arch->name);
-        *elf = NULL;
-    }
-    return 0;
-}
-
-/* Keep MSG (a local file not used) for sw_libstate_warnings.  Returns 0 or
- * SW_ENOMEM. */
-static int
-warn(struct sw_libstate *ls, const char *msg)
-{
-    sw_debug(SW_DBG_CACHE, "libstate: %s", msg);
-    char **grown = sw_realloc(ls->warnings, (ls->nwarnings + 1) * sizeof *grown);
-    if (grown == NULL)
-        return SW_ENOMEM;
-    ls->warnings = grown;
-    ls->warnings[ls->nwarnings] = sw_strdup(msg);
-    if (ls->warnings[ls->nwarnings] == NULL)
-        return SW_ENOMEM;
-    ls->nwarnings++;
-    return 0;
-}
-
-/* Check the local file *LOCAL (opened as *ELF, NULL when missing or
- * unusable) for TARGET against the target's copy, through read_file: a
- * build-id that differs makes it unusable (reported); without a usable
- * local file, the target's copy is fetched into the cache directory.  The
- * target's build-id comes from the first page of its file; a file without
- * one cannot be checked (the local file is kept) or cached.  Any failure
- * but a link error or no memory keeps what was found locally.  Returns 0,
- * SW_ENOMEM or a link error (message on LS). */
-static int
-check_or_fetch(struct sw_libstate *ls, const char *target, char **local, struct sw_elf **elf)
-{
-    struct sw_proc *p = ls->proc;
-    uint8_t id[SW_FETCH_MAX_BUILD_ID];
-    size_t id_len = 0;
-    struct sw_errbuf err;
-    int rc;
-
-    sw_err_clear(&err);
-    if (p->ops->read_file == NULL)
-        return 0;
-    rc = sw_fetch_target_build_id(p, target, id, &id_len, &err);
-    if (rc != 0) {
-        if (sw_is_link_error(rc) || rc == SW_ENOMEM)
-            return sw_err_copy(&ls->err, &err);
-        sw_debug(SW_DBG_CACHE, "libstate: %s: no build-id from the target: %s", target, err.msg);
-        return 0;
-    }
-    if (*elf != NULL) {
-        const uint8_t *lid;
-        size_t lid_len;
-        sw_elf_build_id(*elf, &lid, &lid_len);
-        if (id_len == 0 || lid_len == 0 || (lid_len == id_len && memcmp(lid, id, id_len) == 0))
-            return 0;
-        char msg[sizeof ls->err.msg];
-        snprintf(msg, sizeof msg, "%s: local file's build-id differs from the target's; not used",
-                 target);
-        *elf = NULL;
-        sw_free(*local);
-        *local = NULL;
-        if (warn(ls, msg) != 0)
-            return sw_fail(&ls->err, SW_ENOMEM, "checking %s: out of memory", target);
-    }
-    if (id_len == 0 || ls->cache_dir == NULL) {
-        sw_debug(SW_DBG_CACHE, "libstate: %s: not fetched (%s)", target,
-                 id_len == 0 ? "the target's file has no build-id" : "no cache directory");
-        return 0;
-    }
-    char *fetched = NULL;
-    rc = sw_fetch_file(p, ls->cache_dir, target, id, id_len, &fetched, &err);
-    if (rc != 0) {
-        if (sw_is_link_error(rc) || rc == SW_ENOMEM)
-            return sw_err_copy(&ls->err, &err);
-        sw_debug(SW_DBG_CACHE, "libstate: %s", err.msg);
-        return 0;
-    }
-    rc = open_module_file(ls, fetched, elf);
-    if (rc != 0 || *elf == NULL) {
-        sw_free(fetched);
-        return rc;
-    }
-    sw_free(*local);
-    *local = fetched;
-    return 0;
-}
-
-/* The local file for the target's file TARGET (a listed module, the
- * executable or dynamic linker the target names): under the sysroot, else
- * (or when that file is another build) the target's copy fetched into the
- * cache.  *PATH (owned) and *ELF are NULL when there is none.  Each target
- * path is looked at once per library state.  Returns 0, SW_ENOMEM or a
- * link error. */
-static int
-resolve_file(struct sw_libstate *ls, const char *target, char **path, struct sw_elf **elf)
-{
-    int rc;
-
-    *path = NULL;
-    *elf = NULL;
-    for (size_t i = 0; i < ls->nresolved; i++) {
-        if (strcmp(ls->resolved[i].target, target) != 0)
-            continue;
-        if (ls->resolved[i].path == NULL)
-            return 0;
-        *path = sw_strdup(ls->resolved[i].path);
-        if (*path == NULL)
-            return SW_ENOMEM;
-        rc = open_module_file(ls, *path, elf);
-        if (rc != 0 || *elf == NULL) {
-            sw_free(*path);
-            *path = NULL;
-        }
-        return rc;
-    }
-    char *local = local_path(ls, target);
-    if (local == NULL)
-        return SW_ENOMEM;
-    rc = open_module_file(ls, local, elf);
-    if (rc == 0)
-        rc = check_or_fetch(ls, target, &local, elf);
-    if (rc == 0 && *elf == NULL) {
-        sw_free(local);
-        local = NULL;
-    }
-    struct resolved *grown = NULL;
-    if (rc == 0)
-        grown = sw_realloc(ls->resolved, (ls->nresolved + 1) * sizeof *grown);
-    if (grown != NULL) {
-        ls->resolved = grown;
-        grown[ls->nresolved].target = sw_strdup(target);
-        grown[ls->nresolved].path = local ? sw_strdup(local) : NULL;
-        if (grown[ls->nresolved].target != NULL && (local == NULL || grown[ls->nresolved].path))
-            ls->nresolved++;
-        else {
-            sw_free(grown[ls->nresolved].target);
-            sw_free(grown[ls->nresolved].path);
-            rc = SW_ENOMEM;
-        }
-    } else if (rc == 0) {
-        rc = SW_ENOMEM;
-    }
-    if (rc != 0) {
-        sw_free(local);
-        *elf = NULL;
-        return rc;
-    }
-    *path = local;
-    return 0;
 }
 
 /* Set START, END and L_LD from the file's PT_LOAD range and BIAS.  Without a
@@ -425,6 +255,22 @@ pie_bias(const struct aux_info *aux, struct sw_elf *elf, sw_addr *bias)
     return SW_EUNSUP;
 }
 
+/* Place the executable LIB by its file (none: at 0). */
+static void
+place_exe_file(const struct aux_info *aux, struct sw_lib *lib)
+{
+    sw_addr bias = 0;
+    if (lib->elf != NULL && sw_elf_is_dyn(lib->elf) && pie_bias(aux, lib->elf, &bias) != 0) {
+        /* libraries-svr4's main-lm would give l_addr, but sw_modinfo
+         * does not carry it; 0 is right for a non-randomised PIE only. */
+        sw_debug(SW_DBG_CACHE,
+                 "libstate: %s is PIE but the target offers no usable auxv; assuming bias 0",
+                 lib->path);
+        bias = 0;
+    }
+    place(lib, bias);
+}
+
 /* The executable's local path (owned) and whether it came from the target
  * (then it goes through the sysroot).  *PATH NULL: no executable is known. */
 static int
@@ -461,8 +307,10 @@ exe_source(struct sw_libstate *ls, char **path, bool *from_target)
  * without a usable local copy under the sysroot the executable is listed
  * without a file (path NULL), and its frames get no names. */
 static int
-place_exe(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *lib, bool *have)
+place_exe(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *libs, bool *have,
+          struct pending *pd)
 {
+    struct sw_lib *lib = &libs[0];
     char *path = NULL;
     bool from_target;
     int rc;
@@ -475,8 +323,7 @@ place_exe(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *lib
     lib->is_exe = true;
     lib->name = path;
     if (from_target) {
-        char *local = NULL;
-        rc = resolve_file(ls, path, &local, &lib->elf);
+        rc = resolve(ls, path, libs, 0, REPLACE_EXE, pd);
         if (rc != 0)
             return rc;
         if (lib->elf == NULL) {
@@ -484,7 +331,6 @@ place_exe(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *lib
             place(lib, 0);
             return 0;
         }
-        lib->path = local;
     } else {
         lib->path = sw_strdup(path);
         if (lib->path == NULL)
@@ -497,20 +343,7 @@ place_exe(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *lib
             return sw_fail(&ls->err, SW_EBADELF, "%s: built for %s, the target is %s", lib->path,
                            a ? a->name : "an unsupported architecture", ls->proc->arch->name);
     }
-    sw_addr bias = 0;
-    if (sw_elf_is_dyn(lib->elf)) {
-        rc = pie_bias(aux, lib->elf, &bias);
-        if (rc != 0) {
-            /* libraries-svr4's main-lm would give l_addr, but sw_modinfo
-             * does not carry it; 0 is right for a non-randomised PIE only. */
-            sw_debug(SW_DBG_CACHE,
-                     "libstate: %s is PIE but the target offers no usable auxv; "
-                     "assuming bias 0",
-                     lib->path);
-            bias = 0;
-        }
-    }
-    place(lib, bias);
+    place_exe_file(aux, lib);
     return 0;
 }
 
@@ -616,9 +449,10 @@ place_vdso(struct sw_libstate *ls, struct sw_lib *lib, sw_addr addr, sw_addr fal
  * at AT_SYSINFO_EHDR, else at its l_addr (glibc's l_addr for the vDSO is its
  * ELF header's address when it is linked at 0, as Linux links it). */
 static int
-add_module(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *lib,
-           const struct sw_modinfo *m)
+add_module(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *libs, size_t idx,
+           const struct sw_modinfo *m, struct pending *pd)
 {
+    struct sw_lib *lib = &libs[idx];
     bool vdso = is_vdso(m->name);
     lib->name = sw_strdup(vdso ? VDSO_NAME : m->name);
     if (lib->name == NULL)
@@ -626,7 +460,7 @@ add_module(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *li
     lib->l_ld = m->l_ld;
     if (vdso)
         return place_vdso(ls, lib, aux->sysinfo_ehdr ? aux->sysinfo_ehdr : m->l_addr, m->l_addr);
-    int rc = resolve_file(ls, m->name, &lib->path, &lib->elf);
+    int rc = resolve(ls, m->name, libs, idx, REPLACE_MODULE, pd);
     if (rc != 0)
         return rc;
     place(lib, m->l_addr);
@@ -643,6 +477,40 @@ address_taken(const struct sw_lib *libs, size_t n, sw_addr bias, sw_addr addr)
     return false;
 }
 
+/* Place the dynamic linker LIB at AT_BASE by its file's lowest address. */
+static void
+place_interp_file(const struct aux_info *aux, struct sw_lib *lib)
+{
+    sw_addr lo = 0, hi;
+    if (lib->elf != NULL)
+        sw_elf_load_range(lib->elf, &lo, &hi);
+    place(lib, aux->base - lo);
+}
+
+/* Check the local files PD gathered, all at once, and place again the
+ * modules whose file changed.  Returns 0, SW_ENOMEM or a link error. */
+static int
+check_pending(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *libs,
+              struct pending *pd)
+{
+    if (pd->n == 0)
+        return 0;
+    int rc = sw_ls_check_files(ls, libs, pd->v, pd->n);
+    for (size_t i = 0; i < pd->n && rc == 0; i++) {
+        struct sw_lib *lib = &libs[pd->v[i].lib];
+        if (!pd->v[i].changed)
+            continue;
+        lib->l_ld = pd->how[i] == REPLACE_MODULE ? lib->l_ld : 0;
+        if (pd->how[i] == REPLACE_EXE)
+            place_exe_file(aux, lib);
+        else if (pd->how[i] == REPLACE_INTERP)
+            place_interp_file(aux, lib);
+        else
+            place(lib, lib->bias);
+    }
+    return rc;
+}
+
 /* The dynamic linker when the target's list lacks it: gdbserver's
  * libraries-svr4 is empty at a dynamic program's entry point, where the PC
  * is in ld.so's _start (notes/rsp.md 2.9).  Like gdb (solib-svr4.c,
@@ -650,7 +518,8 @@ address_taken(const struct sw_lib *libs, size_t n, sw_addr bias, sw_addr addr)
  * address from AT_BASE; bias = AT_BASE - its lowest PT_LOAD address.
  * Appends to LIBS[*N] (room for it is the caller's).  Returns 0 or SW_ENOMEM. */
 static int
-add_interp(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *libs, size_t *n)
+add_interp(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *libs, size_t *n,
+           struct pending *pd)
 {
     const struct sw_lib *exe = *n > 0 && libs[0].is_exe ? &libs[0] : NULL;
     const char *interp = exe && exe->elf ? sw_elf_interp(exe->elf) : NULL;
@@ -663,17 +532,15 @@ add_interp(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *li
                  aux->base);
         return 0;
     }
-    struct sw_lib *lib = &libs[(*n)++];
+    size_t idx = (*n)++;
+    struct sw_lib *lib = &libs[idx];
     lib->name = sw_strdup(interp);
     if (lib->name == NULL)
         return SW_ENOMEM;
-    int rc = resolve_file(ls, interp, &lib->path, &lib->elf);
+    int rc = resolve(ls, interp, libs, idx, REPLACE_INTERP, pd);
     if (rc != 0)
         return rc;
-    sw_addr lo = 0, hi;
-    if (lib->elf != NULL)
-        sw_elf_load_range(lib->elf, &lo, &hi);
-    place(lib, aux->base - lo);
+    place_interp_file(aux, lib);
     sw_debug(SW_DBG_CACHE, "libstate: %s from PT_INTERP at AT_BASE 0x%" PRIx64, lib->name,
              aux->base);
     return 0;
@@ -754,6 +621,7 @@ sw_libstate_refresh(struct sw_libstate *ls)
     struct sw_lib *libs = NULL;
     size_t n = 0;
     struct aux_info aux;
+    struct pending pd = { 0 };
     bool have_exe, offered;
     int rc;
 
@@ -771,7 +639,7 @@ sw_libstate_refresh(struct sw_libstate *ls)
         rc = sw_fail(&ls->err, SW_ENOMEM, "refreshing the module list: out of memory");
         goto out;
     }
-    rc = place_exe(ls, &aux, &libs[0], &have_exe);
+    rc = place_exe(ls, &aux, libs, &have_exe, &pd);
     if (rc != 0)
         goto out;
     n = have_exe ? 1 : 0;
@@ -795,11 +663,13 @@ sw_libstate_refresh(struct sw_libstate *ls)
     for (size_t i = 0; i < nmods; i++) {
         if (mods[i].name == NULL || mods[i].name[0] == '\0')
             continue;
-        rc = add_module(ls, &aux, &libs[n++], &mods[i]);
+        rc = add_module(ls, &aux, libs, n++, &mods[i], &pd);
         if (rc != 0)
             goto out;
     }
-    rc = add_interp(ls, &aux, libs, &n);
+    rc = add_interp(ls, &aux, libs, &n, &pd);
+    if (rc == 0)
+        rc = check_pending(ls, &aux, libs, &pd);
     if (rc == 0)
         rc = add_vdso(ls, &aux, libs, &n);
     if (rc != 0)
@@ -825,6 +695,7 @@ out:
     if (libs)
         libs_free(libs, cap); /* calloc'd: unused entries hold NULL */
     sw_modinfo_free(mods, nmods);
+    pending_fini(&pd);
     return rc;
 }
 

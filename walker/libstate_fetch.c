@@ -59,40 +59,63 @@ within(uint64_t off, uint64_t n, size_t len, size_t *need)
     return false;
 }
 
-/* The GNU build-id in the notes at [OFF, OFF+SIZE) of IMAGE, entries aligned
- * to ALIGN (4, or 8 for notes in an 8-aligned PT_NOTE). */
+/* Round V up to ALIGN (4 or 8). */
+static uint64_t
+align_up(uint64_t v, uint64_t align)
+{
+    return (v + align - 1) & ~(align - 1);
+}
+
+/* Where a build-id note is: its descriptor (*ID, *ID_LEN) and the note's
+ * start as a file offset and as a link-time address. */
+struct note_at {
+    const uint8_t *id;
+    size_t id_len;
+    uint64_t off;
+    uint64_t vaddr;
+};
+
+/* The GNU build-id in the notes at [OFF, OFF+SIZE) of IMAGE (a PT_NOTE
+ * loaded at VADDR), entries aligned to ALIGN: 4, or 8 in an 8-aligned
+ * PT_NOTE, where the descriptor and the next note start at the next multiple
+ * of 8 from the segment's start (gABI; libelf's gelf_getnote). */
 static bool
-find_note(const uint8_t *image, size_t len, uint64_t off, uint64_t size, uint64_t align, bool be,
-          const uint8_t **id, size_t *id_len, size_t *need)
+find_note(const uint8_t *image, size_t len, uint64_t off, uint64_t size, uint64_t vaddr,
+          uint64_t align, bool be, struct note_at *out, size_t *need)
 {
     if (!within(off, size, len, need))
         return false;
-    const uint8_t *p = image + off, *end = p + size;
-    while (end - p >= 12) {
+    const uint8_t *base = image + off;
+    uint64_t at = 0;
+    while (at <= size && size - at >= 12) {
+        const uint8_t *p = base + at;
         uint64_t namesz = load(p, 4, be), descsz = load(p + 4, 4, be), type = load(p + 8, 4, be);
-        uint64_t name_pad = (namesz + align - 1) & ~(align - 1);
-        uint64_t desc_pad = (descsz + align - 1) & ~(align - 1);
-        if (name_pad > (uint64_t)(end - p) - 12 || desc_pad > (uint64_t)(end - p) - 12 - name_pad)
+        if (namesz > size || descsz > size)
+            return false;
+        uint64_t desc = align_up(at + 12 + namesz, align);
+        uint64_t next = align_up(desc + descsz, align);
+        if (desc + descsz > size)
             return false;
         if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(p + 12, "GNU", 4) == 0 && descsz > 0 &&
             descsz <= SW_FETCH_MAX_BUILD_ID) {
-            *id = p + 12 + name_pad;
-            *id_len = (size_t)descsz;
+            *out = (struct note_at){ base + desc, (size_t)descsz, off + at, vaddr + at };
             return true;
         }
-        p += 12 + name_pad + desc_pad;
+        if (next <= at)
+            return false;
+        at = next;
     }
     return false;
 }
 
-int
-sw_fetch_build_id_of_image(const uint8_t *image, size_t len, const uint8_t **id, size_t *id_len,
-                           size_t *need)
+/* The build-id note of the ELF image in IMAGE[0, LEN); see
+ * sw_fetch_build_id_of_image for *NEED and the result. */
+static int
+find_build_id_note(const uint8_t *image, size_t len, struct note_at *out, size_t *need)
 {
     size_t want = len;
 
-    *id = NULL;
-    *id_len = 0;
+    memset(out, 0, sizeof *out);
     if (need)
         *need = len;
     if (len < 16 || memcmp(image, "\177ELF", 4) != 0)
@@ -122,13 +145,41 @@ sw_fetch_build_id_of_image(const uint8_t *image, size_t len, const uint8_t **id,
         if (load(ph, 4, be) != PT_NOTE)
             continue;
         uint64_t off = is64 ? load(ph + 8, 8, be) : load(ph + 4, 4, be);
+        uint64_t vaddr = is64 ? load(ph + 16, 8, be) : load(ph + 8, 4, be);
         uint64_t size = is64 ? load(ph + 32, 8, be) : load(ph + 16, 4, be);
         uint64_t align = (is64 ? load(ph + 48, 8, be) : load(ph + 28, 4, be)) == 8 ? 8 : 4;
-        if (find_note(image, len, off, size, align, be, id, id_len, &want))
+        if (find_note(image, len, off, size, vaddr, align, be, out, &want))
             return 0;
     }
     if (need)
         *need = want;
+    return 0;
+}
+
+int
+sw_fetch_build_id_of_image(const uint8_t *image, size_t len, const uint8_t **id, size_t *id_len,
+                           size_t *need)
+{
+    struct note_at at;
+    int rc = find_build_id_note(image, len, &at, need);
+    *id = at.id;
+    *id_len = at.id_len;
+    return rc;
+}
+
+int
+sw_fetch_build_id_note(const uint8_t *image, size_t len, sw_addr *vaddr, const uint8_t **note,
+                       size_t *note_len)
+{
+    struct note_at at;
+    int rc = find_build_id_note(image, len, &at, NULL);
+    if (rc != 0)
+        return rc;
+    if (at.id == NULL)
+        return SW_ENOENT;
+    *vaddr = at.vaddr;
+    *note = image + at.off;
+    *note_len = (size_t)(at.id + at.id_len - (image + at.off));
     return 0;
 }
 

@@ -29,6 +29,15 @@
 int sw_fetch_build_id_of_image(const uint8_t *image, size_t len, const uint8_t **id, size_t *id_len,
                                size_t *need);
 
+/* The build-id note of the ELF image IMAGE[0, LEN) as the loader maps it:
+ * *VADDR, the note's link-time address (its PT_NOTE's p_vaddr plus its
+ * offset there), and *NOTE (borrowed from IMAGE), its *NOTE_LEN bytes as in
+ * the file: header, "GNU", descriptor.  Target memory at VADDR plus the load
+ * bias holds the same bytes when the target runs this very file.  Returns 0,
+ * SW_ENOENT (no build-id note within LEN) or SW_EBADELF. */
+int sw_fetch_build_id_note(const uint8_t *image, size_t len, sw_addr *vaddr, const uint8_t **note,
+                           size_t *note_len);
+
 /* The build-id of the file TARGET_PATH as the target sees it, read from its
  * first pages with P's read_file.  *ID_LEN 0: the file has no build-id.
  * Returns 0; SW_EUNSUP (no read_file, or the stub has no Host I/O);

@@ -402,6 +402,10 @@ scan_units(struct sw_dinfo *d)
             rc = sw_di_fail(d, SW_EBADELF, de, "unit headers");
             break;
         }
+        /* libdwarf's unit iterator keeps its place: after SW_ENOMEM it is run to
+         * its end, so that a retry starts again at the first unit. */
+        if (rc < 0)
+            continue;
         if (dwarf_siblingof_b(d->dbg, NULL, true, &cu, &de) != DW_DLV_OK) {
             sw_di_drop_error(d->dbg, de);
             continue;
@@ -419,8 +423,6 @@ scan_units(struct sw_dinfo *d)
             sw_di_drop_error(d->dbg, de);
         }
         dwarf_dealloc_die(cu);
-        if (rc < 0)
-            break;
     }
     sw_free(rb.v);
     return rc == SW_EBADELF ? 0 : rc; /* the spans found so far stand */
@@ -460,7 +462,8 @@ sw_di_find_cu(struct sw_dinfo *d, sw_addr vaddr, struct di_cu **out)
             return rc;
         }
         d->aranges_read = true;
-        qsort(d->spans, d->nspans, sizeof d->spans[0], span_cmp);
+        if (d->nspans > 1) /* SPANS is NULL when there are none */
+            qsort(d->spans, d->nspans, sizeof d->spans[0], span_cmp);
     }
     sp = span_lookup(d, vaddr);
     if (sp == NULL && !d->units_scanned) {
@@ -471,7 +474,8 @@ sw_di_find_cu(struct sw_dinfo *d, sw_addr vaddr, struct di_cu **out)
             return rc;
         }
         d->units_scanned = true;
-        qsort(d->spans, d->nspans, sizeof d->spans[0], span_cmp);
+        if (d->nspans > 1) /* SPANS is NULL when there are none */
+            qsort(d->spans, d->nspans, sizeof d->spans[0], span_cmp);
         sp = span_lookup(d, vaddr);
     }
     if (sp == NULL)

@@ -309,6 +309,13 @@ a64_classify(struct sw_disasm *d, const cs_insn *in, struct sw_insn *o)
         return;
     }
 
+    /* paciasp and pacibsp are hints #25 and #27 to capstone 4 (Arm ARM C6.2.201). */
+    if (in->id == ARM64_INS_HINT && n == 1 && op[0].type == ARM64_OP_IMM &&
+        (op[0].imm == 25 || op[0].imm == 27)) {
+        o->ra_signed = true;
+        return;
+    }
+
     switch (in->id) {
     case ARM64_INS_STP:
     case ARM64_INS_STR:
@@ -430,6 +437,62 @@ ppc_branch(uint32_t w, sw_addr addr, struct sw_insn *o)
         o->writes[SW_IREG_LR] = true;
 }
 
+static bool
+starts(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static bool
+ends(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* The general registers a PowerPC instruction writes, from its operands:
+ * capstone 4 has no register-access tables for PowerPC (cs_regs_access
+ * fails), so the destination is taken as the first register operand --
+ * assembler syntax puts it first -- except in stores, compares, traps,
+ * moves to special registers and cache or sync instructions; update forms
+ * (stwu, lwzu, stwux, ...) also write their base register, and lmw every
+ * register from its first to r31. */
+static void
+ppc_other_writes(const cs_insn *in, struct sw_insn *o)
+{
+    const cs_ppc *x = &in->detail->ppc;
+    const char *m = in->mnemonic;
+    unsigned wr[4];
+    size_t n = 0;
+    bool store = starts(m, "st"), load = m[0] == 'l';
+    bool update = (store || load) && (ends(m, "u") || ends(m, "ux"));
+    bool no_dest = store || starts(m, "cmp") || starts(m, "tw") || starts(m, "td") ||
+                   starts(m, "trap") || starts(m, "mt") || starts(m, "dcb") || starts(m, "icb") ||
+                   ends(m, "sync") || starts(m, "eieio") || starts(m, "nop");
+    if (x->op_count > 0 && x->operands[0].type == PPC_OP_REG && !no_dest)
+        wr[n++] = x->operands[0].reg;
+    if (update && x->op_count > 1) {
+        const cs_ppc_op *b = &x->operands[1];
+        if (b->type == PPC_OP_MEM)
+            wr[n++] = b->mem.base;
+        else if (b->type == PPC_OP_REG)
+            wr[n++] = b->reg;
+    }
+    if (strcmp(m, "lmw") == 0 && n == 1 && wr[0] >= PPC_REG_R0 && wr[0] <= PPC_REG_R31) {
+        if (wr[0] <= PPC_REG_R1)
+            wr[n++] = PPC_REG_R1;
+        wr[n++] = PPC_REG_R31; /* the last register it loads */
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (wr[i] == PPC_REG_R1 && o->sp == SW_SP_KEEP)
+            o->sp = SW_SP_OTHER;
+        if (wr[i] == PPC_REG_R31 && o->fp == SW_FP_KEEP)
+            o->fp = SW_FP_OTHER;
+        if (wr[i] == PPC_REG_R0)
+            o->writes[SW_IREG_R0] = true;
+    }
+}
+
 static void
 ppc_classify(struct sw_disasm *d, const cs_insn *in, const uint8_t *code, struct sw_insn *o)
 {
@@ -528,7 +591,7 @@ ppc_classify(struct sw_disasm *d, const cs_insn *in, const uint8_t *code, struct
     default:
         break;
     }
-    other_writes(d->cs, in, PPC_REG_R1, 0, PPC_REG_R31, 0, PPC_REG_LR, PPC_REG_R0, o);
+    ppc_other_writes(in, o);
 }
 
 int

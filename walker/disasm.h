@@ -79,6 +79,7 @@ struct sw_insn {
     bool writes[SW_IREG_NUM]; /* writes the register other than by a load above */
     bool lr_to_r0;            /* mflr r0 */
     bool r0_to_lr;            /* mtlr r0 */
+    bool ra_signed;           /* aarch64 paciasp/pacibsp: the saved LR will carry a PAC */
 };
 
 /* A decoder for architecture A (borrowed: static).  Returns NULL when out

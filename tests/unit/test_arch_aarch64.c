@@ -523,8 +523,11 @@ static void
 test_frame_func_without_a_symbol_uses_x29_or_the_ret_it_sits_on(void **state)
 {
     (void)state;
-    /* At a mov no symbol covers: a set frame record at x29, with the least CFA (x29 + 16). */
-    check_top(NOSYM, S + 0x10, F_BIG, 0xdead, OUTER + 0x0c, F_BIG + 16, F_OUTER);
+    /* At a PC no symbol covers and no code can be read at: a set frame record at x29, with
+     * the least CFA (x29 + 16). */
+    check_top(ENTRY, S + 0x10, F_BIG, 0xdead, OUTER + 0x0c, F_BIG + 16, F_OUTER);
+    /* At a mov no symbol covers, a ret after it: the live x30 and an unchanged SP. */
+    check_top(NOSYM, S + 0x10, F_BIG, BIG + 0x14, BIG + 0x14, S + 0x10, F_BIG);
     /* At a ret no symbol covers: the live x30 and an unchanged SP. */
     check_top(NOSYM + 4, S + 0x10, F_BIG, BIG + 0x14, BIG + 0x14, S + 0x10, F_BIG);
 }

@@ -499,8 +499,10 @@ test_frame_func_helper_classifies_ppc_prologues(void **state)
     check_alloc(&arch_ppc64, MID + 0x08, SW_FRAME_STANDARD, SW_FRAME_HALFSET);
     check_alloc(&arch_ppc64, MID + 0x10, SW_FRAME_STANDARD, SW_FRAME_SET);
     check_alloc(&arch_ppc64, MID + 0x14, SW_FRAME_STANDARD, SW_FRAME_SET);
-    check_alloc(&arch_ppc64, MID + 0x20, SW_FRAME_STANDARD, SW_FRAME_UNSET);
-    check_alloc(&arch_ppc64, LEAF + 4, SW_FRAME_NO_FRAME, SW_FRAME_SET);
+    /* popped, the LR reload ahead: half torn down */
+    check_alloc(&arch_ppc64, MID + 0x20, SW_FRAME_STANDARD, SW_FRAME_HALFSET);
+    check_alloc(&arch_ppc64, MID + 0x2c, SW_FRAME_STANDARD, SW_FRAME_UNSET);
+    check_alloc(&arch_ppc64, LEAF + 4, SW_FRAME_NO_FRAME, SW_FRAME_UNSET); /* the LR as called */
     check_alloc(&arch_ppc32, LEAF32 + 0x0c, SW_FRAME_SAVEFP_ONLY, SW_FRAME_SET);
     check_alloc(&arch_ppc32, MID32 + 0x00, SW_FRAME_STANDARD, SW_FRAME_UNSET);
     check_alloc(&arch_ppc32, MID32 + 0x08, SW_FRAME_STANDARD, SW_FRAME_HALFSET);

@@ -2,8 +2,10 @@
  *
  * The seed's Δ table: for each instruction reachable from a function's
  * entry, where the CFA (the SP before the call) is relative to SP or FP,
- * where the return address and the caller's FP are.  Used by the analysis
- * stepper (analysis.c) and the FrameFuncHelper.  Not a stepper API.
+ * where the return address and the caller's FP are; and per function, what
+ * its code does anywhere (saves FP, sets it, allocates stack).  Used by the
+ * analysis stepper (analysis.c) and the FrameFuncHelper (frame_func*.c).
+ * Not a stepper API.
  */
 #ifndef RSPWALK_WALKER_ANALYSIS_H
 #define RSPWALK_WALKER_ANALYSIS_H
@@ -46,11 +48,54 @@ struct sw_an_pc {
     bool fp_save_alt; /* ...at L + fp_save_off, not CFA + fp_save_off */
 };
 
+/* What a function does at some instruction the analysis reached: the
+ * facts behind the seed's frame_type. */
+struct sw_an_func {
+    sw_addr start, size;
+    bool saves_fp;  /* stores the caller's FP in its frame */
+    bool sets_fp;   /* ...then points FP into its frame */
+    bool saves_ra;  /* stores the link register (never on x86: the call does) */
+    bool allocates; /* moves SP below where the call left it */
+    bool signs_ra;  /* aarch64 paciasp/pacibsp: saved return addresses carry a PAC */
+};
+
 /* The facts at PC in the function covering it (EXACT: PC is where execution
  * stopped; otherwise PC is a return address and the facts are those right
  * after the call before it).  Returns 0, SW_ENOSYM (no function with a
  * size covers PC), SW_EINVAL (the analysis does not reach PC), SW_ENOMEM or
- * a read error.  Uses a cache held by W's analysis stepper when W has one. */
+ * a read error.  Uses W's cache (below) when it has one. */
 int sw_analysis_at(struct sw_walker *w, sw_addr pc, bool exact, struct sw_an_pc *out);
+
+/* The same, and what the function does: *FN is written when the result is
+ * 0 or SW_EINVAL (the function is known, PC is not reached), *AT only on 0. */
+int sw_analysis_func(struct sw_walker *w, sw_addr pc, bool exact, struct sw_an_func *fn,
+                     struct sw_an_pc *at);
+
+/* The facts at an exact PC from the straight-line code after it, for code
+ * no analysed function covers (no symbol, or a path the analysis does not
+ * reach: a jump table's case, a tail after a trap): from PC up to a return,
+ * only SP adjustments and reloads of FP and the return address from stack
+ * slots.  The CFA is then the SP at the return (plus the return address on
+ * x86).  Returns 0, SW_EINVAL (no such path within a few instructions) or a
+ * read error. */
+int sw_analysis_exit(struct sw_walker *w, sw_addr pc, struct sw_an_pc *out);
+
+/* Analysed functions, cached per walker: held by W's analysis stepper, else
+ * by its frame-func stepper (a walker with neither analyses every query
+ * afresh).  Cleared when a library is unloaded. */
+struct sw_an_cache;
+
+/* A new empty cache; NULL when out of memory.  Free with sw_an_cache_free. */
+struct sw_an_cache *sw_an_cache_new(void);
+
+/* NULL is a no-op. */
+void sw_an_cache_free(struct sw_an_cache *c);
+
+/* Forget every function (their code may be gone). */
+void sw_an_cache_clear(struct sw_an_cache *c);
+
+/* How many functions W's cache has analysed since the walker was made
+ * (each once while it stays cached); 0 without a cache. */
+unsigned sw_analysis_count(struct sw_walker *w);
 
 #endif /* RSPWALK_WALKER_ANALYSIS_H */

@@ -1,0 +1,450 @@
+/* walker/steppers/analysis_flow.c -- the stack-height dataflow over one function's code.
+ *
+ * From the entry, every reachable instruction gets the state before it:
+ * the stack height (CFA - SP: the seed's Δ), whether FP is CFA-relative,
+ * where the return address and the caller's FP are.  Joins with different
+ * facts make them unknown.  Pure: code in, states out; the cache and the
+ * queries are analysis.c's.
+ */
+#include "walker/steppers/analysis_internal.h"
+
+#include <string.h>
+
+#include "util/util.h"
+
+static bool
+has(const struct sw_an_state *s, unsigned f)
+{
+    return (s->flags & f) != 0;
+}
+
+static void
+set(struct sw_an_state *s, unsigned f, bool on)
+{
+    if (on)
+        s->flags = (uint16_t)(s->flags | f);
+    else
+        s->flags = (uint16_t)(s->flags & ~f);
+}
+
+/* The facts of the state, with what is not known zeroed, for comparison. */
+static void
+canon(const struct sw_an_state *s, struct sw_an_state *c)
+{
+    memset(c, 0, sizeof *c);
+    c->flags = s->flags & (uint16_t) ~(SW_AN_ST_SEEN | SW_AN_ST_INSN | SW_AN_ST_STRONG);
+    c->ra = s->ra;
+    c->caller_fp = s->caller_fp;
+    if (has(s, SW_AN_ST_SP))
+        c->height = s->height;
+    if (has(s, SW_AN_ST_FPCFA))
+        c->fp_off = s->fp_off;
+    if (has(s, SW_AN_ST_FPALT))
+        c->fp_alt_off = s->fp_alt_off;
+    if (s->ra == SW_AN_RA_SLOT)
+        c->ra_off = s->ra_off;
+    if (has(s, SW_AN_ST_PUSHED | SW_AN_ST_PUSHALT))
+        c->fp_save_off = s->fp_save_off;
+    if (has(s, SW_AN_ST_DRAP)) {
+        c->drap_off = s->drap_off;
+        c->drap_gpr = s->drap_gpr;
+    }
+    if (has(s, SW_AN_ST_CFASLOT))
+        c->cfa_slot = s->cfa_slot;
+}
+
+static bool
+state_equal(const struct sw_an_state *a, const struct sw_an_state *b)
+{
+    struct sw_an_state x, y;
+    canon(a, &x);
+    canon(b, &y);
+    return memcmp(&x, &y, sizeof x) == 0;
+}
+
+/* Meet IN into *AT: facts that differ become unknown. */
+static void
+state_meet(struct sw_an_state *at, const struct sw_an_state *in)
+{
+    struct sw_an_state x, y;
+    canon(at, &x);
+    canon(in, &y);
+    if (!has(&y, SW_AN_ST_SP) || x.height != y.height ||
+        has(&x, SW_AN_ST_ALT) != has(&y, SW_AN_ST_ALT))
+        set(at, SW_AN_ST_SP | SW_AN_ST_ALT, false);
+    if (!has(&y, SW_AN_ST_FPCFA) || x.fp_off != y.fp_off)
+        set(at, SW_AN_ST_FPCFA, false);
+    if (!has(&y, SW_AN_ST_FPALT) || x.fp_alt_off != y.fp_alt_off)
+        set(at, SW_AN_ST_FPALT, false);
+    if (!has(&y, SW_AN_ST_R0LR))
+        set(at, SW_AN_ST_R0LR, false);
+    if ((x.flags & (SW_AN_ST_PUSHED | SW_AN_ST_PUSHALT)) !=
+            (y.flags & (SW_AN_ST_PUSHED | SW_AN_ST_PUSHALT)) ||
+        x.fp_save_off != y.fp_save_off)
+        set(at, SW_AN_ST_PUSHED | SW_AN_ST_PUSHALT, false);
+    if (!has(&y, SW_AN_ST_DRAP) || x.drap_off != y.drap_off || x.drap_gpr != y.drap_gpr)
+        set(at, SW_AN_ST_DRAP, false);
+    if (!has(&y, SW_AN_ST_CFASLOT) || x.cfa_slot != y.cfa_slot)
+        set(at, SW_AN_ST_CFASLOT, false);
+    if (x.ra != y.ra || x.ra_off != y.ra_off)
+        at->ra = SW_AN_RA_UNKNOWN;
+    if (x.caller_fp != y.caller_fp)
+        at->caller_fp = SW_AN_FP_UNKNOWN;
+}
+
+/* Flow S into offset OFF; STRONG unless it is the fall-through after a
+ * call (which may never return: what follows a call to abort is often
+ * another block, whose facts win).  Returns true if the state changed. */
+static bool
+flow_into(struct sw_an_state *st, sw_addr off, const struct sw_an_state *s, bool strong)
+{
+    struct sw_an_state *at = &st[off];
+    uint16_t keep = at->flags & SW_AN_ST_INSN;
+    uint8_t len = at->len;
+    if (!has(at, SW_AN_ST_SEEN) || (strong && !has(at, SW_AN_ST_STRONG))) {
+        *at = *s;
+        at->flags = (uint16_t)((s->flags & ~(SW_AN_ST_INSN | SW_AN_ST_STRONG)) | SW_AN_ST_SEEN |
+                               keep | (strong ? SW_AN_ST_STRONG : 0));
+        at->len = len;
+        return true;
+    }
+    if (!strong && has(at, SW_AN_ST_STRONG))
+        return false;
+    struct sw_an_state before = *at;
+    state_meet(at, s);
+    return !state_equal(&before, at);
+}
+
+/* A slot SP-after + OFF (or FP + OFF) as an offset from the CFA (*ALT
+ * false) or from L (*ALT true); false if not known. */
+static bool
+slot_of(const struct sw_an_state *s, const struct sw_insn_mem *m, int32_t *slot, bool *alt)
+{
+    if (m->fp_base) {
+        if (has(s, SW_AN_ST_FPCFA)) {
+            *slot = (int32_t)(s->fp_off + m->off);
+            *alt = false;
+            return true;
+        }
+        if (has(s, SW_AN_ST_FPALT)) {
+            *slot = (int32_t)(s->fp_alt_off + m->off);
+            *alt = true;
+            return true;
+        }
+        return false;
+    }
+    if (!has(s, SW_AN_ST_SP))
+        return false;
+    *slot = (int32_t)(-s->height + m->off);
+    *alt = has(s, SW_AN_ST_ALT);
+    return true;
+}
+
+static void
+apply_store(struct sw_an_state *s, const struct sw_insn_mem *m)
+{
+    int32_t slot;
+    bool alt;
+    if (!slot_of(s, m, &slot, &alt))
+        return;
+    switch (m->reg) {
+    case SW_IREG_FP:
+        if (s->caller_fp == SW_AN_FP_CALLER && !has(s, SW_AN_ST_PUSHED | SW_AN_ST_PUSHALT)) {
+            s->fp_save_off = slot;
+            set(s, alt ? SW_AN_ST_PUSHALT : SW_AN_ST_PUSHED, true);
+        }
+        break;
+    case SW_IREG_LR:
+        if (!alt && s->ra == SW_AN_RA_LIVE) {
+            s->ra = SW_AN_RA_SLOT;
+            s->ra_off = slot;
+        }
+        break;
+    case SW_IREG_R0:
+        if (!alt && has(s, SW_AN_ST_R0LR) && s->ra != SW_AN_RA_SLOT) {
+            s->ra = SW_AN_RA_SLOT;
+            s->ra_off = slot;
+        }
+        break;
+    case SW_IREG_GPR:
+        if (alt && has(s, SW_AN_ST_DRAP) && s->drap_gpr == m->gpr && s->drap_off == 0) {
+            s->cfa_slot = slot;
+            set(s, SW_AN_ST_CFASLOT, true);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+static void
+apply_load(struct sw_an_state *s, const struct sw_insn_mem *m)
+{
+    int32_t slot = 0;
+    bool alt = false;
+    bool ok = slot_of(s, m, &slot, &alt);
+    switch (m->reg) {
+    case SW_IREG_FP:
+        if (ok && ((has(s, SW_AN_ST_PUSHED) && !alt) || (has(s, SW_AN_ST_PUSHALT) && alt)) &&
+            slot == s->fp_save_off) {
+            s->caller_fp = SW_AN_FP_CALLER;
+            set(s, SW_AN_ST_PUSHED | SW_AN_ST_PUSHALT, false);
+        }
+        break;
+    case SW_IREG_LR:
+        if (ok && !alt && s->ra == SW_AN_RA_SLOT && slot == s->ra_off)
+            s->ra = SW_AN_RA_LIVE;
+        else if (s->ra == SW_AN_RA_LIVE)
+            s->ra = SW_AN_RA_UNKNOWN;
+        break;
+    case SW_IREG_R0:
+        set(s, SW_AN_ST_R0LR, ok && !alt && s->ra == SW_AN_RA_SLOT && slot == s->ra_off);
+        break;
+    case SW_IREG_GPR:
+        if (ok && alt && has(s, SW_AN_ST_CFASLOT) && slot == s->cfa_slot) {
+            s->drap_gpr = (uint16_t)m->gpr;
+            s->drap_off = 0;
+            set(s, SW_AN_ST_DRAP, true);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+void
+sw_an_transfer(const struct arch_desc *a, const struct sw_insn *i, sw_addr addr,
+               struct sw_an_state *s)
+{
+    const struct sw_an_state s0 = *s;
+    const bool sp0 = has(&s0, SW_AN_ST_SP), alt0 = has(&s0, SW_AN_ST_ALT);
+    const int64_t word = a->word_size;
+
+    switch (i->sp) {
+    case SW_SP_KEEP:
+        break;
+    case SW_SP_ADD:
+        s->height = (int32_t)(s0.height - i->sp_delta);
+        break;
+    case SW_SP_FROM_FP:
+        set(s, SW_AN_ST_SP, has(&s0, SW_AN_ST_FPCFA | SW_AN_ST_FPALT));
+        set(s, SW_AN_ST_ALT, !has(&s0, SW_AN_ST_FPCFA) && has(&s0, SW_AN_ST_FPALT));
+        s->height =
+            (int32_t) - ((has(&s0, SW_AN_ST_FPCFA) ? s0.fp_off : s0.fp_alt_off) + i->sp_delta);
+        break;
+    case SW_SP_FROM_REG:
+        set(s, SW_AN_ST_SP, has(&s0, SW_AN_ST_DRAP) && s0.drap_gpr == i->sp_reg);
+        set(s, SW_AN_ST_ALT, false);
+        s->height = (int32_t) - (s0.drap_off + i->sp_delta);
+        break;
+    case SW_SP_BACKCHAIN:
+        s->height = 0; /* [SP] is the caller's SP: the CFA */
+        set(s, SW_AN_ST_SP, true);
+        set(s, SW_AN_ST_ALT, false);
+        break;
+    case SW_SP_ALIGN:
+        /* A new base L: facts relative to an older one are lost. */
+        set(s, SW_AN_ST_FPALT | SW_AN_ST_PUSHALT | SW_AN_ST_CFASLOT, false);
+        set(s, SW_AN_ST_SP | SW_AN_ST_ALT, sp0 && !alt0);
+        s->height = 0;
+        break;
+    case SW_SP_OTHER:
+        set(s, SW_AN_ST_SP | SW_AN_ST_ALT, false);
+        break;
+    }
+    /* i386 position-independent code: `call 1f; 1: pop %ebx`. */
+    if (i->flow == SW_FLOW_CALL && a->call_ra_on_stack && i->has_target &&
+        i->target == addr + i->len)
+        s->height = (int32_t)(s0.height + word);
+
+    switch (i->fp) {
+    case SW_FP_KEEP:
+        break;
+    case SW_FP_SET:
+        set(s, SW_AN_ST_FPCFA, sp0 && !alt0);
+        set(s, SW_AN_ST_FPALT, sp0 && alt0);
+        s->fp_off = s->fp_alt_off = (int32_t)(-s0.height + i->fp_off);
+        if (s->caller_fp == SW_AN_FP_CALLER)
+            s->caller_fp =
+                has(s, SW_AN_ST_PUSHED | SW_AN_ST_PUSHALT) ? SW_AN_FP_SAVED : SW_AN_FP_UNKNOWN;
+        break;
+    case SW_FP_LOAD:
+    case SW_FP_OTHER:
+        set(s, SW_AN_ST_FPCFA | SW_AN_ST_FPALT, false);
+        s->caller_fp = SW_AN_FP_UNKNOWN;
+        break;
+    }
+    for (uint8_t k = 0; k < i->ngpr_writes; k++)
+        if (has(s, SW_AN_ST_DRAP) && s->drap_gpr == i->gpr_writes[k])
+            set(s, SW_AN_ST_DRAP, false);
+    if (i->gpr_from_sp && sp0 && !alt0) {
+        s->drap_gpr = (uint16_t)i->gpr_set;
+        s->drap_off = (int32_t)(-s0.height + i->gpr_set_off);
+        set(s, SW_AN_ST_DRAP, true);
+    }
+    /* Loads and stores: FP-based slots use FP as it was before. */
+    for (uint8_t k = 0; k < i->nstores; k++) {
+        struct sw_an_state v = *s;
+        if (i->stores[k].fp_base)
+            v = s0;
+        struct sw_an_state t = v;
+        apply_store(&t, &i->stores[k]);
+        s->ra = t.ra;
+        s->ra_off = t.ra_off;
+        s->fp_save_off = t.fp_save_off;
+        s->cfa_slot = t.cfa_slot;
+        s->flags = (uint16_t)(s->flags |
+                              (t.flags & (SW_AN_ST_PUSHED | SW_AN_ST_PUSHALT | SW_AN_ST_CFASLOT)));
+    }
+    for (uint8_t k = 0; k < i->nloads; k++) {
+        struct sw_an_state t = *s;
+        if (i->loads[k].fp_base) {
+            t.flags = (uint16_t)((t.flags & ~(SW_AN_ST_FPCFA | SW_AN_ST_FPALT)) |
+                                 (s0.flags & (SW_AN_ST_FPCFA | SW_AN_ST_FPALT)));
+            t.fp_off = s0.fp_off;
+            t.fp_alt_off = s0.fp_alt_off;
+        }
+        apply_load(&t, &i->loads[k]);
+        t.flags = (uint16_t)((t.flags & ~(SW_AN_ST_FPCFA | SW_AN_ST_FPALT)) |
+                             (s->flags & (SW_AN_ST_FPCFA | SW_AN_ST_FPALT)));
+        t.fp_off = s->fp_off;
+        t.fp_alt_off = s->fp_alt_off;
+        *s = t;
+    }
+    if (i->lr_to_r0)
+        set(s, SW_AN_ST_R0LR, s->ra == SW_AN_RA_LIVE); /* LR still holds it too */
+    if (i->r0_to_lr) {
+        if (has(s, SW_AN_ST_R0LR))
+            s->ra = SW_AN_RA_LIVE;
+        else if (s->ra == SW_AN_RA_LIVE || s->ra == SW_AN_RA_IN_R0)
+            s->ra = SW_AN_RA_UNKNOWN;
+    }
+    if (i->writes[SW_IREG_LR] && (s->ra == SW_AN_RA_LIVE || s->ra == SW_AN_RA_IN_R0))
+        s->ra = has(s, SW_AN_ST_R0LR) ? SW_AN_RA_IN_R0 : SW_AN_RA_UNKNOWN;
+    if (i->writes[SW_IREG_R0]) {
+        set(s, SW_AN_ST_R0LR, false);
+        if (s->ra == SW_AN_RA_IN_R0)
+            s->ra = SW_AN_RA_UNKNOWN;
+    }
+}
+
+/* The state at a function's entry: CFA = SP (+ the pushed return address
+ * on x86). */
+static void
+entry_state(const struct arch_desc *a, struct sw_an_state *s)
+{
+    memset(s, 0, sizeof *s);
+    s->flags = SW_AN_ST_SP;
+    s->caller_fp = SW_AN_FP_CALLER;
+    if (a->call_ra_on_stack) {
+        s->height = a->word_size;
+        s->ra = SW_AN_RA_SLOT;
+        s->ra_off = -(int32_t)a->word_size;
+    } else {
+        s->ra = SW_AN_RA_LIVE;
+    }
+}
+
+/* What the reached code does, from the state before each instruction (a
+ * save in a function's last instruction before a tail jump is not seen:
+ * gcc's code restores, not saves, there). */
+static void
+summarise(const struct arch_desc *a, const struct sw_an_state *st, sw_addr size,
+          struct sw_an_func *sum)
+{
+    const int32_t entry_height = a->call_ra_on_stack ? (int32_t)a->word_size : 0;
+    for (sw_addr off = 0; off < size; off++) {
+        const struct sw_an_state *s = &st[off];
+        if ((s->flags & (SW_AN_ST_SEEN | SW_AN_ST_INSN)) != (SW_AN_ST_SEEN | SW_AN_ST_INSN))
+            continue;
+        bool pushed = has(s, SW_AN_ST_PUSHED | SW_AN_ST_PUSHALT);
+        sum->saves_fp |= pushed;
+        sum->sets_fp |=
+            pushed && has(s, SW_AN_ST_FPCFA | SW_AN_ST_FPALT) && s->caller_fp == SW_AN_FP_SAVED;
+        sum->saves_ra |= !a->call_ra_on_stack && s->ra == SW_AN_RA_SLOT;
+        sum->allocates |= !has(s, SW_AN_ST_SP) || has(s, SW_AN_ST_ALT) || s->height != entry_height;
+    }
+}
+
+int
+sw_an_flow(struct sw_disasm *dis, const struct arch_desc *a, const uint8_t *code, sw_addr start,
+           sw_addr size, struct sw_an_state *st, struct sw_an_func *sum)
+{
+    memset(sum, 0, sizeof *sum);
+    sum->start = start;
+    sum->size = size;
+    sw_addr *work = sw_malloc(sizeof *work * (size_t)(size + 1));
+    size_t nwork = 0;
+    bool *queued = sw_calloc((size_t)size, sizeof *queued);
+    if (work == NULL || queued == NULL) {
+        sw_free(work);
+        sw_free(queued);
+        return SW_ENOMEM;
+    }
+    struct sw_an_state s;
+    entry_state(a, &s);
+    flow_into(st, 0, &s, true);
+    work[nwork++] = 0;
+    queued[0] = true;
+
+    while (nwork > 0) {
+        sw_addr off = work[--nwork];
+        queued[off] = false;
+        struct sw_insn i;
+        if (sw_disasm_one(dis, code + off, (size_t)(size - off), start + off, &i) < 0)
+            continue; /* not code: the path ends */
+        set(&st[off], SW_AN_ST_INSN, true);
+        st[off].len = i.len;
+        sum->signs_ra |= i.ra_signed;
+        s = st[off];
+        sw_an_transfer(a, &i, start + off, &s);
+
+        sw_addr succ[2];
+        bool strong[2];
+        size_t nsucc = 0;
+        sw_addr next = off + i.len;
+        if (i.flow == SW_FLOW_NEXT || i.flow == SW_FLOW_CALL || i.flow == SW_FLOW_CJUMP) {
+            succ[nsucc] = next;
+            strong[nsucc++] = i.flow != SW_FLOW_CALL;
+        }
+        /* A jump out of the function is a tail call: that path ends. */
+        if ((i.flow == SW_FLOW_JUMP || i.flow == SW_FLOW_CJUMP) && i.has_target &&
+            i.target >= start && i.target < start + size) {
+            succ[nsucc] = i.target - start;
+            strong[nsucc++] = true;
+        }
+        for (size_t k = 0; k < nsucc; k++) {
+            if (succ[k] >= size)
+                continue;
+            if (flow_into(st, succ[k], &s, strong[k]) && !queued[succ[k]]) {
+                work[nwork++] = succ[k];
+                queued[succ[k]] = true;
+            }
+        }
+    }
+    sw_free(work);
+    sw_free(queued);
+    summarise(a, st, size, sum);
+    return 0;
+}
+
+void
+sw_an_state_facts(const struct sw_an_state *s, struct sw_an_pc *out)
+{
+    memset(out, 0, sizeof *out);
+    out->sp_known = has(s, SW_AN_ST_SP);
+    out->sp_alt = has(s, SW_AN_ST_ALT);
+    out->height = s->height;
+    out->fp_cfa = has(s, SW_AN_ST_FPCFA);
+    out->fp_off = s->fp_off;
+    out->fp_alt = has(s, SW_AN_ST_FPALT);
+    out->fp_alt_off = s->fp_alt_off;
+    out->cfa_saved = has(s, SW_AN_ST_CFASLOT);
+    out->cfa_slot = s->cfa_slot;
+    out->ra = (enum sw_an_ra)s->ra;
+    out->ra_off = s->ra_off;
+    out->caller_fp = (enum sw_an_fp)s->caller_fp;
+    out->fp_save_off = s->fp_save_off;
+    out->fp_pushed = has(s, SW_AN_ST_PUSHED | SW_AN_ST_PUSHALT);
+    out->fp_save_alt = has(s, SW_AN_ST_PUSHALT);
+}

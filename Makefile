@@ -38,6 +38,9 @@ UNIT_NAMES := $(patsubst tests/unit/%.c,%,$(UNIT_SRCS))
 FUZZ_NAMES := $(patsubst tests/fuzz/%.c,%,$(FUZZ_SRCS))
 PUBLIC_HDRS := $(sort $(wildcard include/rspwalk/*.h))
 
+# The compiler for test data tests/unit/data/$(1).S: FIXTURE_CC_<arch> for an <arch>_ prefix.
+test_data_cc = $(or $(FIXTURE_CC_$(firstword $(subst _, ,$(1)))),gcc)
+
 # ---- per-configuration rules ----------------------------------------------
 # $(call config,NAME,CC,EXTRA_CFLAGS,EXTRA_LDFLAGS)
 define config
@@ -61,10 +64,11 @@ build/$(1)/rspwalk: $$($(1)_CLI_OBJS) build/$(1)/librspwalk.a
 	$$(if $$(Q),@echo "  LD[$(1)] $$@")
 	$$(Q)$(2) $$($(1)_CFLAGS) -o $$@ $$($(1)_CLI_OBJS) build/$(1)/librspwalk.a $$(LIBS) $$($(1)_LDFLAGS)
 
-# Test data: ELF files with known contents, built from tests/unit/data/*.S.
+# Test data: ELF files with known contents, built from tests/unit/data/*.S; <arch>_*.S with
+# that arch's cross compiler (fixtures.mk's FIXTURE_CC_<arch>), the others with the host's.
 build/$(1)/tests/data/%.elf: tests/unit/data/%.S
 	@mkdir -p $$(@D)
-	$$(Q)gcc -nostdlib -static -no-pie -o $$@ $$<
+	$$(Q)$$(call test_data_cc,$$*) -nostdlib -static -no-pie -o $$@ $$<
 
 build/$(1)/tests/%: build/$(1)/tests/unit/%.o $$($(1)_TOOL_OBJS) build/$(1)/librspwalk.a \
                     $$(patsubst tests/unit/data/%.S,build/$(1)/tests/data/%.elf,$$(wildcard tests/unit/data/*.S))

@@ -276,6 +276,32 @@ test_analysis_helper_reports_heights_after_a_call(void **state)
     sw_walker_free(fx.w);
 }
 
+/* The exit scan: from a PC through adjustments and pops to a ret, whatever covers the PC;
+ * the answers agree with the heights beside the code. */
+static void
+test_analysis_exit_scan_reads_the_way_out(void **state)
+{
+    (void)state;
+    struct an_fixture fx;
+    struct sw_an_pc p;
+    an_open(&fx, LEAF, STACK, 0, false);
+    assert_int_equal(sw_analysis_exit(fx.w, OUTER + 9, &p), 0); /* add $8; ret */
+    assert_true(p.sp_known);
+    assert_int_equal(p.height, 16);
+    assert_int_equal(p.ra, SW_AN_RA_SLOT);
+    assert_int_equal(p.ra_off, -8);
+    assert_int_equal(sw_analysis_exit(fx.w, PUSH_SUB + 10, &p), 0); /* add; pop %rbx; ret */
+    assert_int_equal(p.height, 48);
+    assert_int_equal(p.caller_fp, SW_AN_FP_CALLER);
+    assert_int_equal(sw_analysis_exit(fx.w, LEAF + 1, &p), 0);
+    assert_int_equal(p.height, 8);
+    /* a call, a conditional jump or a move of SP from FP before any ret: no answer */
+    assert_int_equal(sw_analysis_exit(fx.w, OUTER, &p), SW_EINVAL);
+    assert_int_equal(sw_analysis_exit(fx.w, MULTI + 1, &p), SW_EINVAL);
+    assert_int_equal(sw_analysis_exit(fx.w, ALIGNED + 17, &p), SW_EINVAL); /* leave */
+    sw_walker_free(fx.w);
+}
+
 /* ---- decoding -------------------------------------------------------- */
 
 static struct sw_insn
@@ -415,6 +441,37 @@ test_disasm_ppc_frames_both_byte_orders(void **state)
     assert_int_equal(i.target, 0xff8);
 }
 
+/* capstone 4 has no register-access tables for PowerPC: what an instruction writes comes
+ * from its operands (the destination first, update forms' base, lmw up to r31). */
+static void
+test_disasm_ppc_writes_from_the_operands(void **state)
+{
+    (void)state;
+    const struct arch_desc *a = &arch_ppc32;
+    struct sw_insn i = decode(a, (const uint8_t[]){ 0x7d, 0x61, 0x5b, 0x78 }, 4, 0x1000);
+    assert_int_equal(i.sp, SW_SP_OTHER); /* mr r1,r11 */
+    i = decode(a, (const uint8_t[]){ 0x83, 0xeb, 0xff, 0xfc }, 4, 0x1000);
+    assert_int_equal(i.fp, SW_FP_OTHER); /* lwz r31,-4(r11) */
+    assert_int_equal(i.sp, SW_SP_KEEP);
+    i = decode(a, (const uint8_t[]){ 0x80, 0x0b, 0x00, 0x04 }, 4, 0x1000);
+    assert_true(i.writes[SW_IREG_R0]); /* lwz r0,4(r11) */
+    i = decode(a, (const uint8_t[]){ 0x7c, 0x21, 0x01, 0x6e }, 4, 0x1000);
+    assert_int_equal(i.sp, SW_SP_OTHER); /* stwux r1,r1,r0: alloca */
+    i = decode(a, (const uint8_t[]){ 0xbb, 0xab, 0xff, 0xf4 }, 4, 0x1000);
+    assert_int_equal(i.fp, SW_FP_OTHER); /* lmw r29,-12(r11) */
+    i = decode(a, (const uint8_t[]){ 0x93, 0xeb, 0xff, 0xfc }, 4, 0x1000);
+    assert_int_equal(i.fp, SW_FP_KEEP); /* stw r31,-4(r11): a store writes no register */
+    assert_int_equal(i.sp, SW_SP_KEEP);
+    i = decode(a, (const uint8_t[]){ 0x2c, 0x03, 0x00, 0x00 }, 4, 0x1000);
+    assert_false(i.writes[SW_IREG_R0]); /* cmpwi r3,0 */
+    assert_int_equal(i.sp, SW_SP_KEEP);
+    /* aarch64 paciasp (hint #25) signs x30; bti c (hint #34) does not */
+    i = decode(&arch_aarch64, (const uint8_t[]){ 0x3f, 0x23, 0x03, 0xd5 }, 4, 0x1000);
+    assert_true(i.ra_signed);
+    i = decode(&arch_aarch64, (const uint8_t[]){ 0x5f, 0x24, 0x03, 0xd5 }, 4, 0x1000);
+    assert_false(i.ra_signed);
+}
+
 int
 main(void)
 {
@@ -429,10 +486,12 @@ main(void)
         cmocka_unit_test(test_analysis_drap_realignment_finds_the_saved_cfa),
         cmocka_unit_test(test_analysis_walks_a_frameless_chain_to_start),
         cmocka_unit_test(test_analysis_helper_reports_heights_after_a_call),
+        cmocka_unit_test(test_analysis_exit_scan_reads_the_way_out),
         cmocka_unit_test(test_disasm_x86_64_stack_and_flow),
         cmocka_unit_test(test_disasm_i386_push_is_four_bytes),
         cmocka_unit_test(test_disasm_aarch64_pairs_and_sp),
         cmocka_unit_test(test_disasm_ppc_frames_both_byte_orders),
+        cmocka_unit_test(test_disasm_ppc_writes_from_the_operands),
     };
     return cmocka_run_group_tests_name("analysis", tests, NULL, NULL);
 }

@@ -221,6 +221,34 @@ test_analysis_drap_realignment_finds_the_saved_cfa(void **state)
     check_top(DRAP + 37, 8);
 }
 
+/* With the default steppers, drap mid-stack is the analysis stepper's: frame-func sees a
+ * standard frame whose FP is set after the realignment, and its record (a copy of the
+ * return address above the saved rbp) does not say where the CFA is. */
+static void
+test_analysis_drap_mid_stack_is_not_frame_funcs(void **state)
+{
+    (void)state;
+    struct an_fixture fx;
+    sw_addr cfa = STACK + 0x808, l = (cfa - 8) & ~(sw_addr)31, fp = l - 16, sp = l - 64 - 8;
+    an_open(&fx, LEAF, sp, fp, true);
+    fake_proc_put_word(fx.p, sp, DRAP + 28);
+    fake_proc_put_word(fx.p, cfa - 8, MARK_RA);
+    fake_proc_put_word(fx.p, l - 8, MARK_RA); /* push -8(%r10) */
+    fake_proc_put_word(fx.p, l - 16, 0x6666);
+    fake_proc_put_word(fx.p, l - 24, cfa);
+    struct sw_stack st;
+    sw_stack_init(&st);
+    assert_int_equal(sw_walk_stack(fx.w, SW_TID_DEFAULT, &st), 0);
+    assert_true(st.n >= 3);
+    assert_int_equal(st.frames[1].ra, DRAP + 28);
+    assert_int_equal(st.frames[2].ra, MARK_RA);
+    assert_int_equal(st.frames[2].sp, cfa);
+    assert_int_equal(st.frames[2].fp, 0x6666);
+    assert_string_equal(st.frames[2].stepper->ops->name, "analysis");
+    sw_stack_fini(&st);
+    sw_walker_free(fx.w);
+}
+
 static void
 test_analysis_tail_jump_ends_the_path(void **state)
 {
@@ -484,6 +512,7 @@ main(void)
         cmocka_unit_test(test_analysis_aligned_stack_uses_the_frame_pointer),
         cmocka_unit_test(test_analysis_tail_jump_ends_the_path),
         cmocka_unit_test(test_analysis_drap_realignment_finds_the_saved_cfa),
+        cmocka_unit_test(test_analysis_drap_mid_stack_is_not_frame_funcs),
         cmocka_unit_test(test_analysis_walks_a_frameless_chain_to_start),
         cmocka_unit_test(test_analysis_helper_reports_heights_after_a_call),
         cmocka_unit_test(test_analysis_exit_scan_reads_the_way_out),

@@ -95,9 +95,14 @@ record_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_f
 
     const struct sw_an_pc *at = &ff.at;
     bool use_fp = ff.fa.state == SW_FRAME_SET && ff.fa.type != SW_FRAME_NO_FRAME;
+    /* FP set relative to a realigned SP (gcc's DRAP in i386 main): the
+     * record holds a copy of the return address but the CFA is elsewhere,
+     * which the analysis stepper follows. */
+    if (use_fp && ff.have_at && !at->fp_cfa && at->fp_alt)
+        return SW_GCF_NOT_ME;
     if (use_fp && !(ff.have_at && at->fp_cfa)) {
-        /* The record at FP, the least CFA above it: unknown code, or FP set
-         * relative to a realigned SP (the analysis stepper follows those). */
+        /* The record at FP, the least CFA above it: unknown code, or code
+         * whose FP the analysis lost (paths joining with different facts). */
         if (in->fp == 0)
             return SW_GCF_STACKBOTTOM; /* _start and thread entries clear the FP */
         if (in->fp < in->sp || (!a->call_ra_on_stack && in->fp % word != 0))

@@ -31,6 +31,9 @@ struct sw_elfsym {
  * Free with sw_elfcache_free. */
 struct sw_elfcache *sw_elfcache_new(const char *debug_dir);
 void sw_elfcache_free(struct sw_elfcache *c);
+/* Where uncompressed copies of debug files are kept (NULL: none, the
+ * default).  Returns 0 or SW_ENOMEM. */
+int sw_elfcache_set_cache_dir(struct sw_elfcache *c, const char *dir);
 
 /* Open PATH (once; later calls return the same object).  Returns 0,
  * SW_ENOENT (no such file), SW_EBADELF (not ELF, truncated, no PT_LOAD), with
@@ -62,6 +65,11 @@ int sw_elf_image_size(const void *head, size_t len, const char *name, size_t *ne
 const char *sw_elf_path(const struct sw_elf *e);
 /* The separate debug file used for symbols and .debug_frame, or NULL. */
 const char *sw_elf_debug_path(const struct sw_elf *e);
+/* The debug file for the DWARF readers: its uncompressed copy in the cache
+ * directory (walker/debug_plain.h; made on the first call) where it has
+ * compressed sections and the cache allows it (sw_elfcache_set_cache_dir,
+ * not RSPWALK_NO_CACHE), else sw_elf_debug_path. */
+const char *sw_elf_dwarf_path(struct sw_elf *e);
 /* The architecture from the ELF header; NULL if unsupported. */
 const struct arch_desc *sw_elf_arch(const struct sw_elf *e);
 /* ET_EXEC (false) or ET_DYN (true). */

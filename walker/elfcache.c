@@ -22,6 +22,7 @@
 #include <zlib.h>
 
 #include "util/util.h"
+#include "walker/debug_plain.h"
 #include "walker/libstate_fetch.h"
 
 #define ELF_DEFAULT_DEBUG_DIR "/usr/lib/debug"
@@ -65,6 +66,8 @@ struct sw_elf {
     struct sw_elfcache *cache;
     char *path;
     char *debug_path;
+    char *dwarf_path; /* an uncompressed copy of the debug file, NULL: none */
+    bool dwarf_path_tried;
     struct elf_file main;
     struct elf_file dbg; /* dbg.elf NULL: no separate debug file */
     const struct arch_desc *arch;
@@ -88,6 +91,7 @@ struct sw_elf {
 
 struct sw_elfcache {
     char *debug_dir;
+    char *cache_dir; /* NULL: no uncompressed copies of debug files */
     struct sw_elf *files;
 };
 
@@ -134,6 +138,7 @@ elf_destroy(struct sw_elf *e)
     sw_free(e->maxend);
     sw_free(e->segs);
     sw_free(e->debug_path);
+    sw_free(e->dwarf_path);
     sw_free(e->path);
     sw_free(e);
 }
@@ -149,7 +154,19 @@ sw_elfcache_free(struct sw_elfcache *c)
         elf_destroy(e);
     }
     sw_free(c->debug_dir);
+    sw_free(c->cache_dir);
     sw_free(c);
+}
+
+int
+sw_elfcache_set_cache_dir(struct sw_elfcache *c, const char *dir)
+{
+    char *copy = dir ? sw_strdup(dir) : NULL;
+    if (dir && copy == NULL)
+        return SW_ENOMEM;
+    sw_free(c->cache_dir);
+    c->cache_dir = copy;
+    return 0;
 }
 
 /* ---- opening ------------------------------------------------------------ */
@@ -661,6 +678,19 @@ const char *
 sw_elf_debug_path(const struct sw_elf *e)
 {
     return e->debug_path;
+}
+
+const char *
+sw_elf_dwarf_path(struct sw_elf *e)
+{
+    if (!e->dwarf_path_tried && e->debug_path != NULL && e->cache->cache_dir != NULL &&
+        getenv("RSPWALK_NO_CACHE") == NULL) {
+        e->dwarf_path_tried = true;
+        /* No memory for a copy: the debug file as it is. */
+        (void)sw_debug_plain_path(e->cache->cache_dir, e->debug_path, e->build_id, e->build_id_len,
+                                  &e->dwarf_path);
+    }
+    return e->dwarf_path ? e->dwarf_path : e->debug_path;
 }
 
 const struct arch_desc *

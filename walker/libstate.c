@@ -127,6 +127,8 @@ sw_libstate_new(struct sw_proc *p, const struct sw_libstate_config *cfg, struct 
     } else {
         ls->cache_dir = sw_fetch_default_cache_dir(); /* NULL: no HOME, no fetching */
     }
+    if (sw_elfcache_set_cache_dir(ls->cache, ls->cache_dir) != 0)
+        goto nomem;
     *out = ls;
     return 0;
 nomem:

@@ -234,9 +234,8 @@ sw_fetch_target_build_id(struct sw_proc *p, const char *target_path,
     return rc;
 }
 
-/* mkdir -p PATH (modified in place, restored). */
-static int
-make_dirs(char *path, struct sw_errbuf *err)
+int
+sw_fetch_make_dirs(char *path, struct sw_errbuf *err)
 {
     for (char *s = path + 1;; s++) {
         if (*s != '/' && *s != '\0')
@@ -378,7 +377,7 @@ sw_fetch_file(struct sw_proc *p, const char *cache_dir, const char *target_path,
                      target_path);
         goto out;
     }
-    rc = make_dirs(dir, err);
+    rc = sw_fetch_make_dirs(dir, err);
     if (rc == 0)
         rc = store(dir, final, data, len, err);
     if (rc != 0)

@@ -58,6 +58,10 @@ int sw_fetch_target_build_id(struct sw_proc *p, const char *target_path,
 int sw_fetch_file(struct sw_proc *p, const char *cache_dir, const char *target_path,
                   const uint8_t *id, size_t id_len, char **path, struct sw_errbuf *err);
 
+/* mkdir -p PATH (modified while it runs, restored).  Returns 0 or SW_EIO
+ * naming the directory that cannot be made, in ERR. */
+int sw_fetch_make_dirs(char *path, struct sw_errbuf *err);
+
 /* The default cache directory: $XDG_CACHE_HOME/rspwalk when that is an
  * absolute path, else $HOME/.cache/rspwalk.  Returns an owned string (free
  * with sw_free), or NULL with no usable environment or no memory. */

@@ -68,7 +68,7 @@ module_dinfo(struct sw_virtual *v, const struct sw_lib *lib, struct sw_dinfo **d
     char *path = sw_strdup(lib->path);
     if (path == NULL)
         return sw_fail(err, SW_ENOMEM, "reading debug info of %s: out of memory", lib->path);
-    rc = sw_dinfo_open(lib->path, sw_elf_debug_path(lib->elf), lib->elf, d, &oerr);
+    rc = sw_dinfo_open(lib->path, sw_elf_dwarf_path(lib->elf), lib->elf, d, &oerr);
     if (rc == SW_ENOMEM) {
         sw_free(path);
         return sw_fail(err, rc, "%s", oerr.msg);

@@ -31,7 +31,11 @@ struct cli_opts {
     long long pid;      /* --pid N: 0 if not given */
     int pass[64];
     size_t npass;
+    uint64_t start_us; /* CLOCK_MONOTONIC when main began: stats' wall time (cli_now_us) */
 };
+
+/* CLOCK_MONOTONIC in microseconds. */
+uint64_t cli_now_us(void);
 
 int cli_run(const struct cli_opts *o);
 

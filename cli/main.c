@@ -197,7 +197,7 @@ main(int argc, char **argv)
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
-    struct cli_opts o = { .format = CLI_TEXT, .timeout_ms = 10000 };
+    struct cli_opts o = { .format = CLI_TEXT, .timeout_ms = 10000, .start_us = cli_now_us() };
     const char *pass_list = default_pass;
     int c;
 

@@ -5,6 +5,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <time.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -41,16 +42,24 @@ json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+uint64_t
+cli_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
 static void
-json_stats(FILE *f, const struct rsp_stats *st)
+json_stats(FILE *f, const struct rsp_stats *st, uint64_t wall_us)
 {
     fprintf(f,
             "{\"packets_sent\": %" PRIu64 ", \"packets_received\": %" PRIu64
             ", \"bytes_sent\": %" PRIu64 ", \"bytes_received\": %" PRIu64
             ", \"round_trips\": %" PRIu64 ", \"retransmits\": %" PRIu64 ", \"elapsed_us\": %" PRIu64
-            ", \"by_kind\": {",
+            ", \"wall_us\": %" PRIu64 ", \"by_kind\": {",
             st->packets_sent, st->packets_received, st->bytes_sent, st->bytes_received,
-            st->round_trips, st->retransmits, st->elapsed_us);
+            st->round_trips, st->retransmits, st->elapsed_us, wall_us);
     bool first = true;
     for (size_t i = 0; i < sizeof st->by_kind / sizeof st->by_kind[0]; i++) {
         const char *name = rsp_packet_name(i);
@@ -67,14 +76,15 @@ json_stats(FILE *f, const struct rsp_stats *st)
 }
 
 static void
-text_stats(FILE *f, const struct rsp_stats *st)
+text_stats(FILE *f, const struct rsp_stats *st, uint64_t wall_us)
 {
     fprintf(f,
             "stats: %" PRIu64 " packets sent, %" PRIu64 " received; %" PRIu64
             " bytes sent, %" PRIu64 " received; %" PRIu64 " round trips; %" PRIu64
-            " retransmits; %.3f ms waiting\n",
+            " retransmits; %.3f ms waiting, %.3f ms in all\n",
             st->packets_sent, st->packets_received, st->bytes_sent, st->bytes_received,
-            st->round_trips, st->retransmits, (double)st->elapsed_us / 1000.0);
+            st->round_trips, st->retransmits, (double)st->elapsed_us / 1000.0,
+            (double)wall_us / 1000.0);
     fputs("stats: requests by kind:", f);
     for (size_t i = 0; i < sizeof st->by_kind / sizeof st->by_kind[0]; i++) {
         const char *name = rsp_packet_name(i);
@@ -223,12 +233,12 @@ print_trailer(const struct cli_opts *o, struct rsp_session *s, FILE *f)
     if (o->format == CLI_JSON) {
         fputs("\n], \"stats\": ", f);
         if (s)
-            json_stats(f, rsp_session_stats(s));
+            json_stats(f, rsp_session_stats(s), cli_now_us() - o->start_us);
         else
             fputs("null", f);
         fputs("}\n", f);
     } else if (o->stats && s) {
-        text_stats(f, rsp_session_stats(s));
+        text_stats(f, rsp_session_stats(s), cli_now_us() - o->start_us);
     }
 }
 

@@ -34,6 +34,11 @@ rsp_attach(struct rsp_session *s, int64_t pid, struct rsp_stop *out)
     char what[48];
     if (pid <= 0)
         return sw_fail(&s->err, SW_EINVAL, "attaching: bad pid %lld", (long long)pid);
+    if (s->nonstop) /* the stub answers OK and reports each thread later */
+        return sw_fail(&s->err, SW_EUNSUP,
+                       "attaching to process %lld: not supported on a non-stop link (open the "
+                       "session without non_stop)",
+                       (long long)pid);
     snprintf(what, sizeof what, "vAttach;%llx", (unsigned long long)pid);
     int rc = rsp_requestf(s, RSP_PKT_VATTACH, &r, "%s", what);
     if (rc == SW_EUNSUP)
@@ -73,6 +78,7 @@ rsp_detach_pid(struct rsp_session *s, int64_t pid)
     if (rc < 0)
         return sw_err_prefix(&s->err, "detaching from process %lld: ", (long long)pid);
     rsp_caches_drop(s);
+    rsp_ns_forget(s, pid);
     if (s->has_stop && s->last_stop.has_thread && s->last_stop.thread.pid == pid)
         s->has_stop = false;
     if (r.len != 2 || memcmp(r.p, "OK", 2) != 0)

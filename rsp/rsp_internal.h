@@ -88,6 +88,20 @@ struct rsp_session {
 
     bool vfile_fs_valid; /* vfile_fs was sent with vFile:setfs and accepted */
     int64_t vfile_fs;
+
+    /* Non-stop mode (rsp/nonstop.c). */
+    bool nonstop;                  /* QNonStop:1 was accepted */
+    bool ns_ack_due;               /* a %Stop came: vStopped not sent yet */
+    bool ns_waiting;               /* in rsp_recv_notify: a %Stop ends the wait */
+    struct rsp_stop *events;       /* owned: stops taken in, not yet returned */
+    size_t nevents, capevents;     /* events[0..nevents), oldest first */
+    struct rsp_thread_id *stopped; /* owned: threads known stopped */
+    size_t nstopped, capstopped;
+
+    /* rsp_session_event_fd (rsp/event_fd.c), made on first use; -1 before. */
+    int ev_fd;     /* owned: eventfd, readable while ev_ready */
+    int ep_fd;     /* owned: epoll over the transport's fd and ev_fd */
+    bool ev_ready; /* something is read ahead: bytes, a stop, a queued stop */
 };
 
 /* The reply span of the last request: valid until the next exchange. */
@@ -133,6 +147,9 @@ int rsp_request_pair(struct rsp_session *s, enum rsp_pkt k1, const char *p1, siz
 int rsp_send_noreply(struct rsp_session *s, enum rsp_pkt kind, const char *payload, size_t len);
 /* Wait up to TIMEOUT_MS for a stop reply (after a resume), skipping 'O'. */
 int rsp_recv_stop(struct rsp_session *s, int timeout_ms, struct rsp_reply *r);
+/* Wait up to TIMEOUT_MS for a %Stop notification (non-stop), taken in by
+ * rsp_ns_notified.  SW_ETIMEDOUT when none came; SW_EPROTO for a '$' packet. */
+int rsp_recv_notify(struct rsp_session *s, int timeout_ms);
 /* Write raw bytes (the interrupt), counted and traced. */
 int rsp_send_raw(struct rsp_session *s, const void *buf, size_t len, const char *what);
 
@@ -153,6 +170,27 @@ struct rsp_thread_id rsp_thread_resolve(const struct rsp_session *s, struct rsp_
 void rsp_thread_stop_taken(struct rsp_session *s, const struct rsp_stop *st, bool query);
 /* Whether the stub's general thread is known to be ID (no 'Hg' needed). */
 bool rsp_thread_is_selected(const struct rsp_session *s, struct rsp_thread_id id);
+
+/* nonstop.c: a notification P of LEN bytes arrived (session.c calls this
+ * in non-stop mode); true when it was a Stop, now queued. */
+bool rsp_ns_notified(struct rsp_session *s, const uint8_t *p, size_t len);
+/* nonstop.c: QNonStop:1 (connect, when asked and offered). */
+int rsp_ns_enter(struct rsp_session *s);
+/* nonstop.c: the non-stop halves of '?', rsp_wait_stop and rsp_resume
+ * (PKT of LEN bytes is the vCont built by rsp_resume). */
+int rsp_ns_query_stop(struct rsp_session *s, struct rsp_stop *out);
+int rsp_ns_wait(struct rsp_session *s, int timeout_ms, struct rsp_stop *out);
+int rsp_ns_resume(struct rsp_session *s, const char *pkt, size_t len, struct rsp_thread_id id,
+                  bool only_one);
+/* nonstop.c: forget the stopped threads of PID (detached). */
+void rsp_ns_forget(struct rsp_session *s, int64_t pid);
+/* nonstop.c: free the queues (rsp_session_close). */
+void rsp_ns_fini(struct rsp_session *s);
+
+/* event_fd.c: make the event descriptor readable while the session holds
+ * unread bytes or stops not yet returned (no-op before rsp_session_event_fd). */
+void rsp_event_fd_update(struct rsp_session *s);
+void rsp_event_fd_close(struct rsp_session *s);
 
 /* tdesc.c via xfer.c: fetch target.xml and its includes, parse, keep. */
 int rsp_tdesc_fetch(struct rsp_session *s);

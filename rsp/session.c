@@ -236,8 +236,20 @@ struct waiter {
     int timeout_ms;
 };
 
+static int wait_packet_1(struct rsp_session *s, const struct waiter *w, bool *got_packet);
+
+/* Every read of the link goes through here: afterwards the event
+ * descriptor says whether anything is left unread (rsp/event_fd.c). */
 static int
 wait_packet(struct rsp_session *s, const struct waiter *w, bool *got_packet)
+{
+    int rc = wait_packet_1(s, w, got_packet);
+    rsp_event_fd_update(s);
+    return rc;
+}
+
+static int
+wait_packet_1(struct rsp_session *s, const struct waiter *w, bool *got_packet)
 {
     int naks = 0, bad = 0;
     size_t garbage0 = s->dec.garbage;
@@ -281,6 +293,9 @@ wait_packet(struct rsp_session *s, const struct waiter *w, bool *got_packet)
             s->stats.notifications++;
             if (s->trace)
                 trace_received(s, "<% ");
+            /* Non-stop: a stop, queued for rsp_wait_stop whatever we wait for. */
+            if (s->nonstop && rsp_ns_notified(s, s->dec.pkt, s->dec.pkt_len) && s->ns_waiting)
+                return 0;
             break;
         case RSP_DEC_BAD_CHECKSUM:
         case RSP_DEC_BAD_RLE:
@@ -576,6 +591,7 @@ rsp_recv_stop(struct rsp_session *s, int timeout_ms, struct rsp_reply *r)
         s->has_pending = false;
         r->p = s->pending.data;
         r->len = s->pending.len;
+        rsp_event_fd_update(s);
         return 0;
     }
     struct waiter w = { "stop reply", NULL, 0, true, false, timeout_ms };
@@ -584,6 +600,23 @@ rsp_recv_stop(struct rsp_session *s, int timeout_ms, struct rsp_reply *r)
         return rc;
     r->p = (const char *)s->dec.pkt;
     r->len = s->dec.pkt_len;
+    return 0;
+}
+
+int
+rsp_recv_notify(struct rsp_session *s, int timeout_ms)
+{
+    bool got;
+    struct waiter w = { "stop notification", NULL, 0, true, false, timeout_ms };
+    s->ns_waiting = true; /* wait_packet returns at the %Stop */
+    int rc = wait_packet(s, &w, &got);
+    s->ns_waiting = false;
+    if (rc < 0)
+        return rc;
+    if (got)
+        return sw_fail(&s->err, SW_EPROTO,
+                       "waiting for a stop notification: unexpected packet '%.*s' (non-stop)",
+                       (int)(s->dec.pkt_len > 40 ? 40 : s->dec.pkt_len), (const char *)s->dec.pkt);
     return 0;
 }
 
@@ -611,6 +644,7 @@ static const struct {
     { "QPassSignals", RSP_FEAT_QPASS_SIGNALS },
     { "vContSupported", RSP_FEAT_VCONT },
     { "binary-upload", RSP_FEAT_BINARY_UPLOAD },
+    { "QNonStop", RSP_FEAT_NON_STOP },
 };
 
 /* "name+", "name-", "name?", "name=value" separated by ';'.  Unknown names
@@ -714,6 +748,9 @@ connect_sequence(struct rsp_session *s)
     s->stop_selects_hg = gdbserver || s->mem_cap == QEMU_MEM_CAP;
     s->query_selects_hg = gdbserver;
 
+    /* Non-stop only when asked (notes/rsp.md §1.5), before '?' as gdb does. */
+    if (s->cfg.non_stop && s->feat[RSP_FEAT_NON_STOP] && (rc = rsp_ns_enter(s)) < 0)
+        return rc;
     struct rsp_stop st;
     if ((rc = rsp_query_stop(s, &st)) < 0)
         return rc;
@@ -752,6 +789,7 @@ rsp_session_connect(struct rsp_transport *t, const struct rsp_session_config *cf
     s->trace = s->cfg.trace || (sw_debug_mask() & SW_DBG_PKT);
     s->no_cache = s->cfg.no_cache || getenv("RSPWALK_NO_CACHE") != NULL;
     s->vcont = -1;
+    s->ev_fd = s->ep_fd = -1;
     sw_buf_init(&s->raw);
     sw_buf_init(&s->out);
     sw_buf_init(&s->pending);
@@ -806,6 +844,8 @@ rsp_session_close(struct rsp_session *s)
     sw_buf_fini(&s->raw);
     sw_buf_fini(&s->out);
     sw_buf_fini(&s->pending);
+    rsp_ns_fini(s);
+    rsp_event_fd_close(s);
     rsp_tdesc_free(s->tdesc);
     sw_free(s->tdesc_xml);
     sw_free(s);

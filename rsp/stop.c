@@ -1,5 +1,6 @@
 /* rsp/stop.c -- stop replies and run control: '?', resume, wait, interrupt, detach.
  *
+ * All-stop here; the non-stop halves (notifications, vStopped) in nonstop.c.
  * rsp_stop_parse is pure (S, T with expedited registers and thread:, W, X, N).
  * Resumption drops every per-stop cache.  Never 'k': it kills QEMU and may
  * reset bare-metal boards (notes/rsp.md §0.7).
@@ -168,6 +169,8 @@ int
 rsp_query_stop(struct rsp_session *s, struct rsp_stop *out)
 {
     struct rsp_reply r;
+    if (s->nonstop)
+        return rsp_ns_query_stop(s, out);
     int rc = rsp_request(s, RSP_PKT_HALT_REASON, "?", 1, &r);
     if (rc < 0)
         return rc;
@@ -180,6 +183,8 @@ rsp_wait_stop(struct rsp_session *s, int timeout_ms, struct rsp_stop *out)
     struct rsp_reply r;
     if (timeout_ms < 0)
         timeout_ms = s->cfg.timeout_ms;
+    if (s->nonstop)
+        return rsp_ns_wait(s, timeout_ms, out);
     int rc = rsp_recv_stop(s, timeout_ms, &r);
     if (rc < 0)
         return rc;
@@ -194,6 +199,8 @@ int
 rsp_interrupt(struct rsp_session *s)
 {
     static const uint8_t ctrl_c = 0x03;
+    if (s->nonstop) /* 0x03 is all-stop only; every thread */
+        return rsp_stop_thread(s, (struct rsp_thread_id){ .pid = 0, .tid = -1 });
     return rsp_send_raw(s, &ctrl_c, 1, "interrupt");
 }
 
@@ -253,6 +260,11 @@ rsp_resume(struct rsp_session *s, struct rsp_thread_id id, bool only_one, int si
         kind = RSP_PKT_CONTINUE;
         n = snprintf(buf, sizeof buf, "c");
     }
+    if (s->nonstop) {
+        if (kind != RSP_PKT_VCONT)
+            return sw_fail(&s->err, SW_EUNSUP, "resuming in non-stop mode: the stub has no vCont");
+        return rsp_ns_resume(s, buf, (size_t)n, id, only_one);
+    }
     rsp_caches_drop(s);
     s->has_stop = false;
     return rsp_send_noreply(s, kind, buf, (size_t)n);
@@ -272,6 +284,7 @@ rsp_detach(struct rsp_session *s)
         return rc;
     rsp_caches_drop(s);
     s->has_stop = false;
+    rsp_ns_forget(s, 0);
     if (r.len != 2 || memcmp(r.p, "OK", 2) != 0)
         return sw_fail(&s->err, SW_EPROTO, "reply to 'D': expected OK, got '%.*s'",
                        (int)(r.len > 40 ? 40 : r.len), r.p);

@@ -5,6 +5,7 @@
  */
 #include "rspwalk/target.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,25 +13,29 @@
 #include "targets/rsp_proc_internal.h"
 #include "util/util.h"
 
+/* How long pause waits for the stops it asked for (non-stop). */
+#define TGT_PAUSE_TIMEOUT_MS 5000
+
 static int
 proc_fail_from_session(struct tgt_rsp_proc *rp, int code)
 {
     return sw_fail(&rp->base.err, code, "%s", rsp_session_errmsg(rp->s));
 }
 
-/* Take in stop reply ST: who stopped, what was expedited; caches dropped. */
-void
-tgt_rsp_take_stop(struct tgt_rsp_proc *rp, const struct rsp_stop *st)
+/* Take in stop reply ST: who stopped, what was expedited; caches dropped.
+ * False for another process's stop on the same link (nothing changes). */
+static bool
+take_stop(struct tgt_rsp_proc *rp, const struct rsp_stop *st)
 {
     tgt_rsp_drop_caches(rp);
     if (rp->only_pid != 0 && st->has_thread && st->thread.pid != rp->only_pid)
-        return; /* another process's stop on the same link */
+        return false; /* another process's stop on the same link */
     rp->stop = *st;
     rp->running = false;
     rp->base.stop_gen++;
     if (st->kind == RSP_STOP_EXITED || st->kind == RSP_STOP_KILLED) {
         rp->terminated = true;
-        return;
+        return true;
     }
     if (st->has_thread) {
         rp->base.default_tid = (sw_tid)st->thread.tid;
@@ -40,6 +45,24 @@ tgt_rsp_take_stop(struct tgt_rsp_proc *rp, const struct rsp_stop *st)
     free(rp->threads); /* threads may have come and gone */
     rp->threads = NULL;
     rp->nthreads = 0;
+    return true;
+}
+
+void
+tgt_rsp_take_stop(struct tgt_rsp_proc *rp, const struct rsp_stop *st)
+{
+    (void)take_stop(rp, st);
+}
+
+int
+tgt_rsp_check_stopped(struct tgt_rsp_proc *rp, sw_tid tid)
+{
+    if (!rsp_non_stop(rp->s) || rsp_thread_stopped(rp->s, tgt_rsp_thread_id(rp, tid)))
+        return 0;
+    return sw_fail(&rp->base.err, SW_EINVAL,
+                   "thread %" PRIu64 " is running (non-stop mode): pause it before reading its "
+                   "registers",
+                   (uint64_t)tid);
 }
 
 static int
@@ -50,6 +73,9 @@ dbg_resume(struct sw_proc *p, sw_tid tid, int sig)
     if (rp->terminated)
         return sw_fail(&p->err, SW_EEXITED, "resuming: the target has exited");
     tgt_rsp_drop_caches(rp);
+    /* All-stop and non-stop alike: vCont;c resumes all, vCont;c:TID that
+     * thread alone (the others stay stopped on gdbserver; QEMU user resumes
+     * every thread, docs/api.md). */
     int rc = rsp_resume(rp->s, id, tid != SW_TID_DEFAULT, sig);
     if (rc < 0)
         return proc_fail_from_session(rp, rc);
@@ -66,44 +92,160 @@ is_passed(struct tgt_rsp_proc *rp, int sig)
     return false;
 }
 
+/* Take in stop ST, or send a passed signal straight back to the thread it
+ * stopped (stubs without QPassSignals report it, notes/peers.md 3): *TAKEN
+ * says which.  In non-stop mode only that thread resumes. */
+static int
+take_event(struct tgt_rsp_proc *rp, const struct rsp_stop *st, bool *taken)
+{
+    *taken = false;
+    if (st->kind == RSP_STOP_SIGNAL && st->signal != 0 && is_passed(rp, st->signal)) {
+        struct rsp_thread_id id =
+            st->has_thread ? st->thread : tgt_rsp_thread_id(rp, rp->base.default_tid);
+        int rc = rsp_resume(rp->s, id, rsp_non_stop(rp->s), st->signal);
+        return rc < 0 ? proc_fail_from_session(rp, rc) : 0;
+    }
+    *taken = take_stop(rp, st);
+    return 0;
+}
+
+static int
+exited(struct tgt_rsp_proc *rp)
+{
+    const struct rsp_stop *st = &rp->stop;
+    return sw_fail(&rp->base.err, SW_EEXITED, "the target %s %d before stopping",
+                   st->kind == RSP_STOP_EXITED ? "exited with status" : "was killed by signal",
+                   st->kind == RSP_STOP_EXITED ? st->code : st->signal);
+}
+
 static int
 dbg_handle_event(struct sw_proc *p, bool block)
 {
     struct tgt_rsp_proc *rp = to_rp(p);
     struct rsp_stop st;
+    bool taken = false;
+    int rc;
 
-    for (;;) {
-        int rc = rsp_wait_stop(rp->s, block ? -1 : 0, &st);
-        if (rc < 0) {
+    while (!taken) {
+        if ((rc = rsp_wait_stop(rp->s, block ? -1 : 0, &st)) < 0) {
             if (rc == SW_ETIMEDOUT && !block)
                 return rc;
             return proc_fail_from_session(rp, rc);
         }
-        /* A passed signal goes straight back to the thread it stopped
-         * (stubs without QPassSignals report it, notes/peers.md 3). */
-        if (st.kind == RSP_STOP_SIGNAL && st.signal != 0 && is_passed(rp, st.signal)) {
-            struct rsp_thread_id id =
-                st.has_thread ? st.thread : tgt_rsp_thread_id(rp, p->default_tid);
-            rc = rsp_resume(rp->s, id, false, st.signal);
-            if (rc < 0)
-                return proc_fail_from_session(rp, rc);
-            continue;
-        }
-        tgt_rsp_take_stop(rp, &st);
-        if (rp->terminated)
-            return sw_fail(&p->err, SW_EEXITED, "the target %s %d before stopping",
-                           st.kind == RSP_STOP_EXITED ? "exited with status"
-                                                      : "was killed by signal",
-                           st.kind == RSP_STOP_EXITED ? st.code : st.signal);
-        return 0;
+        if ((rc = take_event(rp, &st, &taken)) < 0)
+            return rc;
     }
+    /* Non-stop: the stub may have sent several at once (the vStopped
+     * drain); take them all in, so that the notification descriptor stays
+     * the one thing to poll.  default_tid stays the first one's thread. */
+    sw_tid first = p->default_tid;
+    while (!rp->terminated && rsp_stops_pending(rp->s) > 0) {
+        if ((rc = rsp_wait_stop(rp->s, 0, &st)) < 0)
+            return rc == SW_ETIMEDOUT ? 0 : proc_fail_from_session(rp, rc);
+        if ((rc = take_event(rp, &st, &taken)) < 0)
+            return rc;
+    }
+    if (rp->terminated)
+        return exited(rp);
+    p->default_tid = first;
+    return 0;
+}
+
+/* Non-stop: wait until every thread in IDS (N of them) is stopped, taking
+ * in whatever else stops meanwhile. */
+static int
+wait_stopped(struct tgt_rsp_proc *rp, const struct rsp_thread_id *ids, size_t n)
+{
+    uint64_t deadline = sw_now_us() + 1000 * (uint64_t)TGT_PAUSE_TIMEOUT_MS;
+    for (;;) {
+        size_t left = 0;
+        for (size_t i = 0; i < n; i++)
+            left += !rsp_thread_stopped(rp->s, ids[i]);
+        if (left == 0 || rp->terminated)
+            return 0;
+        uint64_t now = sw_now_us();
+        if (now >= deadline)
+            return sw_fail(&rp->base.err, SW_ETIMEDOUT,
+                           "pausing: %zu thread%s not stopped after %d ms", left,
+                           left == 1 ? "" : "s", TGT_PAUSE_TIMEOUT_MS);
+        struct rsp_stop st;
+        bool taken;
+        int rc = rsp_wait_stop(rp->s, (int)((deadline - now + 999) / 1000), &st);
+        if (rc == SW_ETIMEDOUT)
+            continue; /* the deadline check names what is missing */
+        if (rc < 0)
+            return proc_fail_from_session(rp, rc);
+        if ((rc = take_event(rp, &st, &taken)) < 0)
+            return rc;
+    }
+}
+
+static int
+pause_non_stop(struct tgt_rsp_proc *rp, sw_tid tid)
+{
+    struct rsp_thread_id one, *ids = &one;
+    size_t n = 1;
+    int rc;
+
+    if (tid != SW_TID_DEFAULT) {
+        one = tgt_rsp_thread_id(rp, tid);
+        if (!rsp_thread_stopped(rp->s, one) && (rc = rsp_stop_thread(rp->s, one)) < 0)
+            return proc_fail_from_session(rp, rc);
+    } else {
+        /* Every thread of ours: those listed now (one that starts meanwhile
+         * is stopped too, but not waited for). */
+        struct sw_proc *p = &rp->base;
+        size_t cap = 0;
+        if ((rc = sw_proc_threads(p, NULL, 0, &cap)) < 0)
+            return rc;
+        sw_tid *tids = sw_calloc(cap ? cap : 1, sizeof *tids);
+        ids = sw_calloc(cap ? cap : 1, sizeof *ids);
+        if (tids == NULL || ids == NULL) {
+            sw_free(tids);
+            sw_free(ids);
+            return sw_fail(&p->err, SW_ENOMEM, "pausing: out of memory");
+        }
+        if ((rc = sw_proc_threads(p, tids, cap, &n)) == 0)
+            for (size_t i = 0; i < n && i < cap; i++)
+                ids[i] = tgt_rsp_thread_id(rp, tids[i]);
+        n = n < cap ? n : cap;
+        sw_free(tids);
+        struct rsp_thread_id all = { .pid = rp->only_pid ? rp->only_pid : p->pid, .tid = -1 };
+        if (rc == 0 && (rc = rsp_stop_thread(rp->s, all)) < 0)
+            rc = proc_fail_from_session(rp, rc);
+        if (rc < 0) {
+            sw_free(ids);
+            return rc;
+        }
+    }
+    rc = wait_stopped(rp, ids, n);
+    if (ids != &one)
+        sw_free(ids);
+    if (rc < 0)
+        return rc;
+    if (rp->terminated)
+        return exited(rp);
+    if (tid != SW_TID_DEFAULT)
+        rp->base.default_tid = tid;
+    rp->running = false;
+    return 0;
 }
 
 static int
 dbg_pause(struct sw_proc *p, sw_tid tid)
 {
     struct tgt_rsp_proc *rp = to_rp(p);
-    (void)tid; /* all-stop stubs stop every thread */
+    if (rp->terminated)
+        return sw_fail(&p->err, SW_EEXITED, "pausing: the target has exited");
+    if (rsp_non_stop(rp->s))
+        return pause_non_stop(rp, tid);
+    /* All-stop: the interrupt stops every thread, whatever TID is. */
+    if (tid != SW_TID_DEFAULT && rp->strict_threads)
+        return sw_fail(&p->err, SW_EUNSUP,
+                       "pausing thread %" PRIu64 " alone: the link is in all-stop mode, where "
+                       "every thread stops (non-stop: rsp_session_config.non_stop on a stub "
+                       "offering QNonStop)",
+                       (uint64_t)tid);
     if (!rp->running)
         return 0;
     int rc = rsp_interrupt(rp->s);
@@ -116,8 +258,15 @@ static int
 dbg_detach(struct sw_proc *p, bool leave_stopped)
 {
     struct tgt_rsp_proc *rp = to_rp(p);
-    if (leave_stopped || rp->terminated)
-        return 0; /* closing the link leaves a gdbserver target stopped */
+    if (rp->terminated)
+        return 0;
+    if (leave_stopped) {
+        /* Closing the link leaves each thread as it is (gdbserver, also in
+         * non-stop mode): stop the ones still running first. */
+        if (rsp_non_stop(rp->s))
+            return pause_non_stop(rp, SW_TID_DEFAULT);
+        return 0;
+    }
     int rc = rp->only_pid != 0 ? rsp_detach_pid(rp->s, rp->only_pid) : rsp_detach(rp->s);
     return rc < 0 ? proc_fail_from_session(rp, rc) : 0;
 }
@@ -131,7 +280,12 @@ dbg_is_terminated(struct sw_proc *p)
 static int
 dbg_notification_fd(struct sw_proc *p)
 {
-    return rsp_session_fd(to_rp(p)->s);
+    /* Not the socket alone: a stop may already wait in the session's buffer. */
+    struct tgt_rsp_proc *rp = to_rp(p);
+    int fd = rsp_session_event_fd(rp->s);
+    if (fd < 0)
+        sw_fail(&p->err, SW_EIO, "%s", rsp_session_errmsg(rp->s));
+    return fd;
 }
 
 const struct sw_procdebug_ops tgt_rsp_debug_ops = {
@@ -142,6 +296,25 @@ const struct sw_procdebug_ops tgt_rsp_debug_ops = {
     .notification_fd = dbg_notification_fd,
     .handle_debug_event = dbg_handle_event,
 };
+
+bool
+sw_proc_rsp_thread_stopped(struct sw_proc *p, sw_tid tid)
+{
+    struct tgt_rsp_proc *rp = to_rp(p);
+    if (sw_proc_rsp_session(p) == NULL || rp->terminated)
+        return false;
+    if (!rsp_non_stop(rp->s))
+        return !rp->running;
+    if (tid == SW_TID_DEFAULT)
+        tid = p->default_tid;
+    return rsp_thread_stopped(rp->s, tgt_rsp_thread_id(rp, tid));
+}
+
+bool
+sw_proc_rsp_non_stop(struct sw_proc *p)
+{
+    return sw_proc_rsp_session(p) != NULL && rsp_non_stop(to_rp(p)->s);
+}
 
 int
 sw_proc_rsp_set_pass(struct sw_proc *p, const int *sigs, size_t n)

@@ -153,6 +153,8 @@ rsp_read_reg(struct sw_proc *p, sw_tid tid, unsigned regno, sw_word *val)
         return sw_fail(&p->err, SW_EEXITED, "reading registers: the target has exited");
     if (tid == SW_TID_DEFAULT)
         tid = p->default_tid;
+    if (tgt_rsp_check_stopped(rp, tid) < 0)
+        return SW_EINVAL;
     m = map_for_dwarf(rp, regno, &row);
     if (m == NULL)
         return sw_fail(&p->err, SW_ENOREG, "register %s (DWARF %u): not in the target description",
@@ -506,6 +508,7 @@ sw_proc_rsp_new(struct rsp_session *s, const struct sw_rsp_config *cfg, struct s
     }
     rp->borrowed = !own;
     rp->only_pid = cfg ? cfg->pid : 0;
+    rp->strict_threads = cfg && cfg->strict_threads;
     rp->vfd = -1;
     sw_proc_init(&rp->base, &rsp_proc_ops, &tgt_rsp_debug_ops, a);
     rp->s = s;

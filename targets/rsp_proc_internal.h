@@ -49,10 +49,11 @@ struct tgt_rsp_proc {
     bool no_cache;
     bool terminated;
     bool running;
-    bool borrowed;    /* the session belongs to a walker set: not closed here */
-    int64_t only_pid; /* one process of several on the link (extended remote); 0: all */
-    int vfd;          /* the target file open for read_file, -1 if none */
-    char *vpath;      /* owned: its path */
+    bool borrowed;       /* the session belongs to a walker set: not closed here */
+    bool strict_threads; /* sw_rsp_config.strict_threads */
+    int64_t only_pid;    /* one process of several on the link (extended remote); 0: all */
+    int vfd;             /* the target file open for read_file, -1 if none */
+    char *vpath;         /* owned: its path */
 };
 
 static inline struct tgt_rsp_proc *
@@ -73,6 +74,9 @@ struct rsp_thread_id tgt_rsp_thread_id(struct tgt_rsp_proc *rp, sw_tid tid);
 
 /* rsp_debug.c: take in stop reply ST (who stopped, what was expedited). */
 void tgt_rsp_take_stop(struct tgt_rsp_proc *rp, const struct rsp_stop *st);
+/* rsp_debug.c: 0, or SW_EINVAL when TID is running (non-stop mode): its
+ * registers are not readable ('g' answers 'x's on gdbserver). */
+int tgt_rsp_check_stopped(struct tgt_rsp_proc *rp, sw_tid tid);
 /* rsp_debug.c: the ProcDebug table of every RSP process. */
 extern const struct sw_procdebug_ops tgt_rsp_debug_ops;
 

@@ -30,6 +30,7 @@ enum rsp_feat {
     RSP_FEAT_VCONT,          /* vContSupported+ */
     RSP_FEAT_BINARY_UPLOAD,  /* binary-upload+ (the 'x' packet) */
     RSP_FEAT_P_PACKET,       /* 'p' answered (probed; gdbserver has none) */
+    RSP_FEAT_NON_STOP,       /* QNonStop+ */
     RSP_FEAT__COUNT
 };
 
@@ -120,6 +121,11 @@ struct rsp_session_config {
     bool trace; /* print the packet trace to stderr ("-> ..." / "<- ..."); also RSPWALK_DEBUG=pkt */
     bool no_cache; /* read 'g' again on every register read and send 'Hg' unless our own 'Hg'
                     * selected the thread (never inferred from a stop); also RSPWALK_NO_CACHE */
+    /* Ask for non-stop mode (QNonStop:1) where the stub offers QNonStop+
+     * (gdbserver; not QEMU): each thread stops and resumes alone, stops come
+     * as notifications.  A stub without it leaves the link in all-stop mode:
+     * check rsp_non_stop.  Default false. */
+    bool non_stop;
 };
 
 SW_API void rsp_session_config_init(struct rsp_session_config *cfg);
@@ -205,14 +211,17 @@ SW_API int rsp_xfer_read(struct rsp_session *s, const char *object, const char *
 SW_API int rsp_pass_signals(struct rsp_session *s, const int *sigs, size_t n);
 
 /* Resume: every thread, or only ID when ONLY_ONE; deliver SIG (0: none) to
- * ID.  Drops the per-stop caches.  Does not wait. */
+ * ID.  Drops the per-stop caches.  Does not wait (non-stop: waits for the
+ * stub's OK). */
 SW_API int rsp_resume(struct rsp_session *s, struct rsp_thread_id id, bool only_one, int sig);
 
-/* Wait up to TIMEOUT_MS (-1: the session timeout) for a stop reply after a
- * resume or an interrupt.  O packets are skipped. */
+/* Wait up to TIMEOUT_MS (-1: the session timeout; 0: only what has already
+ * arrived) for a stop reply after a resume or an interrupt.  O packets are
+ * skipped.  Non-stop: the next stop notification, acknowledged. */
 SW_API int rsp_wait_stop(struct rsp_session *s, int timeout_ms, struct rsp_stop *out);
 
-/* Send the interrupt byte 0x03 (no wait). */
+/* Send the interrupt byte 0x03 (no wait).  Non-stop: "vCont;t", every
+ * thread, whose stops come through rsp_wait_stop. */
 SW_API int rsp_interrupt(struct rsp_session *s);
 
 /* Ask '?' again and store the reply in *OUT. */
@@ -254,7 +263,7 @@ SW_API int rsp_vfile_read_all(struct rsp_session *s, const char *path, size_t ma
 /* Send '!' (extended mode: vAttach, and the stub outlives its processes). */
 SW_API int rsp_extended_mode(struct rsp_session *s);
 /* Attach to process PID ("vAttach;PID"); the stop reply in *OUT (may be
- * NULL) and as rsp_last_stop. */
+ * NULL) and as rsp_last_stop.  SW_EUNSUP on a non-stop link. */
 SW_API int rsp_attach(struct rsp_session *s, int64_t pid, struct rsp_stop *out);
 /* Detach from process PID only ("D;PID"), which the stub resumes. */
 SW_API int rsp_detach_pid(struct rsp_session *s, int64_t pid);
@@ -262,8 +271,42 @@ SW_API int rsp_detach_pid(struct rsp_session *s, int64_t pid);
  * Hg thread's process); sent only when the selection changes. */
 SW_API int rsp_select_thread(struct rsp_session *s, struct rsp_thread_id id);
 
-/* The descriptor the session reads, for poll(); -1 if none. */
+/* ---- non-stop mode (rsp/nonstop.c, notes/rsp.md §1.5) ---------------------- */
+
+/* Whether the link is in non-stop mode (rsp_session_config.non_stop was
+ * set and the stub accepted QNonStop:1).  In non-stop mode rsp_resume is
+ * answered OK at once and resumes only the threads it names; each stop or
+ * exit arrives as a "%Stop" notification, which rsp_wait_stop acknowledges
+ * (vStopped, draining the stub's queue) and returns one at a time. */
+SW_API bool rsp_non_stop(const struct rsp_session *s);
+/* Non-stop: ask the stub to stop thread ID ("vCont;t:ID"; tid -1: every
+ * thread of process ID.pid, or of all with pid 0).  Does not wait: each
+ * thread's stop comes through rsp_wait_stop (signal 0 from gdbserver).
+ * SW_EUNSUP on an all-stop link, where only rsp_interrupt stops, and it
+ * stops every thread. */
+SW_API int rsp_stop_thread(struct rsp_session *s, struct rsp_thread_id id);
+/* Whether thread ID is known stopped: non-stop, it reported a stop (or was
+ * stopped at connect) and was not resumed since; all-stop, the target has
+ * stopped and not been resumed. */
+SW_API bool rsp_thread_stopped(const struct rsp_session *s, struct rsp_thread_id id);
+/* Stops received from the stub that rsp_wait_stop has not returned yet,
+ * plus one while a %Stop is not yet acknowledged (the stub may have more
+ * queued behind it): while nonzero, rsp_wait_stop with timeout 0 returns a
+ * stop without waiting for the link.  0 on an all-stop link. */
+SW_API size_t rsp_stops_pending(const struct rsp_session *s);
+
+/* The descriptor the session reads, for poll(); -1 if none.  Bytes may
+ * already wait in the session's buffer (a stop read ahead with a reply):
+ * poll rsp_session_event_fd instead to wait for stops. */
 SW_API int rsp_session_fd(const struct rsp_session *s);
+/* A descriptor (epoll over the link's and an eventfd) that polls readable
+ * when the stub has sent something the session has not read yet, or when
+ * the session holds a stop that rsp_wait_stop has not returned: bytes read
+ * ahead together with an earlier reply, a stop that came before an ack, a
+ * queued non-stop notification.  Owned by the session; -1 with the message
+ * when the descriptors cannot be made.  A wakeup may be spurious (console
+ * output, an ack): rsp_wait_stop with timeout 0 then says SW_ETIMEDOUT. */
+SW_API int rsp_session_event_fd(struct rsp_session *s);
 
 /* Parse a stop reply PKT of LEN bytes (pure).  Returns 0 or SW_EPROTO. */
 SW_API int rsp_stop_parse(const char *pkt, size_t len, struct rsp_stop *out, struct sw_errbuf *err);

@@ -20,6 +20,10 @@ struct sw_rsp_config {
     const char *exe; /* local executable, used for the architecture when the
                       * stub sends no target description; may be NULL */
     bool no_cache;   /* read every register and memory range from the stub */
+    /* ProcDebug pause(p, TID) of one thread fails with SW_EUNSUP on an
+     * all-stop link, where it would stop every thread (non-stop links stop
+     * TID alone: rsp_session_config.non_stop). */
+    bool strict_threads;
     /* Set by sw_proc_rsp_new_shared; leave false and 0 otherwise. */
     bool borrow_session; /* the process does not close the session */
     int64_t pid;         /* only this process's threads and stops; 0: all */
@@ -48,6 +52,15 @@ SW_API struct rsp_session *sw_proc_rsp_session(struct sw_proc *p);
 /* Signals (gdb numbers) passed to the target without stopping when
  * handle_debug_event sees them. */
 SW_API int sw_proc_rsp_set_pass(struct sw_proc *p, const int *sigs, size_t n);
+
+/* Whether the link under P is in non-stop mode (rsp_non_stop): ProcDebug's
+ * pause and resume of one thread then leave the others as they are. */
+SW_API bool sw_proc_rsp_non_stop(struct sw_proc *p);
+
+/* Whether thread TID (SW_TID_DEFAULT: the default thread) is stopped, so
+ * that it can be walked: non-stop, it stopped and was not resumed since;
+ * all-stop, the whole target is stopped.  False after an exit. */
+SW_API bool sw_proc_rsp_thread_stopped(struct sw_proc *p, sw_tid tid);
 
 /* The stub's id string of TID ("p1f2.1f2"); see sw_proc_thread_label. */
 

@@ -59,6 +59,31 @@ list_threads(struct sw_walker *w, sw_tid **tids, size_t *n)
     }
 }
 
+/* The library states' warnings (local files not used), as a single walk
+ * prints them (cli_print_warnings), each text once however many of the N
+ * processes share the file. */
+static void
+print_warnings(struct sw_walker *const *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *const *msgs;
+        size_t nm = sw_libstate_warnings(sw_walker_libstate(w[i]), &msgs);
+        for (size_t k = 0; k < nm; k++) {
+            bool seen = false;
+            for (size_t j = 0; j < i && !seen; j++) {
+                const char *const *earlier;
+                size_t ne = sw_libstate_warnings(sw_walker_libstate(w[j]), &earlier);
+                for (size_t e = 0; e < ne && !seen; e++)
+                    seen = strcmp(earlier[e], msgs[k]) == 0;
+            }
+            for (size_t e = 0; e < k && !seen; e++)
+                seen = strcmp(msgs[e], msgs[k]) == 0;
+            if (!seen)
+                fprintf(stderr, "rspwalk: warning: %s\n", msgs[k]);
+        }
+    }
+}
+
 int
 cli_run_attach(const struct cli_opts *o)
 {
@@ -104,6 +129,7 @@ cli_run_attach(const struct cli_opts *o)
         }
     }
     status = cli_print_processes(o, w, pids, tids, ntids, n) < 0 ? 1 : 0;
+    print_warnings(w, n);
 out:
     /* Running again, as they were found, whatever happened above. */
     if (sw_walker_set_detach(set) < 0) {

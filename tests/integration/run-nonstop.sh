@@ -52,16 +52,17 @@ for _ in $(seq 100); do
     sleep 0.05
 done
 pid=$(sed -n 's/^Process .* created; pid = \([0-9][0-9]*\)$/\1/p' "$work/gs.log")
-[ -n "$port" ] && [ -n "$pid" ] || fail pause-one "gdbserver did not start: $(tail -n 2 "$work/gs.log")"
+{ [ -n "$port" ] && [ -n "$pid" ]; } || fail pause-one "gdbserver did not start: $(tail -n 2 "$work/gs.log")"
 
 state() { awk '{print $3}' "/proc/$pid/task/$1/stat" 2>/dev/null; }
 
 coproc NS { timeout 60 "$work/nonstop" "127.0.0.1:$port" "$prog" --hold 2>&1; }
+# shellcheck disable=SC2153  # NS_PID: set by coproc
 ns_pid=$NS_PID
 # Our own copies: bash drops NS once the example has exited.
 exec {ns_out}<&"${NS[0]}" {ns_in}>&"${NS[1]}"
 : >"$work/out"
-paused=0 resumed=0 main_tid= main_walk= exited= why=
+paused=0 resumed=0 main_tid='' main_walk='' exited='' why=''
 declare -A walk_of
 current=
 while IFS= read -r -t 30 line <&"$ns_out"; do
@@ -120,9 +121,9 @@ ms=$((($(date +%s%N) - start) / 1000000))
 
 [ -z "$why" ] || fail pause-one "$why"
 [ "$rc" -eq 0 ] || fail pause-one "the example exited $rc"
-[ -n "$main_tid" ] && [[ $main_walk == *" raise c b a main "* ]] ||
+{ [ -n "$main_tid" ] && [[ $main_walk == *" raise c b a main "* ]]; } ||
     fail pause-one "main's own stop not taken in and walked: ${main_walk:-none}"
-[ "$paused" -eq 3 ] && [ "$resumed" -eq 3 ] || fail pause-one "paused $paused, resumed $resumed threads (want 3 each)"
+{ [ "$paused" -eq 3 ] && [ "$resumed" -eq 3 ]; } || fail pause-one "paused $paused, resumed $resumed threads (want 3 each)"
 for chain in "t1_inner t1_outer t1_main" "t2_inner t2_mid t2_outer t2_main" "t3_inner t3_outer t3_main"; do
     found=
     for tid in "${!walk_of[@]}"; do

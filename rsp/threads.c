@@ -76,7 +76,9 @@ rsp_thread_stop_taken(struct rsp_session *s, const struct rsp_stop *st, bool que
     bool sent = s->hg_sent;
     if (!query)
         s->hg_sent = false;
-    if (s->no_cache || !s->stop_selects_hg || !st->has_thread || st->thread.tid <= 0) {
+    /* Non-stop stubs leave the selection alone (gdbserver's prepare_resume_reply). */
+    if (s->no_cache || s->nonstop || !s->stop_selects_hg || !st->has_thread ||
+        st->thread.tid <= 0) {
         s->hg_valid = false;
         return;
     }

@@ -4,7 +4,7 @@
  * walker needs: the PT_LOAD range, the build-id, function symbols merged from
  * .symtab, .dynsym and the separate debug file (/usr/lib/debug/.build-id),
  * and the section contents steppers read instead of target memory.
- * libelf is included here (elfcache.c, symlookup_elf.c) and nowhere else.
+ * libelf is included in elfcache.c, elfsyms.c and elf_internal.h, nowhere else.
  */
 #ifndef RSPWALK_WALKER_ELF_H
 #define RSPWALK_WALKER_ELF_H

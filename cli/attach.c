@@ -108,7 +108,8 @@ cli_run_attach(const struct cli_opts *o)
                                      .exe = o->exe,
                                      .debug_dir = o->debug_dir,
                                      .max_frames = o->max_frames,
-                                     .cache_dir = o->cache_dir };
+                                     .cache_dir = o->cache_dir,
+                                     .no_default_steppers = o->steppers != NULL };
     if (sw_walker_set_new(s, pids, n, &wcfg, &set, &err) < 0) {
         fprintf(stderr, "rspwalk: %s: %s\n", o->target, err.msg);
         return 1;
@@ -122,6 +123,8 @@ cli_run_attach(const struct cli_opts *o)
     }
     for (size_t i = 0; i < n; i++) {
         w[i] = sw_walker_set_walker(set, i);
+        if (cli_add_steppers(o, w[i]) < 0)
+            goto out;
         if (list_threads(w[i], &tids[i], &ntids[i]) < 0) {
             fprintf(stderr, "rspwalk: process %" PRId64 ": listing threads: %s\n", pids[i],
                     sw_walker_errmsg(w[i]));

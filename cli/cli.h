@@ -26,9 +26,10 @@ struct cli_opts {
     bool cont;
     bool stats;
     bool no_cache;
-    bool locals;        /* --locals: each frame's variables (cli/locals.c) */
-    const char *attach; /* --attach PID[,PID...]: NULL for one process */
-    long long pid;      /* --pid N: 0 if not given */
+    bool locals;          /* --locals: each frame's variables (cli/locals.c) */
+    const char *attach;   /* --attach PID[,PID...]: NULL for one process */
+    const char *steppers; /* --steppers LIST (checked): NULL for the default steppers */
+    long long pid;        /* --pid N: 0 if not given */
     int pass[64];
     size_t npass;
     uint64_t start_us; /* CLOCK_MONOTONIC when main began: stats' wall time (cli_now_us) */
@@ -56,6 +57,11 @@ int cli_print_walks(const struct cli_opts *o, struct sw_walker *w, const sw_tid 
  * pids and thread lists; JSON has "processes": [{"pid", "threads"}]. */
 int cli_print_processes(const struct cli_opts *o, struct sw_walker *const *w, const int64_t *pids,
                         sw_tid *const *tids, const size_t *ntids, size_t nproc);
+
+/* --steppers: add O->steppers' steppers to W, created with no_default_steppers
+ * (nothing when O->steppers is NULL).  Returns 0, or -1 with the message on
+ * stderr. */
+int cli_add_steppers(const struct cli_opts *o, struct sw_walker *w);
 
 /* The gdb signal number's name without "SIG", or NULL. */
 const char *cli_signal_name(int gdb_sig);

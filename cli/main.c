@@ -34,6 +34,7 @@ enum {
     OPT_ATTACH,
     OPT_PID,
     OPT_CACHE_DIR,
+    OPT_STEPPERS,
 };
 
 /* gdb's signal numbers (include/gdb/signals.def), which RSP uses. */
@@ -80,6 +81,9 @@ usage(FILE *f)
         "                     (default $XDG_CACHE_HOME/rspwalk or ~/.cache/rspwalk)\n"
         "      --locals       print each frame's parameters and local variables\n"
         "      --no-cache     read every register and memory range from the stub\n"
+        "      --steppers LIST  only these steppers, comma-separated, tried in priority order:\n"
+        "                     stackbottom,sighandler,debug,frame-func,analysis,wanderer\n"
+        "                     (default: all of them)\n"
         "      --attach PID[,PID...]  attach to these processes through an extended-remote\n"
         "                     stub (gdbserver --multi at TARGET), walk every thread of\n"
         "                     each, detach leaving them running\n"
@@ -113,6 +117,66 @@ parse_signal_list(const char *list, int *sigs, size_t max, size_t *n)
         sigs[(*n)++] = num;
     }
     free(copy);
+    return 0;
+}
+
+/* --steppers: every name one of the library's default steppers, none twice. */
+static int
+check_stepper_list(const char *list)
+{
+    char known[256] = "";
+    for (size_t i = 0; sw_stepper_default_name(i) != NULL; i++) {
+        strcat(known, i ? ", " : "");
+        strcat(known, sw_stepper_default_name(i));
+    }
+    for (const char *p = list;; p++) {
+        size_t len = strcspn(p, ",");
+        bool found = false;
+        for (size_t i = 0; sw_stepper_default_name(i) != NULL && !found; i++) {
+            const char *name = sw_stepper_default_name(i);
+            found = strlen(name) == len && strncmp(p, name, len) == 0;
+        }
+        if (len == 0) {
+            fprintf(stderr, "rspwalk: --steppers: an empty name in '%s' (%s)\n", list, known);
+            return -1;
+        }
+        if (!found) {
+            fprintf(stderr, "rspwalk: --steppers: unknown stepper '%.*s' (%s)\n", (int)len, p,
+                    known);
+            return -1;
+        }
+        for (const char *q = list; q < p; q += strcspn(q, ",") + 1) {
+            if (strcspn(q, ",") == len && strncmp(q, p, len) == 0) {
+                fprintf(stderr, "rspwalk: --steppers: '%.*s' given twice\n", (int)len, p);
+                return -1;
+            }
+        }
+        p += len;
+        if (*p == '\0')
+            return 0;
+    }
+}
+
+int
+cli_add_steppers(const struct cli_opts *o, struct sw_walker *w)
+{
+    if (o->steppers == NULL)
+        return 0;
+    for (const char *p = o->steppers; *p != '\0';) {
+        char name[32];
+        size_t len = strcspn(p, ",");
+        struct sw_stepper *s;
+        snprintf(name, sizeof name, "%.*s", (int)len, p);
+        int rc = sw_stepper_new_named(name, &s);
+        if (rc == 0)
+            rc = sw_add_stepper(w, s);
+        if (rc < 0) {
+            fprintf(stderr, "rspwalk: --steppers: adding %s: %s\n", name,
+                    rc == SW_ENOMEM || rc == SW_ENOENT ? sw_strerror(rc) : sw_walker_errmsg(w));
+            return -1;
+        }
+        p += len + (p[len] == ',');
+    }
     return 0;
 }
 
@@ -193,6 +257,7 @@ main(int argc, char **argv)
         { "attach", required_argument, NULL, OPT_ATTACH },
         { "pid", required_argument, NULL, OPT_PID },
         { "cache-dir", required_argument, NULL, OPT_CACHE_DIR },
+        { "steppers", required_argument, NULL, OPT_STEPPERS },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -270,6 +335,11 @@ main(int argc, char **argv)
             break;
         case OPT_ATTACH:
             o.attach = optarg;
+            break;
+        case OPT_STEPPERS:
+            if (check_stepper_list(optarg) < 0)
+                return EXIT_USAGE;
+            o.steppers = optarg;
             break;
         case OPT_PID:
             if (!parse_uint(optarg, INT_MAX, &v) || v == 0) {
@@ -372,12 +442,15 @@ cli_run(const struct cli_opts *o)
                                      .exe = o->exe,
                                      .debug_dir = o->debug_dir,
                                      .max_frames = o->max_frames,
-                                     .cache_dir = o->cache_dir };
+                                     .cache_dir = o->cache_dir,
+                                     .no_default_steppers = o->steppers != NULL };
     rc = sw_walker_new(p, &wcfg, &w, &err);
     if (rc < 0) {
         fprintf(stderr, "rspwalk: %s\n", err.msg);
         return EXIT_FAIL;
     }
+    if (cli_add_steppers(o, w) < 0)
+        goto out;
 
     size_t cap = 64;
     for (;;) {

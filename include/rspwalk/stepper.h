@@ -97,6 +97,17 @@ SW_API struct sw_stepper *sw_stepper_frame_func_new(void);
 SW_API struct sw_stepper *sw_stepper_analysis_new(void);
 SW_API struct sw_stepper *sw_stepper_wanderer_new(void);
 
+/* The name of default stepper I in priority order ("stackbottom",
+ * "sighandler", "debug", "frame-func", "analysis", "wanderer": each one's
+ * ops->name), or NULL when I is past the last. */
+SW_API const char *sw_stepper_default_name(size_t i);
+
+/* A new default stepper by its name, for choosing the steppers of a walker
+ * (sw_walker_config.no_default_steppers, then sw_add_stepper for each).
+ * Returns 0 with *OUT set (caller frees as for the constructors above),
+ * SW_ENOENT when no default stepper has that name, SW_ENOMEM. */
+SW_API int sw_stepper_new_named(const char *name, struct sw_stepper **out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -158,6 +158,27 @@ test_wanderer_reads_a_shorter_window_at_the_top_of_the_stack(void **state)
     sw_walker_free(fx.w);
 }
 
+static void
+test_wanderer_reads_no_code_for_words_that_cannot_be_return_addresses(void **state)
+{
+    (void)state;
+    struct wand_fixture fx;
+    sw_addr sp0 = STACK + 0x100;
+    wand_open(&fx, SAVEFP + 1, sp0);
+    /* Small numbers (below the 64 KiB never mapped) are no code: checking one for a
+     * signal trampoline would read the target, a round trip each. */
+    for (unsigned i = 0; i < 16; i++)
+        fake_proc_put_word(fx.p, sp0 + 8 * i, 0x10 + i);
+    fake_proc_put_word(fx.p, sp0 + 8 * 16, STD_RA);
+    assert_int_equal(sw_initial_frame(fx.w, SW_TID_DEFAULT, &fx.top), 0);
+    unsigned before = fake_proc_reads(fx.p);
+
+    assert_int_equal(sw_walk_single(fx.w, &fx.top, &fx.out, &fx.end), 0);
+    assert_int_equal(fx.out.ra, STD_RA);
+    assert_int_equal(fake_proc_reads(fx.p) - before, 1); /* the window, nothing else */
+    sw_walker_free(fx.w);
+}
+
 int
 main(void)
 {
@@ -169,6 +190,7 @@ main(void)
         cmocka_unit_test(test_wanderer_accepts_a_signal_trampoline_as_a_handler_return_address),
         cmocka_unit_test(test_wanderer_finding_nothing_is_not_mine),
         cmocka_unit_test(test_wanderer_reads_a_shorter_window_at_the_top_of_the_stack),
+        cmocka_unit_test(test_wanderer_reads_no_code_for_words_that_cannot_be_return_addresses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

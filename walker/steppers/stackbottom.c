@@ -2,7 +2,9 @@
  *
  * The outermost frame of a process is in the entry point (_start) and the
  * outermost frame of a thread in the clone wrapper that started it; a PC of
- * zero is nothing at all.  This stepper never computes a caller: it says
+ * zero is nothing at all.  A stripped executable's entry function is found
+ * by e_entry; on PowerPC, where _start is not on the stack, the zeros the
+ * start code leaves in the outermost frame say it.  This stepper never computes a caller: it says
  * STACKBOTTOM or NOT_ME, before every other stepper (priority 0x10000).
  */
 #include "rspwalk/stepper.h"
@@ -30,6 +32,58 @@ is_bottom_name(const char *name)
     return false;
 }
 
+/* How far past the entry point a stripped executable's _start can hold its
+ * return address (x86-64: 33 bytes, after the call of __libc_start_main). */
+#define ENTRY_REACH 64
+
+/* Whether F is in the executable's entry function when no symbol names it
+ * (a stripped program): its lookup PC within ENTRY_REACH bytes of e_entry
+ * with no symbol starting in between.  (ppc64 ELFv1's e_entry is a
+ * descriptor, but PowerPC's _start is never on the stack.) */
+static bool
+in_stripped_entry(struct sw_walker *w, const struct sw_frame *f, const struct sw_symbol *sym,
+                  bool have_sym)
+{
+    const struct sw_lib *lib;
+    sw_addr pc = sw_frame_lookup_pc(f);
+
+    if (sw_libstate_lib_at(sw_walker_libstate(w), pc, &lib) != 0 || !lib->is_exe ||
+        lib->elf == NULL)
+        return false;
+    sw_addr entry = sw_elf_entry(lib->elf) + lib->bias;
+    if (pc < entry || pc - entry >= ENTRY_REACH)
+        return false;
+    return !have_sym || sym->start <= entry;
+}
+
+/* PowerPC: every frame's first word is the back chain, the caller's SP, and
+ * a function saves its return address in its caller's frame header (SP + 4
+ * on 32-bit, SP + 16 on 64-bit).  The outermost frames hold zeros: _start's
+ * initial frame, and a thread's first frame made by clone, have a zero back
+ * chain, and __libc_start_main, entered from _start by a branch without
+ * link, saves a zero return address (glibc's start.S, clone.S; gdb shows it
+ * as a last frame at pc 0).  So F is the bottom when its back chain is 0,
+ * or when the return address it saved is 0.  Not for frames whose PC is
+ * exact (frame 0, a signal's interrupted frame): they may not have made a
+ * frame or saved their return address yet; nor for a frame whose PC came
+ * from the link register, whose SP is its callee's, not yet its own. */
+static bool
+ppc_zero_chain(struct sw_walker *w, const struct sw_frame *f)
+{
+    const struct arch_desc *a = sw_walker_proc(w)->arch;
+    sw_word chain, ra;
+
+    if (f->top || f->non_call || f->sp == 0 || f->ra_loc.kind == SW_LOC_REGISTER)
+        return false;
+    if (sw_walker_read_word(w, f->sp, &chain) != 0)
+        return false;
+    if (chain == 0)
+        return true;
+    if (chain <= f->sp)
+        return false;
+    return sw_walker_read_word(w, chain + (a->word_size == 8 ? 16 : 4), &ra) == 0 && ra == 0;
+}
+
 static enum sw_gcf
 stackbottom_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_frame *out)
 {
@@ -38,7 +92,13 @@ stackbottom_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct
 
     if (in->ra == 0)
         return SW_GCF_STACKBOTTOM;
-    if (sw_frame_symbol(s->walker, in, &sym) == 0 && sym.name && is_bottom_name(sym.name))
+    bool have_sym = sw_frame_symbol(s->walker, in, &sym) == 0 && sym.name;
+    if (have_sym && is_bottom_name(sym.name))
+        return SW_GCF_STACKBOTTOM;
+    if (in_stripped_entry(s->walker, in, &sym, have_sym))
+        return SW_GCF_STACKBOTTOM;
+    uint16_t m = sw_walker_proc(s->walker)->arch->elf_machine;
+    if ((m == 20 /* EM_PPC */ || m == 21 /* EM_PPC64 */) && ppc_zero_chain(s->walker, in))
         return SW_GCF_STACKBOTTOM;
     return SW_GCF_NOT_ME;
 }

@@ -8,6 +8,13 @@ usage: compare.py --exe PROG RSPWALK_JSON ORACLE_JSON
                                                            wrong, docs/gdb-differences.md)
        --names-from UNSTRIPPED (either form): PROG is stripped; rspwalk's frames in it are
        named from the unstripped copy before any check
+       --steppers LIST: rspwalk ran with --steppers LIST; every frame beyond frame 0 must
+       come from one of them, and each thread walked past frame 0 from the one(s) besides
+       stackbottom and sighandler (step 2); --fixture-callers LIST: the caller of every
+       frame in one of the fixture's own functions comes from one of LIST
+       --record FILE [--meta K=V]... [--gdb-json ORACLE_JSON]: also write the case's
+       record for docs/comparison.md (tests/integration/record.py), whatever the outcome;
+       --record FILE --failed WHY: a case that failed before there was anything to compare
 
 Checks, in order:
   1. the oracle (gdb_oracle.sh) shows the fixture's expected stack (the ".rspwalk_expect"
@@ -15,7 +22,8 @@ Checks, in order:
   2. invariants of rspwalk's output: JSON shape, frame 0 is the stop function (or libc for
      stop method 1), the expected fixture frames in order, main in the main thread, SPs not
      decreasing (except next to a signal frame), the main thread ends at _start, the others
-     at the thread start (clone3 / start_thread), every walk ended at the bottom;
+     at the thread start (clone3 / start_thread), every walk ended at the bottom, trust
+     "scan" on exactly the frames the wanderer found;
   3. rspwalk against gdb, thread by thread (matched by LWP), frame by frame, gdb's inline
      and tail-call frames (reconstructed from DWARF, not on the stack) included: same pc,
      the same function or an alias of it (same entry address), gdb's "inline" and
@@ -283,32 +291,99 @@ def check_expectation(who, threads, pid, exp):
                         for t in others])
 
 
+def unnamed_frame(frames, exe):
+    """The first frame up to main (the fixture's own part of the stack) that no symbol
+    names and that lies in no library, as "frame N (0xPC)", or None.  Every function of the
+    fixture has a symbol (the stripped ones are named from their unstripped copy), so such a
+    frame is not code: a stack slot or a stale value taken for a return address.  Unnamed
+    code in a library (the stripped cross libcs, peers.md 4) is allowed."""
+    names = [f["function"] for f in frames]
+    end = names.index("main") if "main" in names else len(frames) - 1
+    for i, f in enumerate(frames[:end + 1]):
+        if f["function"] is None and not f["signal"] and (
+                not f["module"] or os.path.realpath(f["module"]) == exe):
+            return "frame %d (0x%x)" % (i, f["pc"])
+    return None
+
+
+def thread_invariant_problem(t, is_main, exe):
+    """The first rspwalk-only property that thread T breaks, or None."""
+    frames = t["frames"]
+    who = "rspwalk thread %s" % t["id"]
+    if is_main and frames and "main" not in [f["function"] for f in frames]:
+        return "rspwalk: main() is not in the main thread's stack"
+    if t["end"] != "bottom":
+        return "%s: walk ended with %r, not at the bottom" % (who, t["end"])
+    if not frames:
+        return "%s: no frames" % who
+    bogus = unnamed_frame(frames, exe)
+    if bogus:
+        return "%s: %s has no function and is in no library" % (who, bogus)
+    for i in range(1, len(frames)):
+        near_signal = frames[i]["signal"] or frames[i - 1]["signal"]
+        if frames[i]["sp"] < frames[i - 1]["sp"] and not near_signal:
+            return ("%s: sp decreases from frame %d (0x%x) to frame %d (0x%x)"
+                    % (who, i - 1, frames[i - 1]["sp"], i, frames[i]["sp"]))
+    for i, f in enumerate(frames):
+        # Stack scanning is the wanderer's alone, and all the wanderer does (inline and
+        # tail-call frames have no stepper and the trust of the frame they are in).
+        if f["kind"] in VIRTUAL:
+            continue
+        if (f["raw"].get("trust") == "scan") != (f["raw"].get("stepper") == "wanderer"):
+            return ("%s: frame %d has trust %r from stepper %r (scan is the wanderer's)"
+                    % (who, i, f["raw"].get("trust"), f["raw"].get("stepper")))
+    last = frames[-1]["function"]
+    if is_main and last not in MAIN_BOTTOMS:
+        return "%s: last frame is %s, expected one of %s" % (who, last, ", ".join(MAIN_BOTTOMS))
+    # The cross libcs are stripped (peers.md 4): their thread bottom has no name.
+    unnamed_lib = last is None and frames[-1]["module"] not in (None, exe)
+    if not is_main and last not in THREAD_BOTTOMS and not unnamed_lib:
+        return "%s: last frame is %s, expected one of %s" % (who, last, ", ".join(THREAD_BOTTOMS))
+    return None
+
+
 def check_invariants(threads, pid, exe):
     """rspwalk-only properties that hold for every fixture."""
     main = main_thread(threads, pid)
-    if main["frames"] and "main" not in [f["function"] for f in main["frames"]]:
-        raise Mismatch("rspwalk: main() is not in the main thread's stack")
     for t in threads:
-        frames = t["frames"]
-        who = "rspwalk thread %s" % t["id"]
-        if t["end"] != "bottom":
-            raise Mismatch("%s: walk ended with %r, not at the bottom" % (who, t["end"]))
-        if not frames:
-            raise Mismatch("%s: no frames" % who)
-        for i in range(1, len(frames)):
-            near_signal = frames[i]["signal"] or frames[i - 1]["signal"]
-            if frames[i]["sp"] < frames[i - 1]["sp"] and not near_signal:
-                raise Mismatch("%s: sp decreases from frame %d (0x%x) to frame %d (0x%x)"
-                               % (who, i - 1, frames[i - 1]["sp"], i, frames[i]["sp"]))
-        last = frames[-1]["function"]
-        if t is main and last not in MAIN_BOTTOMS:
-            raise Mismatch("%s: last frame is %s, expected one of %s"
-                           % (who, last, ", ".join(MAIN_BOTTOMS)))
-        # The cross libcs are stripped (peers.md 4): their thread bottom has no name.
-        unnamed_lib = last is None and frames[-1]["module"] not in (None, exe)
-        if t is not main and last not in THREAD_BOTTOMS and not unnamed_lib:
-            raise Mismatch("%s: last frame is %s, expected one of %s"
-                           % (who, last, ", ".join(THREAD_BOTTOMS)))
+        problem = thread_invariant_problem(t, t is main, exe)
+        if problem:
+            raise Mismatch(problem)
+
+
+def check_steppers(threads, allowed, exp, fixture_callers=None):
+    """--steppers: every frame beyond the top physical one was found by a stepper of ALLOWED
+    (virtual frames have none), and every thread walked past frame 0 has frames from the
+    stepper(s) under test: those of ALLOWED other than stackbottom and sighandler.
+    --fixture-callers: the caller of every frame in one of the fixture's own functions was
+    found by a stepper of FIXTURE_CALLERS."""
+    forced = [s for s in allowed if s not in ("stackbottom", "sighandler")]
+    names = set(exp["main"])
+    for t in exp["threads"]:
+        names.update(t)
+    for t in threads:
+        used = set()
+        callee = None  # the physical frame before this one
+        for i, f in enumerate(t["frames"]):
+            # Frame 0's function may be inlined: its physical frame, the top one (trust
+            # "registers"), comes after the inline frames.
+            if f["kind"] in VIRTUAL:
+                continue
+            stepper = f["raw"].get("stepper")
+            if f["raw"].get("trust") != "registers":
+                if stepper not in allowed:
+                    raise Mismatch("rspwalk thread %s: frame %d (%s) found by %r, not one of %s"
+                                   % (t["id"], i, label(f), stepper, ",".join(allowed)))
+                used.add(stepper)
+                if (fixture_callers and callee is not None and not callee["signal"]
+                        and callee["function"] in names and stepper not in fixture_callers):
+                    raise Mismatch("rspwalk thread %s: frame %d (%s), the caller of %s, found "
+                                   "by %r, not %s" % (t["id"], i, label(f), label(callee),
+                                                      stepper, " or ".join(fixture_callers)))
+            callee = f
+        if len(t["frames"]) > 1 and forced and not used & set(forced):
+            raise Mismatch("rspwalk thread %s: no frame found by %s"
+                           % (t["id"], " or ".join(forced)))
 
 
 # ---- rspwalk against gdb ---------------------------------------------------------------
@@ -408,6 +483,30 @@ def side_by_side(ours, theirs, bad_rows):
     return rows
 
 
+def diff_thread(t, g, symbols):
+    """rspwalk's thread T against gdb's G, frame by frame: (the first difference as
+    "frame N: why", or None; the set of rows that differ)."""
+    bad = set()
+    first = None
+    for i in range(max(len(t["frames"]), len(g["frames"]))):
+        a = t["frames"][i] if i < len(t["frames"]) else None
+        b = g["frames"][i] if i < len(g["frames"]) else None
+        why = None
+        if a is None or b is None:
+            why = "rspwalk has %d frames, gdb %d" % (len(t["frames"]), len(g["frames"]))
+        elif a["pc"] != b["pc"]:
+            why = "pc 0x%x, gdb 0x%x" % (a["pc"], b["pc"])
+        elif a["kind"] != b["kind"]:
+            why = "%s frame %s, gdb %s frame %s" % (a["kind"], label(a), b["kind"], label(b))
+        elif not same_function(a, b, symbols):
+            why = "function %s, gdb %s" % (label(a), label(b))
+        if why:
+            bad.add(i)
+            if first is None:
+                first = "frame %d: %s" % (i, why)
+    return first, bad
+
+
 def compare_threads(ours, theirs, symbols):
     by_lwp = {t["lwp"]: t for t in theirs}
     ours_lwps = sorted(t["lwp"] for t in ours)
@@ -419,26 +518,57 @@ def compare_threads(ours, theirs, symbols):
         if g["end"] not in ("bottom",):
             raise Mismatch("gdb thread %d: gdb's walk ended with %r (%s); no oracle here"
                            % (g["lwp"], g["end"], g.get("error") or ""))
-        bad = []
-        first = None
-        for i in range(max(len(t["frames"]), len(g["frames"]))):
-            a = t["frames"][i] if i < len(t["frames"]) else None
-            b = g["frames"][i] if i < len(g["frames"]) else None
-            why = None
-            if a is None or b is None:
-                why = "rspwalk has %d frames, gdb %d" % (len(t["frames"]), len(g["frames"]))
-            elif a["pc"] != b["pc"]:
-                why = "pc 0x%x, gdb 0x%x" % (a["pc"], b["pc"])
-            elif a["kind"] != b["kind"]:
-                why = "%s frame %s, gdb %s frame %s" % (a["kind"], label(a), b["kind"], label(b))
-            elif not same_function(a, b, symbols):
-                why = "function %s, gdb %s" % (label(a), label(b))
-            if why:
-                bad.append(i)
-                if first is None:
-                    first = "thread %s: frame %d: %s" % (t["id"], i, why)
+        first, bad = diff_thread(t, g, symbols)
         if first:
-            raise Mismatch(first, side_by_side(t["frames"], g["frames"], set(bad)))
+            raise Mismatch("thread %s: %s" % (t["id"], first),
+                           side_by_side(t["frames"], g["frames"], bad))
+
+
+def run_checks(args, state):
+    """The checks of the chosen mode; fills STATE (exp, ours, oracle, pid) as it goes.
+    Returns (exit status, the one-line verdict)."""
+    docs = []
+    for path in args.files:
+        try:
+            with open(path) as f:
+                docs.append(json.load(f))
+        except (OSError, ValueError) as exc:
+            return 2, "compare: %s: %s" % (path, exc)
+    try:
+        exp = state["exp"] = read_expectation(args.exe)
+        if args.expect_only:
+            ours = state["ours"] = load_rspwalk(docs[0])
+            if args.names_from:
+                name_from(ours, args.exe, args.names_from)
+            pids = [t["pid"] for t in ours if t["pid"] is not None]
+            pid = state["pid"] = args.main_lwp or (pids[0] if pids else None)
+            check_expectation("rspwalk", ours, pid, exp)
+            check_invariants(ours, pid, os.path.realpath(args.exe))
+            if args.steppers:
+                check_steppers(ours, args.steppers.split(","), exp, args.fixture_callers)
+            return 0, ("compare: rspwalk shows the expected stack (%d threads, %d frames; no gdb)"
+                       % (len(ours), sum(len(t["frames"]) for t in ours)))
+        oracle = state["oracle"] = load_oracle(docs[-1])
+        pid = state["pid"] = args.main_lwp or docs[-1].get("pid")
+        try:
+            check_expectation("gdb", oracle, pid, exp)
+        except Mismatch as m:
+            m.summary = "no oracle: " + m.summary
+            raise
+        if args.oracle_only:
+            return 0, "compare: gdb shows the expected stack (%d threads)" % len(oracle)
+        ours = state["ours"] = load_rspwalk(docs[0])
+        if args.names_from:
+            name_from(ours, args.exe, args.names_from)
+        check_expectation("rspwalk", ours, pid, exp)
+        check_invariants(ours, pid, os.path.realpath(args.exe))
+        if args.steppers:
+            check_steppers(ours, args.steppers.split(","), exp, args.fixture_callers)
+        compare_threads(ours, oracle, Symbols())
+    except Mismatch as m:
+        return 1, "\n".join([m.summary] + ["  " + line for line in m.details])
+    nframes = sum(len(t["frames"]) for t in ours)
+    return 0, "compare: rspwalk matches gdb (%d threads, %d frames)" % (len(ours), nframes)
 
 
 def main():
@@ -453,58 +583,41 @@ def main():
                     help="only check rspwalk's walk against the expectation and invariants")
     ap.add_argument("--names-from", metavar="UNSTRIPPED", default=None,
                     help="PROG is stripped: name rspwalk's frames in it from UNSTRIPPED")
-    ap.add_argument("files", nargs="+", metavar="JSON")
+    ap.add_argument("--steppers", metavar="LIST", default=None,
+                    help="rspwalk ran with --steppers LIST: check who found each frame")
+    ap.add_argument("--fixture-callers", metavar="LIST", default=None,
+                    type=lambda v: v.split(","),
+                    help="with --steppers: the callers of the fixture's own frames come "
+                         "from these steppers")
+    ap.add_argument("--record", metavar="FILE", default=None,
+                    help="also write the case's record for the comparison table (record.py)")
+    ap.add_argument("--gdb-json", metavar="ORACLE_JSON", default=None,
+                    help="with --expect-only --record: gdb's walk, recorded, not checked")
+    ap.add_argument("--meta", metavar="KEY=VALUE", action="append", default=[],
+                    help="with --record: a field of the record (label, arch, stub)")
+    ap.add_argument("--failed", metavar="WHY", default=None,
+                    help="with --record and no JSON: record that the case failed before")
+    ap.add_argument("files", nargs="*", metavar="JSON")
     args = ap.parse_args()
     if args.oracle_only and args.expect_only:
         ap.error("--oracle-only and --expect-only exclude each other")
-    if len(args.files) != (1 if args.oracle_only or args.expect_only else 2):
+    if args.failed is not None:
+        if not args.record or args.files:
+            ap.error("--failed needs --record and no JSON")
+    elif len(args.files) != (1 if args.oracle_only or args.expect_only else 2):
         ap.error("expected " + ("ORACLE_JSON" if args.oracle_only else "RSPWALK_JSON"
                                 if args.expect_only else "RSPWALK_JSON ORACLE_JSON"))
-    docs = []
-    for path in args.files:
-        try:
-            with open(path) as f:
-                docs.append(json.load(f))
-        except (OSError, ValueError) as exc:
-            print("compare: %s: %s" % (path, exc))
-            return 2
-    try:
-        exp = read_expectation(args.exe)
-        if args.expect_only:
-            ours = load_rspwalk(docs[0])
-            if args.names_from:
-                name_from(ours, args.exe, args.names_from)
-            pids = [t["pid"] for t in ours if t["pid"] is not None]
-            pid = args.main_lwp or (pids[0] if pids else None)
-            check_expectation("rspwalk", ours, pid, exp)
-            check_invariants(ours, pid, os.path.realpath(args.exe))
-            print("compare: rspwalk shows the expected stack (%d threads, %d frames; no gdb)"
-                  % (len(ours), sum(len(t["frames"]) for t in ours)))
-            return 0
-        oracle = load_oracle(docs[-1])
-        pid = args.main_lwp or docs[-1].get("pid")
-        try:
-            check_expectation("gdb", oracle, pid, exp)
-        except Mismatch as m:
-            m.summary = "no oracle: " + m.summary
-            raise
-        if args.oracle_only:
-            print("compare: gdb shows the expected stack (%d threads)" % len(oracle))
-            return 0
-        ours = load_rspwalk(docs[0])
-        if args.names_from:
-            name_from(ours, args.exe, args.names_from)
-        check_expectation("rspwalk", ours, pid, exp)
-        check_invariants(ours, pid, os.path.realpath(args.exe))
-        compare_threads(ours, oracle, Symbols())
-    except Mismatch as m:
-        print(m.summary)
-        for line in m.details:
-            print("  " + line)
-        return 1
-    nframes = sum(len(t["frames"]) for t in ours)
-    print("compare: rspwalk matches gdb (%d threads, %d frames)" % (len(ours), nframes))
-    return 0
+    state = {"exp": None, "ours": None, "oracle": None, "pid": args.main_lwp}
+    if args.failed is not None:
+        status, verdict = 1, args.failed
+    else:
+        status, verdict = run_checks(args, state)
+        print(verdict)
+    if args.record:
+        import record  # tests/integration/record.py, next to this file
+
+        record.write(args, state, status, verdict)
+    return status
 
 
 if __name__ == "__main__":

@@ -25,6 +25,14 @@
 #                        expect: rspwalk against the fixture's .rspwalk_expect only, where gdb
 #                        is known wrong (docs/gdb-differences.md)
 #      IT_SYSROOT        where the target's libraries are (default per arch, see it_qemu_sysroot)
+#      IT_STEPPERS       rspwalk --steppers LIST (default: all); compare.py then checks that
+#                        the frames came from those steppers
+#      IT_FIXTURE_CALLERS  compare.py --fixture-callers: the steppers that must have found
+#                        the caller of each frame in the fixture's own functions
+#      IT_LABEL_TAG      appended to the case label ("x86_64-wanderer", "qemu-aarch64-sve")
+#      IT_RECORD_DIR     where each case's record for docs/comparison.md goes, as
+#                        LABEL/NAME.json (default build/integration/records; record.py);
+#                        with IT_ORACLE=expect gdb runs too, for the record only
 
 set -u
 
@@ -38,6 +46,10 @@ IT_ORACLE=${IT_ORACLE:-gdb}
 IT_TIMEOUT=${IT_TIMEOUT:-60}
 IT_WRAP=${IT_WRAP:-}
 IT_ORACLE_ONLY=${IT_ORACLE_ONLY:-0}
+IT_STEPPERS=${IT_STEPPERS:-}
+IT_FIXTURE_CALLERS=${IT_FIXTURE_CALLERS:-}
+IT_LABEL_TAG=${IT_LABEL_TAG:-}
+IT_RECORD_DIR=${IT_RECORD_DIR:-$IT_ROOT/build/integration/records}
 IT_KEEP=${IT_KEEP:-0}
 IT_FAILED=0
 IT_PASSED=0
@@ -74,12 +86,12 @@ it_cleanup() {
 trap it_cleanup EXIT
 trap 'exit 130' INT TERM
 
-# it_label: the case prefix, "x86_64" under gdbserver, "qemu-ARCH[-tag]" under qemu.
+# it_label: the case prefix, "ARCH[-tag]" under gdbserver, "qemu-ARCH[-tag]" under qemu.
 it_label() {
     if [ "$IT_STUB" = qemu ]; then
         echo "qemu-$IT_ARCH${IT_LABEL_TAG:+-$IT_LABEL_TAG}"
     else
-        echo "$IT_ARCH"
+        echo "$IT_ARCH${IT_LABEL_TAG:+-$IT_LABEL_TAG}"
     fi
 }
 
@@ -204,14 +216,34 @@ it_stub_stop() {
     fi
 }
 
+# it_record_failure WHY...: the case's record says it failed before any comparison.
+it_record_failure() {
+    [ -n "${IT_RECORD:-}" ] || return 0
+    python3 "$IT_DIR/compare.py" --exe "$IT_RECORD_EXE" "${IT_RECORD_ARGS[@]}" \
+        --record "$IT_RECORD" --failed "$*" >/dev/null 2>&1
+}
+
 # it_case_run NAME DIR: the steps of one case; prints why on failure (one line first).
 it_case_run() {
-    local name=$1 dir=$2 rc tdesc="" main=()
+    local name=$1 dir=$2 rc tdesc="" main=() steppers=() checks=() label
+    label=$(it_label)
     local prog=$IT_ROOT/build/fixtures/$IT_ARCH/$name
     # A stripped fixture (NAME-strip) runs as it is; gdb and compare.py name its frames from
     # the unstripped file it was made from (fixtures.mk), as a user would with a debug copy.
     local syms=$prog names=()
     case $name in *-strip) syms=${prog%-strip} && names=(--names-from "$syms") ;; esac
+    [ -n "$IT_STEPPERS" ] && steppers=(--steppers "$IT_STEPPERS")
+    checks=("${steppers[@]}")
+    [ -n "$IT_FIXTURE_CALLERS" ] && checks+=(--fixture-callers "$IT_FIXTURE_CALLERS")
+    # The record of this case (record.py): not for IT_ORACLE_ONLY, which has no rspwalk.
+    IT_RECORD=
+    IT_RECORD_EXE=$prog
+    IT_RECORD_ARGS=(--meta "label=$label" --meta "arch=$IT_ARCH" --meta "stub=$IT_STUB"
+        "${checks[@]}")
+    if [ "$IT_ORACLE_ONLY" != 1 ] && [ -n "$IT_RECORD_DIR" ] && [ -x "$prog" ]; then
+        IT_RECORD=$IT_RECORD_DIR/$label/$name.json
+        rm -f "$IT_RECORD"
+    fi
     local peers=(gdb-multiarch:gdb-multiarch python3:python3 readelf:binutils)
     if [ "$IT_STUB" = qemu ]; then
         peers+=("qemu-$IT_ARCH:qemu-user")
@@ -249,7 +281,8 @@ it_case_run() {
         # The default --max-frames (4096) covers recurse's 200 frames: no per-fixture options.
         # shellcheck disable=SC2086  # IT_WRAP is a command prefix: word splitting intended
         timeout -k 5 "$IT_TIMEOUT" $IT_WRAP "$RSPWALK" -c -f json --sysroot "$IT_SYSROOT" \
-            --exe "$prog" "127.0.0.1:$IT_PORT" >"$dir/rspwalk.json" 2>"$dir/rspwalk.err"
+            "${steppers[@]}" --exe "$prog" "127.0.0.1:$IT_PORT" \
+            >"$dir/rspwalk.json" 2>"$dir/rspwalk.err"
         rc=$?
         if [ "$rc" != 0 ]; then
             it_stub_stop
@@ -258,29 +291,44 @@ it_case_run() {
             echo "rspwalk exited $rc: $(head -n 1 "$dir/rspwalk.err")"
             return 1
         fi
+        # gdb on the same stop: the oracle, or with IT_ORACLE=expect (gdb known wrong) only
+        # the record's evidence, whose failure fails nothing.
+        if [ "$IT_ORACLE" = gdb ] || [ -n "$IT_RECORD" ]; then
+            ORACLE_TIMEOUT=$IT_TIMEOUT ORACLE_GDB_LOG=$dir/gdb.log ORACLE_SYSROOT=$IT_SYSROOT \
+                ORACLE_TDESC=$tdesc "$IT_DIR/gdb_oracle.sh" "127.0.0.1:$IT_PORT" "$syms" \
+                >"$dir/oracle.json" 2>"$dir/oracle.err"
+            rc=$?
+        fi
         if [ "$IT_ORACLE" = expect ]; then
             it_stub_stop
             it_keep_logs "$dir"
+            local gdb_json=()
+            [ "$rc" = 0 ] && [ -n "$IT_RECORD" ] && gdb_json=(--gdb-json "$dir/oracle.json")
+            [ -n "$IT_RECORD" ] && gdb_json+=(--record "$IT_RECORD" "${IT_RECORD_ARGS[@]}")
             python3 "$IT_DIR/compare.py" --exe "$prog" "${main[@]}" "${names[@]}" \
-                --expect-only "$dir/rspwalk.json"
+                "${checks[@]}" "${gdb_json[@]}" --expect-only "$dir/rspwalk.json"
             return
         fi
-        ORACLE_TIMEOUT=$IT_TIMEOUT ORACLE_GDB_LOG=$dir/gdb.log ORACLE_SYSROOT=$IT_SYSROOT \
-            ORACLE_TDESC=$tdesc "$IT_DIR/gdb_oracle.sh" "127.0.0.1:$IT_PORT" "$syms" \
-            >"$dir/oracle.json" 2>"$dir/oracle.err"
-        rc=$?
     fi
     it_stub_stop
     it_keep_logs "$dir"
     if [ "$rc" != 0 ]; then
-        echo "gdb oracle failed ($rc): $(head -n 1 "$dir/oracle.err")"
+        set -- "gdb oracle failed ($rc): $(head -n 1 "$dir/oracle.err")"
+        echo "$1"
+        # The record keeps rspwalk's walk: gdb gave none (verdict no-gdb).
+        [ -n "$IT_RECORD" ] && python3 "$IT_DIR/compare.py" --exe "$prog" "${main[@]}" \
+            "${names[@]}" --record "$IT_RECORD" "${IT_RECORD_ARGS[@]}" \
+            --meta result=FAIL --meta "summary=$1" --meta checked_against=gdb \
+            --expect-only "$dir/rspwalk.json" >/dev/null 2>&1
         return 1
     fi
     if [ "$IT_ORACLE_ONLY" = 1 ]; then
         python3 "$IT_DIR/compare.py" --exe "$prog" "${main[@]}" --oracle-only "$dir/oracle.json"
     else
-        python3 "$IT_DIR/compare.py" --exe "$prog" "${main[@]}" "${names[@]}" "$dir/rspwalk.json" \
-            "$dir/oracle.json"
+        local record=()
+        [ -n "$IT_RECORD" ] && record=(--record "$IT_RECORD" "${IT_RECORD_ARGS[@]}")
+        python3 "$IT_DIR/compare.py" --exe "$prog" "${main[@]}" "${names[@]}" "${checks[@]}" \
+            "${record[@]}" "$dir/rspwalk.json" "$dir/oracle.json"
     fi
 }
 
@@ -301,6 +349,10 @@ it_case() {
     start=$(it_now_ms)
     it_case_run "$name" "$dir" >"$dir/why.txt" 2>&1
     rc=$?
+    # A case that failed before compare.py ran still has a record (IT_RECORD: it_case_run).
+    if [ "$rc" != 0 ] && [ -n "${IT_RECORD:-}" ] && [ ! -f "$IT_RECORD" ]; then
+        it_record_failure "$(head -n 1 "$dir/why.txt")"
+    fi
     keep=$IT_ROOT/build/integration/$label/$name
     rm -rf "$keep"
     if [ "$rc" != 0 ] || [ "$IT_KEEP" = 1 ]; then
@@ -331,8 +383,9 @@ it_run_matrix() {
 
 # it_opt_match NAME PATTERNS: whether NAME matches one of the glob PATTERNS (words).
 it_opt_match() {
-    local pat
-    for pat in $2; do
+    local pat pats
+    read -r -a pats <<<"$2" # words, not globbed against the current directory
+    for pat in "${pats[@]}"; do
         # shellcheck disable=SC2053  # PAT is a glob on purpose
         [[ $1 == $pat ]] && return 0
     done
@@ -371,6 +424,62 @@ it_run_qemu_matrix() {
     [ $# -gt 0 ] || set -- chain recurse signal threads
     for variant in "$@"; do
         it_run_matrix "$variant"
+    done
+    [ "$IT_FAILED" = 0 ]
+}
+
+# it_run_stepper_matrix: issue 4, one stepper at a time, each frame checked to come from it
+# (compare.py --steppers), the walk against gdb or, for names matching IT_STEPPER_EXPECT
+# (where gdb is known wrong), against the fixture's expectation:
+#   wanderer      rspwalk --steppers stackbottom,sighandler,wanderer on every fixture of the
+#                 O0 matrix and the optimized ones, except IT_WANDER_SKIP: stack scanning
+#                 alone finds every caller (trust "scan");
+#   analysis      --steppers stackbottom,sighandler,analysis on the fixtures without CFI
+#                 (*-O2nocfi-*), except IT_ANALYSIS_SKIP, with compare.py
+#                 --fixture-callers analysis: the code analysis finds the caller of every
+#                 frame of the fixture's own functions;
+#   analysis-cfi  the same with the debug stepper too, for the names matching
+#                 IT_ANALYSIS_CFI (the stripped cross libcs: no symbols for the analysis,
+#                 CFI for the debug stepper), the fixture's frames still by the analysis.
+# stackbottom only ends the walk and sighandler only crosses signal frames: neither finds
+# the caller of an ordinary frame.  The calling script says why for each list.  Exit
+# status = failures.
+it_run_stepper_matrix() {
+    local variant stop opt link name oracle steppers tag
+    local names=() nocfi=()
+    for variant in chain recurse signal threads; do
+        for stop in s0 s1; do
+            for link in dyn static; do
+                names+=("$variant-$stop-O0-$link")
+            done
+        done
+    done
+    for variant in chain tail alloca sigleaf; do
+        for opt in O2 O2nocfi; do
+            for link in dyn static; do
+                names+=("$variant-s0-$opt-$link")
+                [ "$opt" = O2nocfi ] && nocfi+=("$variant-s0-$opt-$link")
+            done
+        done
+    done
+    names+=(chain-s0-O2-nopie-strip chain-s0-O2-static-strip)
+    for name in "${names[@]}"; do
+        it_opt_match "$name" "${IT_WANDER_SKIP:-}" && continue
+        oracle=$IT_ORACLE
+        it_opt_match "$name" "${IT_STEPPER_EXPECT:-}" && oracle=expect
+        IT_ORACLE=$oracle IT_STEPPERS=stackbottom,sighandler,wanderer IT_LABEL_TAG=wanderer \
+            it_case "$name"
+    done
+    for name in "${nocfi[@]}"; do
+        it_opt_match "$name" "${IT_ANALYSIS_SKIP:-}" && continue
+        oracle=$IT_ORACLE
+        it_opt_match "$name" "${IT_STEPPER_EXPECT:-}" && oracle=expect
+        steppers=stackbottom,sighandler,analysis tag=analysis
+        if it_opt_match "$name" "${IT_ANALYSIS_CFI:-}"; then
+            steppers=stackbottom,sighandler,debug,analysis tag=analysis-cfi
+        fi
+        IT_ORACLE=$oracle IT_STEPPERS=$steppers IT_FIXTURE_CALLERS=analysis \
+            IT_LABEL_TAG=$tag it_case "$name"
     done
     [ "$IT_FAILED" = 0 ]
 }

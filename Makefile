@@ -105,7 +105,7 @@ FUZZ_BINS := $(addprefix build/fuzz/,$(FUZZ_NAMES))
 
 .PHONY: all lib cli check check-unit check-asan check-fuzz fuzz check-integration \
         check-valgrind check-docs check-headers check-symbols format format-check fixtures install \
-        uninstall demo bench clean help deps
+        uninstall demo bench comparison clean help deps
 
 all: build/release/librspwalk.a build/release/librspwalk.so build/release/rspwalk
 lib: build/release/librspwalk.a build/release/librspwalk.so
@@ -189,6 +189,18 @@ demo: deps
 bench: all fixtures
 	$(Q)scripts/bench
 
+# docs/comparison.md: the integration matrix (every run-*.sh that runs lib.sh's matrices)
+# with fresh records, then the table generated from them.  Only this target writes docs/;
+# check-integration leaves its records in build/integration/records.  Fails, after writing
+# the table, when a case failed.
+COMPARISON_SCRIPTS = $(notdir $(shell grep -l 'it_run_[a-z_]*matrix' tests/integration/run-*.sh))
+comparison: build/release/rspwalk fixtures
+	$(Q)rm -rf build/integration/records
+	$(Q)IT_RECORD_DIR=$(CURDIR)/build/integration/records tests/integration/run-all \
+	    $(COMPARISON_SCRIPTS); rc=$$?; \
+	scripts/comparison build/integration/records >docs/comparison.md.tmp && \
+	mv docs/comparison.md.tmp docs/comparison.md && exit $$rc
+
 clean:
 	rm -rf build
 
@@ -209,6 +221,7 @@ help:
 	@echo "  fuzz               each libFuzzer target for FUZZ_LONG seconds (300)"
 	@echo "  fixtures           fixture programs under build/fixtures/<arch>/"
 	@echo "  bench              timings and round trips, written to docs/bench.md"
+	@echo "  comparison         the integration matrix, written to docs/comparison.md"
 	@echo "  install            PREFIX=$(PREFIX): library, headers, CLI, pkg-config file"
 	@echo "  format             clang-format -i over every source"
 	@echo "  clean              remove build/"

@@ -90,9 +90,14 @@ struct rsp_session {
     int64_t vfile_fs;
 
     /* Non-stop mode (rsp/nonstop.c). */
-    bool nonstop;                  /* QNonStop:1 was accepted */
-    bool ns_ack_due;               /* a %Stop came: vStopped not sent yet */
-    bool ns_waiting;               /* in rsp_recv_notify: a %Stop ends the wait */
+    bool nonstop;    /* QNonStop:1 was accepted */
+    bool ns_ack_due; /* a %Stop came: vStopped not sent yet */
+    bool ns_waiting; /* in rsp_recv_notify: a %Stop ends the wait */
+    /* All-stop: a 0x03 went out since the last resume.  QEMU 7.2 user mode
+     * ignores it while the guest runs and answers it with a second stop
+     * reply at its next stop: such a reply in place of another packet's is
+     * dropped once (session.c). */
+    bool intr_unanswered;
     struct rsp_stop *events;       /* owned: stops taken in, not yet returned */
     size_t nevents, capevents;     /* events[0..nevents), oldest first */
     struct rsp_thread_id *stopped; /* owned: threads known stopped */

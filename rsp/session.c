@@ -224,6 +224,15 @@ is_console(const uint8_t *p, size_t len)
     return len >= 1 && p[0] == 'O' && !(len == 2 && p[1] == 'K');
 }
 
+/* "T05...", "S02": a stop reply, which no other request is answered with
+ * (their replies are hex, "OK", "E", 'l'/'m' or text of another shape). */
+static bool
+is_stop_reply(const uint8_t *p, size_t len)
+{
+    return len >= 3 && (p[0] == 'T' || p[0] == 'S') && sw_hex_val(p[1]) >= 0 &&
+           sw_hex_val(p[2]) >= 0 && (len == 3 || p[0] == 'T');
+}
+
 /* Wait for a packet (not an ack) after having sent LABEL.  RETRANSMIT
  * re-sends our packet on '-' (NULL: a '-' is unexpected).  SKIP_CONSOLE
  * skips 'O' packets.  ACK_ONLY returns as soon as our packet is acked. */
@@ -287,6 +296,15 @@ wait_packet_1(struct rsp_session *s, const struct waiter *w, bool *got_packet)
                 return rc;
             if (w->skip_console && is_console(s->dec.pkt, s->dec.pkt_len))
                 break; /* console output while the target runs */
+            /* Not a stop we wait for: a reply to another request, or what
+             * comes before the ack of a resume (a stop after it comes after). */
+            if (s->intr_unanswered && (!w->skip_console || w->ack_only) &&
+                is_stop_reply(s->dec.pkt, s->dec.pkt_len)) {
+                s->intr_unanswered = false; /* the stub's late answer to our 0x03 */
+                if (s->trace)
+                    sw_debug_printf("-! a stop reply for the interrupt, dropped");
+                break;
+            }
             *got_packet = true;
             return 0;
         case RSP_DEC_NOTIFY:

@@ -201,6 +201,7 @@ rsp_interrupt(struct rsp_session *s)
     static const uint8_t ctrl_c = 0x03;
     if (s->nonstop) /* 0x03 is all-stop only; every thread */
         return rsp_stop_thread(s, (struct rsp_thread_id){ .pid = 0, .tid = -1 });
+    s->intr_unanswered = true;
     return rsp_send_raw(s, &ctrl_c, 1, "interrupt");
 }
 
@@ -267,7 +268,9 @@ rsp_resume(struct rsp_session *s, struct rsp_thread_id id, bool only_one, int si
     }
     rsp_caches_drop(s);
     s->has_stop = false;
-    return rsp_send_noreply(s, kind, buf, (size_t)n);
+    rc = rsp_send_noreply(s, kind, buf, (size_t)n);
+    s->intr_unanswered = false; /* a stop from now on is the resume's */
+    return rc;
 }
 
 int

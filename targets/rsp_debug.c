@@ -251,7 +251,13 @@ dbg_pause(struct sw_proc *p, sw_tid tid)
     int rc = rsp_interrupt(rp->s);
     if (rc < 0)
         return proc_fail_from_session(rp, rc);
-    return dbg_handle_event(p, true);
+    rc = dbg_handle_event(p, true);
+    if (rc == SW_ETIMEDOUT) /* measured: QEMU 7.2 user mode (notes/rsp.md 1.4) */
+        return sw_fail(&p->err, rc,
+                       "pausing: the stub sent no stop after the interrupt (%s); the target "
+                       "still runs (QEMU user mode ignores the interrupt)",
+                       rsp_session_errmsg(rp->s));
+    return rc;
 }
 
 static int

@@ -1,10 +1,14 @@
-/* rspwalk/walker_set.h -- WalkerSet: one walker per process, over one link.
+/* rspwalk/walker_set.h -- WalkerSet: one walker per process, over one link or several.
  *
  * StackwalkerAPI's newWalker(pids): the processes are attached together
  * through an extended-remote stub (gdbserver --multi: '!', then vAttach per
  * process), each gets its own walker, and all share the one RSP session.
+ * A set may also gather walkers the caller made over links of their own
+ * (sw_walker_set_create, sw_walker_set_add: several QEMU user instances,
+ * each of another architecture), and hold both kinds.
  * Ownership: the set owns the session and the walkers; each walker owns its
- * process, which only borrows the session (sw_proc_rsp_new_shared).
+ * process, which only borrows the shared session (sw_proc_rsp_new_shared)
+ * or owns its own.
  */
 #ifndef RSPWALK_WALKER_SET_H
 #define RSPWALK_WALKER_SET_H
@@ -18,6 +22,7 @@ extern "C" {
 struct rsp_session;
 struct sw_walker;
 struct sw_walker_config;
+struct sw_stack;
 struct sw_walker_set;
 
 /* Attach to the N processes PIDS over session S (extended mode is turned on
@@ -30,19 +35,44 @@ SW_API int sw_walker_set_new(struct rsp_session *s, const int64_t *pids, size_t 
                              const struct sw_walker_config *cfg, struct sw_walker_set **out,
                              struct sw_errbuf *err);
 
-/* Free the walkers and close the session without detaching (gdbserver
- * --multi keeps the processes stopped).  NULL is a no-op. */
+/* Free the walkers and close the session, and every added walker's own
+ * link, without detaching (gdbserver keeps the processes stopped; QEMU
+ * resumes its guest when its client goes).  NULL is a no-op. */
 SW_API void sw_walker_set_free(struct sw_walker_set *set);
 
-/* Detach from every process ("D;PID"), which the stub resumes.  Returns 0,
+/* Detach from every process ("D;PID" on the shared link; an added
+ * walker's ProcDebug detach otherwise), which the stub resumes.  Returns 0,
  * or the first failure (the others are still tried), message on the set. */
 SW_API int sw_walker_set_detach(struct sw_walker_set *set);
+
+/* An empty set, without a shared session: fill it with sw_walker_set_add.
+ * *OUT: sw_walker_set_free.  Returns 0 or SW_ENOMEM with the message in ERR. */
+SW_API int sw_walker_set_create(struct sw_walker_set **out, struct sw_errbuf *err);
+
+/* Take over walker W (its own process and link, e.g. sw_proc_rsp_new over
+ * a session of its own): freed with the set, detached by
+ * sw_walker_set_detach through its ProcDebug.  Its pid is its process's.
+ * Returns 0, SW_EINVAL (NULL, or W already in the set; W not taken),
+ * SW_ENOMEM (W not taken); the message on the set. */
+SW_API int sw_walker_set_add(struct sw_walker_set *set, struct sw_walker *w);
+
+/* Called by sw_walker_set_walk_all for each thread: walker I of the set,
+ * thread TID, RC of its walk (0 or a code; ST holds what was walked).  ST is
+ * reused for the next thread.  Return nonzero to stop. */
+typedef int (*sw_walker_set_walk_fn)(void *arg, size_t i, sw_tid tid, int rc,
+                                     const struct sw_stack *st);
+
+/* walkStacks: walk every thread of every walker, in the set's order, and
+ * hand each stack to FN (may be NULL).  Returns 0, the first walk's failure
+ * (every thread is still walked; the message on the set names the process
+ * and thread), or a failure to list a walker's threads (which ends it). */
+SW_API int sw_walker_set_walk_all(struct sw_walker_set *set, sw_walker_set_walk_fn fn, void *arg);
 
 SW_API size_t sw_walker_set_count(const struct sw_walker_set *set);
 /* Walker I (borrowed, valid until sw_walker_set_free) and its process's pid. */
 SW_API struct sw_walker *sw_walker_set_walker(struct sw_walker_set *set, size_t i);
 SW_API int64_t sw_walker_set_pid(const struct sw_walker_set *set, size_t i);
-/* The shared session (borrowed). */
+/* The shared session (borrowed); NULL for a set made by sw_walker_set_create. */
 SW_API struct rsp_session *sw_walker_set_session(struct sw_walker_set *set);
 /* The message of the last failure on SET. */
 SW_API const char *sw_walker_set_errmsg(const struct sw_walker_set *set);

@@ -263,6 +263,50 @@ test_nonstop_bad_notifications_and_replies(void **state)
     finish(&f);
 }
 
+/* ---- all-stop: the interrupt QEMU user answers late ------------------------------ */
+
+static void
+test_allstop_late_answer_to_the_interrupt_is_dropped_once(void **state)
+{
+    (void)state;
+    struct fx f;
+    struct rsp_stop st;
+    const uint8_t *regs;
+    size_t len;
+    /* QEMU 7.2 user (PacketSize=1000, ack mode): the 0x03 is ignored while
+     * the guest runs; a SIGINT stops it; then the stub answers the 0x03 with
+     * a second T02, which comes in place of the reply to 'g'. */
+    assert_int_equal(open_ns(&f,
+                             QSUP "<- PacketSize=1000;vContSupported+\n-> ?\n<- T05thread:01;\n"
+                                  "-> vCont?\n<- vCont;c;C;s;S\n-> vCont;c\n-! interrupt\n"
+                                  "<! silence\n<- T02thread:01;\n"
+                                  "-> g\n<- T02thread:01;\n<- 00112233\n"
+                                  "-> vCont;c\n<- W00\n",
+                             false),
+                     0);
+    assert_int_equal(rsp_resume(f.s, (struct rsp_thread_id){ 0, 0 }, false, 0), 0);
+    assert_int_equal(rsp_interrupt(f.s), 0);
+    assert_int_equal(rsp_wait_stop(f.s, 50, &st), SW_ETIMEDOUT);
+    assert_int_equal(rsp_wait_stop(f.s, -1, &st), 0);
+    assert_int_equal(st.signal, 2);
+    assert_int_equal(rsp_regs_read(f.s, (struct rsp_thread_id){ 0, 1 }, &regs, &len), 0);
+    assert_int_equal(len, 4);
+    assert_int_equal(regs[3], 0x33);
+    assert_int_equal(rsp_resume(f.s, (struct rsp_thread_id){ 0, 0 }, false, 0), 0);
+    assert_int_equal(rsp_wait_stop(f.s, -1, &st), 0);
+    assert_int_equal(st.kind, RSP_STOP_EXITED);
+    finish(&f);
+    /* Without an interrupt outstanding, a stop reply in place of 'g's reply
+     * is no register data. */
+    assert_int_equal(open_ns(&f,
+                             QSUP "<- PacketSize=1000;vContSupported+\n-> ?\n<- T05thread:01;\n"
+                                  "-> g\n<- T02thread:01;\n",
+                             false),
+                     0);
+    assert_int_equal(rsp_regs_read(f.s, (struct rsp_thread_id){ 0, 1 }, &regs, &len), SW_EPROTO);
+    finish(&f);
+}
+
 /* ---- the event descriptor ---------------------------------------------------- */
 
 static int
@@ -495,6 +539,7 @@ main(void)
         cmocka_unit_test(test_nonstop_notification_during_a_request_is_acked_at_the_next_wait),
         cmocka_unit_test(test_nonstop_stop_thread_interrupt_and_exit),
         cmocka_unit_test(test_nonstop_bad_notifications_and_replies),
+        cmocka_unit_test(test_allstop_late_answer_to_the_interrupt_is_dropped_once),
         cmocka_unit_test(test_event_fd_is_readable_for_a_stop_read_ahead_with_an_ack),
         cmocka_unit_test(test_event_fd_stays_readable_while_stops_are_queued),
         cmocka_unit_test(test_procdebug_all_stop_pause_of_one_thread_is_all_or_refused),

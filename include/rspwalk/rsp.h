@@ -265,6 +265,13 @@ SW_API int rsp_extended_mode(struct rsp_session *s);
 /* Attach to process PID ("vAttach;PID"); the stop reply in *OUT (may be
  * NULL) and as rsp_last_stop.  SW_EUNSUP on a non-stop link. */
 SW_API int rsp_attach(struct rsp_session *s, int64_t pid, struct rsp_stop *out);
+/* Start ARGV[0] with ARGC-1 arguments ("vRun;HEX;HEX..."; extended mode):
+ * the new process stops at its entry, its stop reply (whose thread names
+ * the new pid) in *OUT (may be NULL) and as rsp_last_stop.  SW_ENOENT when
+ * the stub refuses (no such program), SW_EUNSUP outside extended mode or on
+ * a non-stop link. */
+SW_API int rsp_run(struct rsp_session *s, const char *const *argv, size_t argc,
+                   struct rsp_stop *out);
 /* Detach from process PID only ("D;PID"), which the stub resumes. */
 SW_API int rsp_detach_pid(struct rsp_session *s, int64_t pid);
 /* Select thread ID for the memory reads that follow ('m' reads through the

@@ -9,6 +9,9 @@
  *     one link per target, each its own walker, gathered in one walker set
  *     (sw_walker_set_create/add): each target resumed to its own stop, every thread of every
  *     walker walked by sw_walker_set_walk_all, then all detached, left running.
+ *   pd_drive run SPEC EXE NAPS
+ *     extended remote (gdbserver --multi): two processes started with vRun ("EXE NAPS x":
+ *     no raise), each walked at its entry over the one link, then each detached (D;PID).
  * Prints one line per step for the script to check; exit 0 unless a step that must work
  * failed.  Test-only: built by the script against build/release/librspwalk.a.
  */
@@ -222,15 +225,76 @@ out:
     return status;
 }
 
+static int
+run_vrun(const char *spec, const char *exe, const char *naps)
+{
+    struct rsp_session_config scfg;
+    struct rsp_session *s;
+    struct sw_errbuf err = { 0 };
+    struct sw_walker *w[2] = { NULL, NULL };
+    int64_t pid[2] = { 0, 0 };
+    int status = 1;
+    rsp_session_config_init(&scfg);
+    if (rsp_session_open(spec, &scfg, &s, &err) < 0) {
+        printf("open %s: %s\n", spec, err.msg);
+        return 1;
+    }
+    if (rsp_extended_mode(s) < 0) {
+        printf("extended mode: %s\n", rsp_session_errmsg(s));
+        goto out;
+    }
+    const char *const args[] = { exe, naps, "x" };
+    for (int k = 0; k < 2; k++) {
+        struct rsp_stop st;
+        if (rsp_run(s, args, 3, &st) < 0) {
+            printf("vRun: %s\n", rsp_session_errmsg(s));
+            goto out;
+        }
+        pid[k] = st.thread.pid;
+        printf("started %lld\n", (long long)pid[k]);
+    }
+    for (int k = 0; k < 2; k++) {
+        struct sw_rsp_config pcfg = { .exe = exe };
+        struct sw_walker_config wcfg = { .exe = exe, .sysroot = "/" };
+        struct sw_proc *p;
+        if (sw_proc_rsp_new_shared(s, pid[k], &pcfg, &p, &err) < 0 ||
+            sw_walker_new(p, &wcfg, &w[k], &err) < 0) {
+            printf("process %lld: %s\n", (long long)pid[k], err.msg);
+            goto out;
+        }
+        char label[32];
+        snprintf(label, sizeof label, "run-%lld", (long long)pid[k]);
+        walk_one(w[k], label, sw_walker_proc(w[k])->default_tid);
+    }
+    for (int k = 0; k < 2; k++) {
+        struct sw_proc *p = sw_walker_proc(w[k]);
+        if (p->debug->detach(p, false) < 0) {
+            printf("detach %lld: %s\n", (long long)pid[k], sw_proc_errmsg(p));
+            goto out;
+        }
+        printf("detached %lld\n", (long long)pid[k]);
+    }
+    status = 0;
+out:
+    fflush(stdout);
+    sw_walker_free(w[0]); /* before the session they borrow */
+    sw_walker_free(w[1]);
+    rsp_session_close(s);
+    return status;
+}
+
 int
 main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc == 6 && strcmp(argv[1], "debug") == 0)
         return run_debug(argv[2], argv[3], argv[4], atoi(argv[5]));
+    if (argc == 5 && strcmp(argv[1], "run") == 0)
+        return run_vrun(argv[2], argv[3], argv[4]);
     if (argc >= 5 && (argc - 2) % 3 == 0 && strcmp(argv[1], "set") == 0)
         return run_set(argv + 2, (argc - 2) / 3);
     fprintf(stderr, "usage: pd_drive debug SPEC EXE SYSROOT TIMEOUT_MS\n"
-                    "       pd_drive set SPEC EXE SYSROOT [SPEC EXE SYSROOT]...\n");
+                    "       pd_drive set SPEC EXE SYSROOT [SPEC EXE SYSROOT]...\n"
+                    "       pd_drive run SPEC EXE NAPS\n");
     return 2;
 }

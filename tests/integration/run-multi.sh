@@ -16,7 +16,10 @@
 #                 sleeps 20 ms at a time, goes on waking (its voluntary context switches grow);
 #   warnings      with a wrong libc.so.6 in --sysroot, --attach prints the build-id warning
 #                 once, as a single walk does;
-#   pid           `rspwalk --pid P1` walks one through '|gdbserver --attach - P1', left running.
+#   pid           `rspwalk --pid P1` walks one through '|gdbserver --attach - P1', left running;
+#   vrun          pd_drive.c starts two processes with vRun over one `gdbserver --multi` link,
+#                 walks each at its entry (_start), detaches both (D;PID): they run on, untraced,
+#                 and end (pd_guest.c, one second of naps).
 # Kills only the pids it started; loopback only.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -245,4 +248,39 @@ else
     bad=$(running "${pids[0]}") || why="not running after the detach: $bad"
 fi
 report pid "$why" "$start"
+
+# 6. vRun: two processes started over one extended-remote link, walked at their entry.
+start=$(date +%s%N)
+why=
+if ! cc -std=c11 -Wall -Wextra -Werror -I"$root/include" -o "$work/pd_drive" "$IT/pd_drive.c" \
+    "$root/build/release/librspwalk.a" -lelf -ldwarf -lcapstone -lexpat -lz 2>"$work/cc.err" ||
+    ! cc -O0 -g -fno-omit-frame-pointer -o "$work/guest" "$IT/pd_guest.c" 2>>"$work/cc.err"; then
+    why="cannot build pd_drive.c or pd_guest.c: $(head -c 300 "$work/cc.err")"
+else
+    gs_multi
+    timeout 60 "$work/pd_drive" run "127.0.0.1:$port" "$work/guest" 20 >"$work/vrun.out" 2>&1
+    rc=$?
+    mapfile -t run_pids < <(sed -n 's/^started \([0-9][0-9]*\)$/\1/p' "$work/vrun.out")
+    if [ "$rc" -ne 0 ] || [ "${#run_pids[@]}" -ne 2 ]; then
+        why="pd_drive run exited $rc: $(tr '\n' ' ' <"$work/vrun.out" | head -c 300)"
+    else
+        for p in "${run_pids[@]}"; do
+            grep -qx "walk run-$p $p: _start (bottom)" "$work/vrun.out" ||
+                why="process $p not walked at its entry: $(grep "^walk run-$p" "$work/vrun.out")"
+            grep -qx "detached $p" "$work/vrun.out" || why="process $p not detached"
+        done
+        [ -z "$why" ] && ! bad=$(running "${run_pids[@]}") && why="not running after the detach: $bad"
+        # Each naps 20 x 50 ms, then exits: a zombie of gdbserver's, or gone.
+        for p in "${run_pids[@]}"; do
+            for _ in $(seq 100); do
+                st=$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)
+                [ -z "$st" ] || [ "$st" = Z ] && break
+                sleep 0.05
+            done
+            [ -z "$why" ] && [ -n "$st" ] && [ "$st" != Z ] && why="process $p did not end (state $st)"
+        done
+    fi
+    gs_end
+fi
+report vrun "$why" "$start"
 [ -z "$failed" ]

@@ -244,6 +244,29 @@ test_extended_attach_refused_is_enoent_naming_the_pid(void **state)
     finish(&f);
 }
 
+static void
+test_extended_run_hex_encodes_program_and_arguments(void **state)
+{
+    (void)state;
+    struct fixture f;
+    static const char *const argv[] = { "/bin/a", "x y", "" };
+    open_text(&f, PROLOGUE "-> !\n<- OK\n"
+                           "-> vRun;2f62696e2f61;782079;\n<- T05thread:p2c.2c;\n"
+                           "-> vRun;2f6e6f\n<- E02\n"
+                           "-> vRun;2f62696e2f61\n<- W7f\n");
+    struct rsp_stop st;
+    assert_int_equal(rsp_run(f.s, argv, 0, &st), SW_EINVAL); /* nothing sent */
+    assert_int_equal(rsp_extended_mode(f.s), 0);
+    assert_int_equal(rsp_run(f.s, argv, 3, &st), 0);
+    assert_int_equal(st.thread.pid, 0x2c);
+    assert_int_equal(rsp_last_stop(f.s)->thread.pid, 0x2c);
+    static const char *const missing[] = { "/no" };
+    assert_int_equal(rsp_run(f.s, missing, 1, NULL), SW_ENOENT);
+    assert_msg(rsp_session_errmsg(f.s), "vRun /no: stub replied E02");
+    assert_int_equal(rsp_run(f.s, argv, 1, NULL), SW_EEXITED);
+    finish(&f);
+}
+
 int
 main(void)
 {
@@ -258,6 +281,7 @@ main(void)
         cmocka_unit_test(test_vfile_pread_count_mismatch_is_eproto),
         cmocka_unit_test(test_vfile_setfs_is_sent_only_when_the_pid_changes),
         cmocka_unit_test(test_extended_attach_two_processes_and_detach_one_by_pid),
+        cmocka_unit_test(test_extended_run_hex_encodes_program_and_arguments),
         cmocka_unit_test(test_extended_attach_refused_is_enoent_naming_the_pid),
     };
     return cmocka_run_group_tests_name("vfile", tests, NULL, NULL);

@@ -112,6 +112,13 @@ int sw_elf_symbol_at(struct sw_elf *e, sw_addr vaddr, struct sw_elfsym *out);
  * Returns 0, SW_ENOSYM or SW_ENOMEM. */
 int sw_elf_symbol_by_name(struct sw_elf *e, const char *name, struct sw_elfsym *out);
 
+/* The same, preferring a GLOBAL or WEAK symbol to a LOCAL one (gdb's
+ * lookup_minimal_symbol within one file: an external symbol ends its search
+ * over every file, a file-local one does not); *LOCAL says which it found.
+ * Returns 0, SW_ENOSYM or SW_ENOMEM. */
+int sw_elf_symbol_by_name_bind(struct sw_elf *e, const char *name, struct sw_elfsym *out,
+                               bool *local);
+
 /* Copy LEN bytes at link-time address VADDR from the file's allocated,
  * non-NOBITS sections or PT_LOAD file contents (code and read-only data).
  * Returns 0 or SW_EMEM if any byte is not in the file. */

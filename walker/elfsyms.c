@@ -372,8 +372,10 @@ sw_elf_symbol_at(struct sw_elf *e, sw_addr vaddr, struct sw_elfsym *out)
     return 0;
 }
 
-int
-sw_elf_symbol_by_name(struct sw_elf *e, const char *name, struct sw_elfsym *out)
+/* The symbol named NAME: a function before a label, then by table and
+ * order; with BIND, a GLOBAL or WEAK one before a LOCAL one first. */
+static int
+symbol_by_name(struct sw_elf *e, const char *name, bool bind, struct sw_elfsym *out, bool *local)
 {
     int rc = load_symbols(e);
     if (rc != 0)
@@ -383,9 +385,12 @@ sw_elf_symbol_by_name(struct sw_elf *e, const char *name, struct sw_elfsym *out)
         const struct elf_sym *s = &e->syms[i];
         if (strcmp(s->name, name) != 0)
             continue;
-        if (best == NULL || s->label < best->label ||
-            (s->label == best->label &&
-             (s->src < best->src || (s->src == best->src && s->order < best->order))))
+        bool sl = s->bind == 2, bl = best != NULL && best->bind == 2;
+        if (best == NULL || (bind && sl != bl && !sl) ||
+            ((!bind || sl == bl) &&
+             (s->label < best->label ||
+              (s->label == best->label &&
+               (s->src < best->src || (s->src == best->src && s->order < best->order))))))
             best = s;
     }
     if (best == NULL)
@@ -393,5 +398,19 @@ sw_elf_symbol_by_name(struct sw_elf *e, const char *name, struct sw_elfsym *out)
     out->name = best->name;
     out->value = best->value;
     out->size = best->size;
+    if (local != NULL)
+        *local = best->bind == 2;
     return 0;
+}
+
+int
+sw_elf_symbol_by_name(struct sw_elf *e, const char *name, struct sw_elfsym *out)
+{
+    return symbol_by_name(e, name, false, out, NULL);
+}
+
+int
+sw_elf_symbol_by_name_bind(struct sw_elf *e, const char *name, struct sw_elfsym *out, bool *local)
+{
+    return symbol_by_name(e, name, true, out, local);
 }

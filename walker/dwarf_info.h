@@ -92,10 +92,36 @@ int sw_dinfo_function(struct sw_dinfo *d, sw_addr vaddr, struct sw_dinfo_name *o
  * when there is no such call site, the call is direct, the chains share
  * nothing, or a target on the way cannot be resolved (a DW_AT_call_target
  * expression, a name ELF does not define, an address that starts no DWARF
- * function): cases where gdb gives up too.  Both addresses are in this file:
- * calls between files are not followed.  Returns 0, SW_ENOMEM, SW_EBADELF. */
+ * function, a target with DW_AT_ranges that is not the callee): cases where
+ * gdb 13 gives up too.  Both addresses are in this file:
+ * calls between files are not followed (sw_dinfo_tailcall_chain_world does).
+ * Returns 0, SW_ENOMEM, SW_EBADELF. */
 int sw_dinfo_tailcall_chain(struct sw_dinfo *d, sw_addr caller_ra, sw_addr callee_entry,
                             struct sw_dinfo_tail *out, size_t max, size_t *n);
+
+/* The files a tail-call search may enter, as gdb searches every objfile:
+ * walker/virtual.c answers over the target's modules. */
+struct sw_dinfo_world {
+    void *arg;
+    /* The file holding runtime address ADDR: its DWARF in *D (NULL when no
+     * module covers ADDR or it has none) and its load bias (runtime minus
+     * link-time address) in *BIAS.  Returns 0 or SW_ENOMEM. */
+    int (*file_at)(void *arg, sw_addr addr, struct sw_dinfo **d, sw_addr *bias);
+    /* The runtime address of the symbol NAME as gdb's lookup_minimal_symbol
+     * picks it among every file.  Returns 0, SW_ENOSYM or SW_ENOMEM. */
+    int (*symbol)(void *arg, const char *name, sw_addr *addr);
+};
+
+/* sw_dinfo_tailcall_chain over the files of W, in runtime addresses: the
+ * caller's call site is in the file holding CALLER_RA - 1, a target named by
+ * a declaration is W's symbol (a call through the PLT into another module
+ * reaches that module's function), and each target's tail-call sites are
+ * those of the file holding it.  OUT's pcs are runtime addresses, names
+ * borrowed from the file of each call site.  Returns 0, SW_ENOMEM,
+ * SW_EBADELF (the caller's unit is malformed), with the message in ERR. */
+int sw_dinfo_tailcall_chain_world(const struct sw_dinfo_world *w, sw_addr caller_ra,
+                                  sw_addr callee_entry, struct sw_dinfo_tail *out, size_t max,
+                                  size_t *n, struct sw_errbuf *err);
 
 /* ---- local variables (dwarf_vars.c; evaluated by walker/locals.c) ---------------------- */
 

@@ -59,6 +59,8 @@ struct di_site {
     sw_addr pc;    /* DW_AT_call_return_pc (DW_AT_low_pc for the GNU tag) */
     uint32_t func; /* the enclosing DI_FUNC scope */
     bool tail;
+    bool tmulti;   /* DI_TGT_ADDR of a DW_AT_ranges target: TADDR is its first
+                    * range, and its other ranges start no function */
     uint8_t tkind; /* enum di_target_kind */
     sw_addr taddr;
     const char *tname;

@@ -66,10 +66,54 @@ add_scope(struct di_cu *cu, const struct di_scope *s)
     return 0;
 }
 
+/* gdb's dwarf2_attr: whether DIE, or the DIE its DW_AT_specification or
+ * DW_AT_abstract_origin names (and so on), has attribute AT; *FLAG its value
+ * as a flag when FLAG is not NULL. */
+static bool
+attr_along(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at, bool *flag)
+{
+    Dwarf_Die cur = die, owned = NULL;
+    bool found = false;
+
+    for (int hop = 0; hop < DI_MAX_HOPS && cur != NULL && !found; hop++) {
+        Dwarf_Off off;
+        if (sw_di_has_attr(d, cur, at)) {
+            found = true;
+            if (flag != NULL)
+                *flag = sw_di_attr_flag(d, cur, at);
+            break;
+        }
+        if (!sw_di_attr_ref(d, cur, DW_AT_specification, &off) &&
+            !sw_di_attr_ref(d, cur, DW_AT_abstract_origin, &off))
+            break;
+        Dwarf_Die next = sw_di_die_at(d, off);
+        if (owned)
+            dwarf_dealloc_die(owned);
+        owned = cur = next;
+    }
+    if (owned)
+        dwarf_dealloc_die(owned);
+    return found;
+}
+
+/* gdb's die_is_declaration: DW_AT_declaration along the origins and no
+ * DW_AT_specification.  An LTO unit's concrete DIE that only names its
+ * abstract origin in the early-debug unit is a declaration when that is. */
+static bool
+die_is_declaration(struct sw_dinfo *d, Dwarf_Die die)
+{
+    bool decl = false;
+    return attr_along(d, die, DW_AT_declaration, &decl) && decl &&
+           !attr_along(d, die, DW_AT_specification, NULL);
+}
+
 /* Where a call site's target is, as gdb's read_call_site_scope records it:
  * a DW_AT_call_target expression needs the caller's registers, which a
  * tail-call search does not have, so it stays unresolved; a declaration is
- * resolved later by name; a definition by its lowest address.  0 or SW_ENOMEM. */
+ * resolved later by name (its linkage name, else its name, along its
+ * origins); a definition by its entry: its low pc, or with DW_AT_ranges the
+ * start of each range (gdb 13's call_site_target::ADDRESSES), of which only
+ * the first can be a function's entry.  0 or SW_ENOMEM. */
 static int
 site_target(struct di_parse *p, Dwarf_Die die, struct di_site *s)
 {
@@ -87,11 +131,9 @@ site_target(struct di_parse *p, Dwarf_Die die, struct di_site *s)
     Dwarf_Die t = sw_di_die_at(d, off);
     if (t == NULL)
         return 0;
-    if (sw_di_attr_flag(d, t, DW_AT_declaration) && !sw_di_has_attr(d, t, DW_AT_specification)) {
-        const char *name = NULL;
-        if (sw_di_attr_string(d, t, DW_AT_linkage_name, &name) ||
-            sw_di_attr_string(d, t, DW_AT_MIPS_linkage_name, &name) ||
-            sw_di_attr_string(d, t, DW_AT_name, &name)) {
+    if (die_is_declaration(d, t)) {
+        const char *name = die_gdb_name(d, t);
+        if (name != NULL) {
             s->tkind = DI_TGT_NAME;
             s->tname = name;
         }
@@ -113,12 +155,9 @@ site_target(struct di_parse *p, Dwarf_Die die, struct di_site *s)
         sw_di_drop_error(d->dbg, de);
         rc = sw_di_die_ranges(d, t, base, &rb);
         if (rc == 0 && rb.n > 0) {
-            sw_addr lowest = rb.v[0].lo;
-            for (size_t i = 1; i < rb.n; i++)
-                if (rb.v[i].lo < lowest)
-                    lowest = rb.v[i].lo;
             s->tkind = DI_TGT_ADDR;
-            s->taddr = lowest;
+            s->taddr = rb.v[0].lo;
+            s->tmulti = rb.n > 1 && sw_di_has_attr(d, t, DW_AT_ranges);
         }
         sw_free(rb.v);
     }

@@ -3,7 +3,9 @@
  * After a physical walk: inline frames (DW_TAG_inlined_subroutine) before each
  * physical frame and tail-call frames (DW_TAG_call_site chains) between a frame
  * and its caller, read through walker/dwarf_info.h with one sw_dinfo per
- * module, cached per walker.  No unwinding here: SPs and FPs are copied.
+ * module, cached per walker.  Tail-call chains cross modules as gdb's do: the
+ * modules are one world (names resolved over all of them, each address read
+ * with its own module's DWARF).  No unwinding here: SPs and FPs are copied.
  */
 #include "walker/walker_internal.h"
 
@@ -22,10 +24,28 @@ struct virt_module {
     struct sw_dinfo *d; /* owned; NULL when the file could not be opened */
 };
 
+/* A name a call site declares, as the modules resolved it. */
+struct virt_name {
+    char *name;   /* owned */
+    sw_addr addr; /* runtime; valid when rc is 0 */
+    int rc;       /* 0 or SW_ENOSYM */
+};
+
 struct sw_virtual {
     struct virt_module *mods;
     size_t n, cap;
+    struct virt_name *names; /* valid for the module list NAMES_KEY summarizes */
+    size_t nnames, capnames;
+    uint64_t names_key;
 };
+
+static void
+names_clear(struct sw_virtual *v)
+{
+    for (size_t i = 0; i < v->nnames; i++)
+        sw_free(v->names[i].name);
+    v->nnames = 0;
+}
 
 void
 sw_virtual_free(struct sw_virtual *v)
@@ -37,6 +57,8 @@ sw_virtual_free(struct sw_virtual *v)
         sw_free(v->mods[i].path);
     }
     sw_free(v->mods);
+    names_clear(v);
+    sw_free(v->names);
     sw_free(v);
 }
 
@@ -92,6 +114,108 @@ dinfo_at(struct sw_virtual *v, struct sw_libstate *ls, sw_addr pc, const struct 
     if (sw_libstate_lib_at(ls, pc, lib) < 0)
         return 0;
     return module_dinfo(v, *lib, d, err);
+}
+
+/* ---- the modules as one world for tail-call searches ------------------------------------ */
+
+struct virt_world {
+    struct sw_virtual *v;
+    struct sw_libstate *ls;
+    struct sw_errbuf *err;
+};
+
+static int
+world_file_at(void *arg, sw_addr addr, struct sw_dinfo **d, sw_addr *bias)
+{
+    struct virt_world *w = arg;
+    const struct sw_lib *lib = NULL;
+    int rc = dinfo_at(w->v, w->ls, addr, &lib, d, w->err);
+    *bias = *d != NULL ? lib->bias : 0;
+    return rc;
+}
+
+/* gdb's lookup_minimal_symbol over every module, in the order gdb loads them
+ * (the executable, then the link map's, then the vDSO, which gdb reads from
+ * memory once the others are in): the first GLOBAL or WEAK symbol named NAME
+ * ends the search; failing one, the LOCAL one of the last module that has
+ * one.  0, SW_ENOSYM or SW_ENOMEM. */
+static int
+resolve_name(struct sw_libstate *ls, const char *name, sw_addr *addr)
+{
+    const struct sw_lib *libs;
+    size_t n;
+    int found = SW_ENOSYM;
+
+    sw_libstate_libs(ls, &libs, &n);
+    for (int from_memory = 0; from_memory < 2; from_memory++)
+        for (size_t i = 0; i < n; i++) {
+            struct sw_elfsym sym;
+            bool local = false;
+            if (libs[i].elf == NULL || (libs[i].path == NULL) != from_memory)
+                continue;
+            int rc = sw_elf_symbol_by_name_bind(libs[i].elf, name, &sym, &local);
+            if (rc == SW_ENOMEM)
+                return rc;
+            if (rc != 0)
+                continue;
+            *addr = sym.value + libs[i].bias;
+            found = 0;
+            if (!local)
+                return 0;
+        }
+    return found;
+}
+
+static int
+world_symbol(void *arg, const char *name, sw_addr *addr)
+{
+    struct virt_world *w = arg;
+    struct sw_virtual *v = w->v;
+    struct virt_name *e;
+
+    for (size_t i = 0; i < v->nnames; i++)
+        if (strcmp(v->names[i].name, name) == 0) {
+            *addr = v->names[i].addr;
+            return v->names[i].rc;
+        }
+    if (v->nnames == v->capnames) {
+        size_t cap = v->capnames ? v->capnames * 2 : 16;
+        e = sw_realloc(v->names, cap * sizeof *e);
+        if (e == NULL)
+            return SW_ENOMEM;
+        v->names = e;
+        v->capnames = cap;
+    }
+    e = &v->names[v->nnames];
+    *e = (struct virt_name){ .name = sw_strdup(name) };
+    if (e->name == NULL)
+        return SW_ENOMEM;
+    e->rc = resolve_name(w->ls, name, &e->addr);
+    if (e->rc == SW_ENOMEM) {
+        sw_free(e->name);
+        return SW_ENOMEM;
+    }
+    v->nnames++;
+    *addr = e->addr;
+    return e->rc;
+}
+
+/* A summary of the module list (paths and biases): names resolved for
+ * another list are forgotten. */
+static uint64_t
+libs_key(struct sw_libstate *ls)
+{
+    const struct sw_lib *libs;
+    size_t n;
+    uint64_t h = 14695981039346656037ull;
+
+    sw_libstate_libs(ls, &libs, &n);
+    for (size_t i = 0; i < n; i++) {
+        for (const char *c = libs[i].path ? libs[i].path : libs[i].name; c && *c; c++)
+            h = (h ^ (uint8_t)*c) * 1099511628211ull;
+        h = (h ^ libs[i].bias) * 1099511628211ull;
+    }
+    return (h ^ n) * 1099511628211ull;
 }
 
 struct virt_out {
@@ -174,14 +298,19 @@ push_with_inlines(struct sw_virtual *v, struct sw_libstate *ls, const struct sw_
     return 0;
 }
 
-/* Push the tail-call frames between CALLEE and its caller CALLER.  Both must
- * be in one module (dwarf_info.h follows no calls between files). */
+/* Push the tail-call frames between CALLEE and its caller CALLER, which may
+ * be in different modules (a call through the PLT): the search enters every
+ * module's DWARF (sw_dinfo_tailcall_chain_world). */
 static int
 push_tailcalls(struct sw_virtual *v, struct sw_libstate *ls, const struct sw_frame *callee,
                const struct sw_frame *caller, struct virt_out *o, struct sw_errbuf *err)
 {
     struct sw_dinfo_tail tails[VIRT_MAX_TAIL];
-    const struct sw_lib *lib, *clib;
+    struct virt_world world = { .v = v, .ls = ls, .err = err };
+    const struct sw_dinfo_world w = { .arg = &world,
+                                      .file_at = world_file_at,
+                                      .symbol = world_symbol };
+    const struct sw_lib *lib = NULL;
     struct sw_dinfo *d;
     struct sw_elfsym sym;
     sw_addr pc, entry;
@@ -195,13 +324,11 @@ push_tailcalls(struct sw_virtual *v, struct sw_libstate *ls, const struct sw_fra
         return 0;
     pc = sw_frame_lookup_pc(callee);
     rc = dinfo_at(v, ls, pc, &lib, &d, err);
-    if (rc < 0 || d == NULL)
+    if (rc < 0 || lib == NULL || lib->elf == NULL)
         return rc;
-    if (sw_libstate_lib_at(ls, sw_frame_lookup_pc(caller), &clib) < 0 || clib != lib)
-        return 0;
     /* gdb's get_pc_function_start: the DWARF function's entry, else the
      * symbol's. */
-    rc = sw_dinfo_function_entry(d, pc - lib->bias, &entry);
+    rc = d != NULL ? sw_dinfo_function_entry(d, pc - lib->bias, &entry) : SW_ENOENT;
     if (rc == SW_ENOMEM)
         return query_rc(d, rc, err);
     if (rc < 0) {
@@ -209,15 +336,19 @@ push_tailcalls(struct sw_virtual *v, struct sw_libstate *ls, const struct sw_fra
             return 0;
         entry = sym.value;
     }
-    rc = query_rc(
-        d, sw_dinfo_tailcall_chain(d, caller->ra - lib->bias, entry, tails, VIRT_MAX_TAIL, &n),
-        err);
-    if (rc < 0)
+    rc = sw_dinfo_tailcall_chain_world(&w, caller->ra, entry + lib->bias, tails, VIRT_MAX_TAIL, &n,
+                                       err);
+    if (rc == SW_ENOMEM)
         return rc;
+    if (rc < 0) {
+        sw_debug(SW_DBG_STEP, "virtual frames: %s", err->msg);
+        sw_err_clear(err);
+        return 0;
+    }
     for (size_t i = 0; i < n; i++) {
         struct sw_frame f;
         sw_frame_init(&f);
-        f.ra = tails[i].pc + lib->bias;
+        f.ra = tails[i].pc;
         f.sp = caller->sp;
         f.fp = caller->fp;
         f.sp_loc = caller->sp_loc;
@@ -252,6 +383,11 @@ sw_virtual_frames_add(struct sw_virtual **cache, struct sw_libstate *ls, struct 
         *cache = sw_calloc(1, sizeof **cache);
         if (*cache == NULL)
             return sw_fail(err, SW_ENOMEM, "adding inline frames: out of memory");
+    }
+    uint64_t key = libs_key(ls);
+    if (key != (*cache)->names_key) {
+        names_clear(*cache);
+        (*cache)->names_key = key;
     }
     for (size_t i = 0; i < st->n && rc == 0; i++) {
         const struct sw_frame *f = &st->frames[i];

@@ -5,6 +5,10 @@
  * differs from libdwarf 0.x.  Reads .eh_frame and .debug_frame of a file and
  * .debug_frame of its separate debug file, or of an ELF image in memory (the
  * vDSO) through libelf's elf_memory and dwarf_elf_init_b; evaluates nothing.
+ * A file's .eh_frame is not read whole when it has an .eh_frame_hdr: the
+ * header names the FDE for an address, and libdwarf reads that FDE and its
+ * CIE from an image of the two (walker/eh_frame_hdr.h), once per FDE.
+ * RSPWALK_CFI_WHOLE_TABLE=1 reads the whole .eh_frame (for comparisons).
  */
 #include "walker/cfi.h"
 
@@ -12,14 +16,18 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <dwarf.h>
 #include <libdwarf.h>
+#include <gelf.h>
 #include <libelf.h>
 
 #include "util/util.h"
+#include "walker/cfi_ra_state.h"
+#include "walker/eh_frame_hdr.h"
 
 /* Rule table columns libdwarf tracks.  A DW_CFA_* on a register at or past
  * this fails the whole FDE (DW_DLE_DF_REG_NUM_TOO_HIGH), so it must cover
@@ -38,6 +46,20 @@ struct cfi_table {
     const char *what; /* ".eh_frame of /lib/.../libc.so.6": for messages */
     char *label;      /* owned storage of WHAT */
     bool big_endian;  /* the file's byte order: operands of DW_CFA_advance_loc2/4 */
+    /* .eh_frame looked up through .eh_frame_hdr (struct sw_cfi's HDR): no
+     * list loaded; each FDE gets a table of its own (struct hdr_fde). */
+    bool by_hdr;
+};
+
+/* One FDE found through .eh_frame_hdr, with its CIE, read by libdwarf from
+ * an ELF image of the two (sw_ehhdr_image); kept until sw_cfi_close, since
+ * rows point into it. */
+struct hdr_fde {
+    uint64_t off;       /* the FDE's offset in .eh_frame */
+    uint8_t *image;     /* owned */
+    Elf *elf;           /* owned: over IMAGE */
+    Dwarf_Debug dbg;    /* owned */
+    struct cfi_table t; /* its list (one CIE, one FDE); WHAT borrowed */
 };
 
 struct sw_cfi {
@@ -50,6 +72,14 @@ struct sw_cfi {
     uint8_t *image;   /* owned copy of the in-memory image; NULL for files */
     Elf *file_elf[2]; /* owned: libelf handles of 64-bit big-endian files (see open_dbg) */
     int file_fd[2];   /* owned: their descriptors; -1 if none */
+    /* The file through libelf for .eh_frame_hdr (see eh_frame_hdr.h). */
+    Elf *hdr_elf; /* owned */
+    int hdr_fd;   /* owned; 0 if none */
+    struct sw_ehhdr hdr;
+    unsigned hdr_machine;
+    uint32_t hdr_flags;
+    struct hdr_fde *hfdes; /* owned: nhfdes entries */
+    size_t nhfdes, caphfdes;
 };
 
 /* Take libdwarf's message into ERR and release the error object. */
@@ -229,6 +259,168 @@ add_table(struct sw_cfi *c, Dwarf_Debug dbg, bool msb, bool eh, const char *path
     return 0;
 }
 
+/* Find .eh_frame_hdr and .eh_frame of PATH through libelf and set C->HDR
+ * up.  Returns 0, or -1 when the file has no usable header (the caller then
+ * reads the whole .eh_frame; RSPWALK_CFI_WHOLE_TABLE=1 forces that). */
+static int
+open_hdr(struct sw_cfi *c, const char *path)
+{
+    const char *env = getenv("RSPWALK_CFI_WHOLE_TABLE");
+    if (env && *env && strcmp(env, "0") != 0)
+        return -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    (void)elf_version(EV_CURRENT);
+    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    GElf_Ehdr eh;
+    size_t shstrndx;
+    if (elf == NULL || elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &eh) == NULL ||
+        elf_getshdrstrndx(elf, &shstrndx) != 0)
+        goto none;
+    Elf_Data *hdr = NULL, *ehd = NULL;
+    uint64_t hdr_addr = 0, eh_addr = 0;
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_PROGBITS)
+            continue;
+        const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+        if (name && strcmp(name, ".eh_frame_hdr") == 0 && hdr == NULL) {
+            hdr = elf_rawdata(scn, NULL);
+            hdr_addr = sh.sh_addr;
+        } else if (name && strcmp(name, ".eh_frame") == 0 && ehd == NULL) {
+            ehd = elf_rawdata(scn, NULL);
+            eh_addr = sh.sh_addr;
+        }
+    }
+    if (hdr == NULL || ehd == NULL || hdr->d_buf == NULL || ehd->d_buf == NULL ||
+        sw_ehhdr_init(&c->hdr, hdr->d_buf, hdr->d_size, hdr_addr, ehd->d_buf, ehd->d_size, eh_addr,
+                      eh.e_ident[EI_DATA] == ELFDATA2MSB,
+                      eh.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4) < 0)
+        goto none;
+    c->hdr_elf = elf;
+    c->hdr_fd = fd;
+    c->hdr_machine = eh.e_machine;
+    c->hdr_flags = (uint32_t)eh.e_flags;
+    return 0;
+
+none:
+    sw_debug(SW_DBG_CACHE, "cfi: %s: no usable .eh_frame_hdr, reading the whole .eh_frame\n", path);
+    if (elf)
+        elf_end(elf);
+    close(fd);
+    return -1;
+}
+
+/* A table for DBG's .eh_frame looked up through C->HDR (open_hdr). */
+static int
+add_hdr_table(struct sw_cfi *c, Dwarf_Debug dbg, bool msb, const char *path, struct sw_errbuf *err)
+{
+    struct cfi_table *t = &c->tables[c->ntables];
+    memset(t, 0, sizeof *t);
+    size_t n = strlen(path) + 14;
+    t->label = sw_malloc(n);
+    if (t->label == NULL)
+        return sw_fail(err, SW_ENOMEM, "reading .eh_frame of %s: out of memory", path);
+    snprintf(t->label, n, ".eh_frame of %s", path);
+    t->what = t->label;
+    t->dbg = dbg;
+    t->big_endian = msb;
+    t->by_hdr = true;
+    c->ntables++;
+    return 0;
+}
+
+/* Give up the header for T: load the whole list as add_table does (a
+ * malformed section leaves T empty, as add_table leaves no table). */
+static void
+hdr_fall_back(struct cfi_table *t)
+{
+    Dwarf_Error de = NULL;
+    t->by_hdr = false;
+    if (dwarf_get_fde_list_eh(t->dbg, &t->cies, &t->ncies, &t->fdes, &t->nfdes, &de) != DW_DLV_OK) {
+        dw_drop_error(t->dbg, de);
+        t->cies = NULL;
+        t->fdes = NULL;
+        t->ncies = t->nfdes = 0;
+    }
+}
+
+/* The table to search for VADDR in T, a by_hdr table: the one-FDE table of
+ * the FDE the header names (read on first use), NULL when no FDE starts at
+ * or below VADDR, or T itself after falling back to the whole list (an FDE
+ * the header names cannot be read by itself).  Errors: out of memory. */
+static int
+hdr_table_for(struct sw_cfi *c, struct cfi_table *t, sw_addr vaddr, struct cfi_table **out,
+              struct sw_errbuf *err)
+{
+    uint64_t off;
+    *out = NULL;
+    if (sw_ehhdr_find(&c->hdr, vaddr, &off) == 0)
+        return 0;
+    for (size_t i = 0; i < c->nhfdes; i++)
+        if (c->hfdes[i].off == off) {
+            *out = &c->hfdes[i].t;
+            return 0;
+        }
+    if (c->nhfdes == c->caphfdes) {
+        size_t cap = c->caphfdes ? 2 * c->caphfdes : 16;
+        struct hdr_fde *nh = sw_realloc(c->hfdes, cap * sizeof *nh);
+        if (nh == NULL)
+            return sw_fail(err, SW_ENOMEM, "reading %s: out of memory", t->what);
+        c->hfdes = nh;
+        c->caphfdes = cap;
+    }
+    struct hdr_fde *h = &c->hfdes[c->nhfdes];
+    memset(h, 0, sizeof *h);
+    h->off = off;
+    size_t len = 0;
+    int rc = sw_ehhdr_image(&c->hdr, off, c->hdr_machine, c->hdr_flags, &h->image, &len);
+    if (rc == -2)
+        return sw_fail(err, SW_ENOMEM, "reading %s: out of memory", t->what);
+    Dwarf_Error de = NULL;
+    if (rc < 0)
+        goto fall_back;
+    h->elf = elf_memory((char *)h->image, len);
+    if (h->elf == NULL || dwarf_elf_init_b(h->elf, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL,
+                                           &h->dbg, &de) != DW_DLV_OK) {
+        h->dbg = NULL;
+        goto fall_back;
+    }
+    if (setup_dbg(&h->dbg, t->what, 0, err) < 0)
+        goto fall_back;
+    h->t.dbg = h->dbg;
+    h->t.what = t->what;
+    h->t.big_endian = t->big_endian;
+    if (dwarf_get_fde_list_eh(h->dbg, &h->t.cies, &h->t.ncies, &h->t.fdes, &h->t.nfdes, &de) !=
+            DW_DLV_OK ||
+        h->t.nfdes != 1)
+        goto fall_back;
+    c->nhfdes++;
+    *out = &h->t;
+    return 0;
+
+fall_back:
+    if (h->dbg) {
+        dw_drop_error(h->dbg, de);
+        if (h->t.fdes)
+            dwarf_fde_cie_list_dealloc(h->dbg, h->t.cies, h->t.ncies, h->t.fdes, h->t.nfdes);
+        finish_dbg(h->dbg);
+    } else {
+        dw_drop_error(NULL, de);
+    }
+    if (h->elf)
+        elf_end(h->elf);
+    sw_free(h->image);
+    sw_debug(SW_DBG_CACHE,
+             "cfi: %s: FDE at .eh_frame+0x%" PRIx64
+             " not read through .eh_frame_hdr, reading the whole section\n",
+             t->what, off);
+    hdr_fall_back(t);
+    *out = t;
+    return 0;
+}
+
 void
 sw_cfi_close(struct sw_cfi *c)
 {
@@ -251,6 +443,18 @@ sw_cfi_close(struct sw_cfi *c)
         if (c->file_fd[i] > 0)
             close(c->file_fd[i]);
     }
+    for (size_t i = 0; i < c->nhfdes; i++) {
+        struct hdr_fde *h = &c->hfdes[i];
+        dwarf_fde_cie_list_dealloc(h->dbg, h->t.cies, h->t.ncies, h->t.fdes, h->t.nfdes);
+        finish_dbg(h->dbg);
+        elf_end(h->elf);
+        sw_free(h->image);
+    }
+    sw_free(c->hfdes);
+    if (c->hdr_elf)
+        elf_end(c->hdr_elf);
+    if (c->hdr_fd > 0)
+        close(c->hdr_fd);
     sw_free(c->image);
     sw_free(c->scratch);
     sw_free(c->path);
@@ -284,7 +488,8 @@ sw_cfi_open(const char *path, const char *debug_path, unsigned addr_size, struct
     if (c->dbg[0]) {
         /* .eh_frame first: it is what the code was built to unwind with;
          * .debug_frame may describe the same code less precisely. */
-        if ((rc = add_table(c, c->dbg[0], msb, true, path, &why)) < 0 ||
+        if ((rc = open_hdr(c, path) == 0 ? add_hdr_table(c, c->dbg[0], msb, path, &why)
+                                         : add_table(c, c->dbg[0], msb, true, path, &why)) < 0 ||
             (rc = add_table(c, c->dbg[0], msb, false, path, &why)) < 0)
             goto fail_why;
     }
@@ -418,157 +623,6 @@ convert_rule(const Dwarf_Regtable_Entry3 *e, struct sw_cfi_rule *r)
     }
 }
 
-/* ---- AArch64 return-address signing --------------------------------------
- *
- * DW_CFA_AARCH64_negate_ra_state (0x2d, the opcode of SPARC's
- * DW_CFA_GNU_window_save) toggles RA_SIGN_STATE, a pseudo register of the
- * AArch64 DWARF supplement: after `paciasp` the return address in x30, and
- * its saved copy, carry a pointer authentication code.  libdwarf 20210528
- * reads the opcode and keeps nothing, so the state at an address comes from
- * replaying the CIE's and the FDE's instructions here, operands skipped.  As
- * a register column, DW_CFA_remember_state and DW_CFA_restore_state save
- * and restore it (GCC's unwinder does the same). */
-
-#define RA_STATE_DEPTH 16 /* nested remember_state: GCC emits one level */
-
-struct cfa_reader {
-    const uint8_t *p, *end;
-    bool failed;
-};
-
-static uint64_t
-cfa_uleb(struct cfa_reader *r)
-{
-    uint64_t v = 0;
-    for (unsigned shift = 0; r->p < r->end; shift += 7) {
-        uint8_t b = *r->p++;
-        if (shift < 64)
-            v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80))
-            return v;
-    }
-    r->failed = true;
-    return 0;
-}
-
-static uint64_t
-cfa_fixed(struct cfa_reader *r, size_t n, bool msb)
-{
-    uint64_t v = 0;
-    if ((size_t)(r->end - r->p) < n) {
-        r->failed = true;
-        return 0;
-    }
-    for (size_t i = 0; i < n; i++)
-        v |= (uint64_t)r->p[i] << (8 * (msb ? n - 1 - i : i));
-    r->p += n;
-    return v;
-}
-
-/* Skip a block: its ULEB length, then that many bytes. */
-static void
-cfa_block(struct cfa_reader *r)
-{
-    uint64_t n = cfa_uleb(r);
-    if (n > (uint64_t)(r->end - r->p))
-        r->failed = true;
-    else
-        r->p += n;
-}
-
-/* Replay LEN bytes of call frame instructions at INSNS from LOC, up to and
- * including the instructions at TARGET, toggling *SIGNED.  Returns false
- * when an instruction cannot be followed (DW_CFA_set_loc, a vendor opcode,
- * truncated operands): the state then is what it was before it. */
-static bool
-replay_ra_state(const uint8_t *insns, size_t len, uint64_t loc, uint64_t target, uint64_t caf,
-                bool msb, bool *signed_, bool *stack, unsigned *depth)
-{
-    struct cfa_reader r = { insns, insns + len, false };
-    while (r.p < r.end && !r.failed) {
-        uint8_t op = *r.p++;
-        uint64_t delta = 0;
-        switch (op >> 6) {
-        case 1: /* DW_CFA_advance_loc */
-            delta = op & 0x3f;
-            break;
-        case 2: /* DW_CFA_offset: register in the opcode, ULEB offset */
-            cfa_uleb(&r);
-            continue;
-        case 3: /* DW_CFA_restore */
-            continue;
-        }
-        if (op >> 6 == 0) {
-            switch (op) {
-            case 0x00: /* nop */
-            case 0x0a: /* remember_state */
-            case 0x0b: /* restore_state */
-            case 0x2d: /* AARCH64_negate_ra_state */
-                break;
-            case 0x02: /* advance_loc1 */
-                delta = cfa_fixed(&r, 1, msb);
-                break;
-            case 0x03: /* advance_loc2 */
-                delta = cfa_fixed(&r, 2, msb);
-                break;
-            case 0x04: /* advance_loc4 */
-                delta = cfa_fixed(&r, 4, msb);
-                break;
-            case 0x06: /* restore_extended */
-            case 0x07: /* undefined */
-            case 0x08: /* same_value */
-            case 0x0d: /* def_cfa_register */
-            case 0x0e: /* def_cfa_offset */
-            case 0x13: /* def_cfa_offset_sf */
-            case 0x2e: /* GNU_args_size */
-                cfa_uleb(&r);
-                break;
-            case 0x05: /* offset_extended */
-            case 0x09: /* register */
-            case 0x0c: /* def_cfa */
-            case 0x11: /* offset_extended_sf */
-            case 0x12: /* def_cfa_sf */
-            case 0x14: /* val_offset */
-            case 0x15: /* val_offset_sf */
-            case 0x2f: /* GNU_negative_offset_extended */
-                cfa_uleb(&r);
-                cfa_uleb(&r);
-                break;
-            case 0x10: /* expression: register, block */
-            case 0x16: /* val_expression: register, block */
-                cfa_uleb(&r);
-                cfa_block(&r);
-                break;
-            case 0x0f: /* def_cfa_expression: block */
-                cfa_block(&r);
-                break;
-            default:
-                return false;
-            }
-        }
-        if (r.failed)
-            return false;
-        if (delta != 0) {
-            loc += delta * caf;
-            if (loc > target)
-                return true;
-            continue;
-        }
-        if (op == 0x2d) {
-            *signed_ = !*signed_;
-        } else if (op == 0x0a) {
-            if (*depth == RA_STATE_DEPTH)
-                return false;
-            stack[(*depth)++] = *signed_;
-        } else if (op == 0x0b) {
-            if (*depth == 0)
-                return false;
-            *signed_ = stack[--(*depth)];
-        }
-    }
-    return !r.failed;
-}
-
 /* Fill ROW from FDE at VADDR. */
 static int
 row_from_fde(struct sw_cfi *c, struct cfi_table *t, Dwarf_Fde fde, Dwarf_Addr lo, Dwarf_Addr hi,
@@ -626,10 +680,10 @@ row_from_fde(struct sw_cfi *c, struct cfi_table *t, Dwarf_Fde fde, Dwarf_Addr lo
         dw_drop_error(t->dbg, de);
         insns = NULL;
     }
-    if (insns && replay_ra_state(init, (size_t)init_len, 0, UINT64_MAX, caf, t->big_endian,
-                                 &ra_signed, ra_stack, &depth))
-        replay_ra_state(insns, (size_t)insns_len, lo, vaddr, caf, t->big_endian, &ra_signed,
-                        ra_stack, &depth);
+    if (insns && sw_cfi_replay_ra_state(init, (size_t)init_len, 0, UINT64_MAX, caf, t->big_endian,
+                                        &ra_signed, ra_stack, &depth))
+        sw_cfi_replay_ra_state(insns, (size_t)insns_len, lo, vaddr, caf, t->big_endian, &ra_signed,
+                               ra_stack, &depth);
     row->ra_signed = ra_signed;
 
     const Dwarf_Regtable_Entry3 *cfa = &rt.rt3_cfa_rule;
@@ -662,6 +716,15 @@ sw_cfi_row_at(struct sw_cfi *c, sw_addr vaddr, struct sw_cfi_row *row, struct sw
         Dwarf_Error de = NULL;
         Dwarf_Fde fde;
         Dwarf_Addr lo, hi;
+        if (t->by_hdr) {
+            int rc = hdr_table_for(c, t, vaddr, &t, err);
+            if (rc < 0)
+                return rc;
+            if (t == NULL)
+                continue;
+        }
+        if (t->fdes == NULL)
+            continue; /* fell back to a list that could not be read */
         int rc = dwarf_get_fde_at_pc(t->fdes, vaddr, &fde, &lo, &hi, &de);
         if (rc == DW_DLV_NO_ENTRY)
             continue;

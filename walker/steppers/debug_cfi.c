@@ -73,7 +73,9 @@ debug_cfi_of(struct debug_stepper *ds, const struct sw_lib *lib, unsigned word_s
         return SW_ENOMEM;
     int rc;
     if (lib->path) {
-        const char *debug_path = lib->elf ? sw_elf_debug_path(lib->elf) : NULL;
+        /* The uncompressed copy in the cache directory where there is one:
+         * libdwarf would inflate the debug file's sections on every run. */
+        const char *debug_path = lib->elf ? sw_elf_dwarf_path(lib->elf) : NULL;
         rc = sw_cfi_open(lib->path, debug_path, word_size, &f->cfi, &f->why);
     } else {
         f->image = lib->image;

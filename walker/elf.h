@@ -1,8 +1,8 @@
 /* walker/elf.h -- local ELF files: segments, symbols, code bytes, debug links.
  *
  * The ELF cache opens each file once (by path) with libelf and keeps what the
- * walker needs: the PT_LOAD range, the build-id, function symbols merged from
- * .symtab, .dynsym and the separate debug file (/usr/lib/debug/.build-id),
+ * walker needs: the PT_LOAD range, the build-id, code symbols from .symtab or
+ * .dynsym and the separate debug file (/usr/lib/debug/.build-id),
  * and the section contents steppers read instead of target memory.
  * libelf is included in elfcache.c, elfsyms.c and elf_internal.h, nowhere else.
  */
@@ -99,17 +99,18 @@ void sw_elf_build_id(const struct sw_elf *e, const uint8_t **id, size_t *len);
 bool sw_elf_build_id_note(const struct sw_elf *e, sw_addr *vaddr, const uint8_t **note,
                           size_t *len);
 
-/* The function symbol covering link-time address VADDR: the nearest one at
- * or below it whose size covers it (a sizeless symbol covers up to the next
- * symbol).  Among several at the same address the global one wins, then the
- * one from .symtab.  Where no function covers VADDR, a label (an STT_NOTYPE
- * symbol in code, such as ld.so's _start) may.  The symbol tables are read on
- * the first call.  Returns 0, SW_ENOSYM, or SW_ENOMEM (reading the tables; a
- * later call retries). */
+/* The symbol naming link-time address VADDR, as gdb's minimal symbols name
+ * it (walker/elfsyms.c): the file's .symtab (its .dynsym without one) and
+ * its debug file's .symtab; at one address the greatest name by strcmp
+ * ("nanosleep" over "__nanosleep"), a sized symbol over sizeless ones while
+ * it covers VADDR, only symbols of VADDR's own code section.  Versioned
+ * names keep their version.  The symbol tables are read on the first call.
+ * Returns 0, SW_ENOSYM, or SW_ENOMEM (reading the tables; a later call
+ * retries). */
 int sw_elf_symbol_at(struct sw_elf *e, sw_addr vaddr, struct sw_elfsym *out);
 
-/* The symbol named NAME (first match: .symtab, .dynsym, debug file).
- * Returns 0, SW_ENOSYM or SW_ENOMEM. */
+/* The symbol named NAME, or NAME@VERSION: the file's before its debug
+ * file's, then table order.  Returns 0, SW_ENOSYM or SW_ENOMEM. */
 int sw_elf_symbol_by_name(struct sw_elf *e, const char *name, struct sw_elfsym *out);
 
 /* The same, preferring a GLOBAL or WEAK symbol to a LOCAL one (gdb's

@@ -9,24 +9,30 @@
 #include <libelf.h>
 
 #include "walker/elf.h"
-/* Name strings that need a copy ("@VERSION" stripped) go into blocks of this
- * size; a longer name gets a block of its own. */
-#define NAME_BLOCK_SIZE 4096
-
-enum sym_src { SRC_SYMTAB, SRC_DYNSYM, SRC_DEBUG };
-
 struct elf_seg {
     sw_addr vaddr, memsz, filesz;
     uint64_t offset;
 };
 
+/* One code symbol as gdb's minimal symbol table holds it (gdb/elfread.c
+ * elf_symtab_read): any type but FILE and SECTION, in an executable section.
+ * Link-time address. */
 struct elf_sym {
-    const char *name;
+    const char *name; /* borrowed from libelf: "name@@VERSION" keeps its version */
     sw_addr value, size;
-    uint8_t bind;  /* 0 GLOBAL, 1 WEAK, 2 LOCAL: the order of preference at one address */
-    uint8_t label; /* STT_NOTYPE in code: a fallback where no function covers */
-    uint8_t src;   /* enum sym_src */
-    uint32_t order;
+    uint32_t shndx; /* its section, in the table's own file */
+    uint32_t order; /* its place in the table: the tie-break of name lookups */
+    uint8_t local;  /* STB_LOCAL: gdb's mst_file_text */
+    uint8_t ifunc;  /* STT_GNU_IFUNC: mst_text_gnu_ifunc */
+};
+
+/* The code symbols of one of gdb's objfiles (the file, or its debug file),
+ * sorted by address, then name (strcmp), duplicates merged. */
+struct elf_symtab {
+    Elf *elf; /* the file SHNDX counts in; NULL: no table */
+    struct elf_sym *syms;
+    uint32_t *prev_sized; /* [i]: the highest j <= i whose symbol has a size, UINT32_MAX: none */
+    size_t n, cap;
 };
 
 /* One libelf handle over a file (fd >= 0) or a memory copy (image). */
@@ -36,12 +42,6 @@ struct elf_file {
     Elf *elf;
     const uint8_t *raw;
     size_t rawlen;
-};
-
-struct name_block {
-    struct name_block *next;
-    size_t used, cap;
-    char data[];
 };
 
 struct sw_elf {
@@ -65,11 +65,10 @@ struct sw_elf {
     const uint8_t *build_id; /* borrowed from libelf's data of main */
     size_t build_id_len;
     int syms_state; /* 0: not read yet, 1: read, <0: the code reading failed with */
-    struct elf_sym *syms;
-    sw_addr *maxend; /* maxend[i]: highest value+size among syms[0..i], i < nfuncs */
-    size_t nsyms, capsyms;
-    size_t nfuncs; /* syms[0..nfuncs) are functions, the rest labels; each part sorted */
-    struct name_block *names;
+    /* [0] the file's own symbols (.symtab, else .dynsym; PowerPC64 ELFv1
+     * entries), [1] its debug file's .symtab (elfsyms.c). */
+    struct elf_symtab tabs[2];
+    struct elf_symtab aliases; /* ELFv1 descriptor names at their entries: for name lookups */
 };
 
 struct sw_elfcache {
@@ -80,5 +79,8 @@ struct sw_elfcache {
 
 /* The section named NAME of ELF (its header in *SH), or NULL. */
 Elf_Scn *sw_elf_find_section(Elf *elf, const char *name, GElf_Shdr *sh);
+
+/* Free E's symbol tables (elfsyms.c). */
+void sw_elf_syms_free(struct sw_elf *e);
 
 #endif /* RSPWALK_WALKER_ELF_INTERNAL_H */

@@ -62,13 +62,7 @@ elf_destroy(struct sw_elf *e)
 {
     file_close(&e->main);
     file_close(&e->dbg);
-    while (e->names) {
-        struct name_block *b = e->names;
-        e->names = b->next;
-        sw_free(b);
-    }
-    sw_free(e->syms);
-    sw_free(e->maxend);
+    sw_elf_syms_free(e);
     sw_free(e->segs);
     sw_free(e->debug_path);
     sw_free(e->dwarf_path);

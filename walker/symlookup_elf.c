@@ -1,8 +1,9 @@
 /* walker/symlookup_elf.c -- the default SymbolLookup: ELF symbols of the modules.
  *
  * An address goes to the module that covers it (LibraryState), then to the
- * ELF cache's merged symbol table at the link-time address.  No DWARF here:
- * names are the symbol table's, not gdb's (see sw_elf_symbol_at).
+ * ELF cache's symbol tables at the link-time address.  No DWARF here: the
+ * names are those of gdb's minimal symbols (see sw_elf_symbol_at), which
+ * gdb shows where no debug information covers the pc.
  */
 #include "rspwalk/symlookup.h"
 

@@ -1,7 +1,8 @@
 /* rspwalk/symlookup.h -- SymbolLookup: from an address to a name.
  *
- * The default implementation reads ELF symbol tables with libelf: .symtab,
- * then .dynsym, then the separate debug file found by build-id.
+ * The default implementation reads ELF symbol tables with libelf and names an
+ * address as gdb's minimal symbols do: the file's .symtab (else its
+ * .dynsym) and its separate debug file's .symtab, found by build-id.
  */
 #ifndef RSPWALK_SYMLOOKUP_H
 #define RSPWALK_SYMLOOKUP_H

@@ -13,9 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "walker/dwarf_info_internal.h"
+#include "walker/elf.h"
 
 /* ---- libdwarf helpers ------------------------------------------------------------------ */
 
@@ -447,6 +449,141 @@ span_lookup(struct sw_dinfo *d, sw_addr vaddr)
     return NULL;
 }
 
+/* ---- the unit table kept beside the uncompressed copy --------------------------------- *
+ *
+ * libc's .debug_aranges through dwarf_get_aranges costs 14 M instructions a
+ * run (an object per range).  When the file read is the uncompressed copy
+ * in the cache directory (CACHE/<build-id>/debuginfo, walker/debug_plain.c),
+ * the sorted table goes into CACHE/<build-id>/aranges: a header (magic, the
+ * copy's size and mtime, the count), then lo, hi and unit offset per span,
+ * 64-bit host order; written through a temporary file renamed into place.
+ * A table whose header does not match the copy is read again. */
+
+#define ARANGES_NAME  "aranges"
+#define ARANGES_MAGIC "SWARNG1"
+
+struct aranges_head {
+    char magic[8];
+    uint64_t src_size, src_mtime_ns, n;
+};
+
+/* CACHE/<build-id>/aranges when D reads the uncompressed copy (owned by the
+ * caller: sw_free), with the copy's size and mtime in *HEAD; else NULL. */
+static char *
+aranges_cache_path(struct sw_dinfo *d, struct aranges_head *head)
+{
+    const char *dbg = d->elf ? sw_elf_debug_path(d->elf) : NULL;
+    if (dbg == NULL || d->source == NULL || strcmp(d->source, dbg) == 0 ||
+        strcmp(d->source, d->path) == 0)
+        return NULL;
+    const char *slash = strrchr(d->source, '/');
+    struct stat st;
+    if (slash == NULL || strcmp(slash + 1, "debuginfo") != 0 || stat(d->source, &st) != 0)
+        return NULL;
+    memset(head, 0, sizeof *head);
+    memcpy(head->magic, ARANGES_MAGIC, sizeof ARANGES_MAGIC);
+    head->src_size = (uint64_t)st.st_size;
+    head->src_mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+    size_t n = (size_t)(slash - d->source) + 1;
+    char *p = sw_malloc(n + sizeof ARANGES_NAME);
+    if (p == NULL)
+        return NULL;
+    memcpy(p, d->source, n);
+    memcpy(p + n, ARANGES_NAME, sizeof ARANGES_NAME);
+    return p;
+}
+
+/* Take the table at PATH into D->spans if it matches HEAD.  Returns 1 when
+ * taken, 0 when absent or stale, SW_ENOMEM. */
+static int
+aranges_load(struct sw_dinfo *d, const char *path, const struct aranges_head *want)
+{
+    struct aranges_head head;
+    struct stat st;
+    int rc = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    if (fstat(fd, &st) != 0 || read(fd, &head, sizeof head) != (ssize_t)sizeof head ||
+        memcmp(&head, want, offsetof(struct aranges_head, n)) != 0 || head.n > SIZE_MAX / 32 ||
+        (uint64_t)st.st_size != sizeof head + head.n * 3 * sizeof(uint64_t))
+        goto out;
+    size_t n = (size_t)head.n, bytes = n * 3 * sizeof(uint64_t);
+    uint64_t *v = n ? sw_malloc(bytes) : NULL;
+    struct di_span *sp = n ? sw_malloc(n * sizeof *sp) : NULL;
+    if (n && (v == NULL || sp == NULL)) {
+        sw_free(v);
+        sw_free(sp);
+        rc = SW_ENOMEM;
+        goto out;
+    }
+    if (n && read(fd, v, bytes) != (ssize_t)bytes) {
+        sw_free(v);
+        sw_free(sp);
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        sp[i] = (struct di_span){ v[3 * i], v[3 * i + 1], (Dwarf_Off)v[3 * i + 2] };
+    sw_free(v);
+    sw_free(d->spans);
+    d->spans = sp;
+    d->nspans = d->capspans = n;
+    rc = 1;
+out:
+    close(fd);
+    return rc;
+}
+
+/* Write D's sorted table to PATH; a failure only costs the next run. */
+static void
+aranges_store(struct sw_dinfo *d, const char *path, struct aranges_head head)
+{
+    size_t pl = strlen(path);
+    char *tmp = sw_malloc(pl + sizeof ".XXXXXX");
+    if (tmp == NULL)
+        return;
+    memcpy(tmp, path, pl);
+    memcpy(tmp + pl, ".XXXXXX", sizeof ".XXXXXX");
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        sw_free(tmp);
+        return;
+    }
+    head.n = d->nspans;
+    bool ok = write(fd, &head, sizeof head) == (ssize_t)sizeof head;
+    for (size_t i = 0; ok && i < d->nspans; i++) {
+        uint64_t e[3] = { d->spans[i].lo, d->spans[i].hi, (uint64_t)d->spans[i].cu_off };
+        ok = write(fd, e, sizeof e) == (ssize_t)sizeof e;
+    }
+    ok = fchmod(fd, 0644) == 0 && ok;
+    if (close(fd) != 0)
+        ok = false;
+    if (ok && rename(tmp, path) == 0)
+        sw_debug(SW_DBG_CACHE, "dwarf: %s: unit table of %zu spans written to %s\n", d->source,
+                 d->nspans, path);
+    else
+        unlink(tmp);
+    sw_free(tmp);
+}
+
+/* The sorted table from .debug_aranges, or from the cache beside the copy. */
+static int
+load_aranges(struct sw_dinfo *d)
+{
+    struct aranges_head head;
+    char *path = aranges_cache_path(d, &head);
+    int rc = path ? aranges_load(d, path, &head) : 0;
+    if (rc == 0) {
+        rc = read_aranges(d);
+        if (rc == 0 && d->nspans > 1) /* SPANS is NULL when there are none */
+            qsort(d->spans, d->nspans, sizeof d->spans[0], span_cmp);
+        if (rc == 0 && path)
+            aranges_store(d, path, head);
+    }
+    sw_free(path);
+    return rc < 0 ? rc : 0;
+}
+
 /* The unit covering VADDR: from .debug_aranges first, then, once, from every
  * unit's own ranges.  Returns 0 with *OUT, SW_ENOENT, SW_ENOMEM. */
 int
@@ -456,14 +593,12 @@ sw_di_find_cu(struct sw_dinfo *d, sw_addr vaddr, struct di_cu **out)
     int rc;
 
     if (!d->aranges_read) {
-        rc = read_aranges(d);
+        rc = load_aranges(d);
         if (rc < 0) {
             d->nspans = 0;
             return rc;
         }
         d->aranges_read = true;
-        if (d->nspans > 1) /* SPANS is NULL when there are none */
-            qsort(d->spans, d->nspans, sizeof d->spans[0], span_cmp);
     }
     sp = span_lookup(d, vaddr);
     if (sp == NULL && !d->units_scanned) {

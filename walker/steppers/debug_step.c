@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arch/aarch64_regs.h"
 #include "walker/walker_internal.h"
 
 struct unwind {
@@ -123,19 +124,6 @@ rule_value(struct unwind *u, unsigned col, sw_word *val, struct sw_location *loc
         return 1;
     }
     return 0;
-}
-
-/* The address a signed AArch64 return address stands for: what XPACI leaves
- * on Linux, where user space has 48-bit virtual addresses and instruction
- * addresses no top-byte-ignore, so the authentication code fills bits 48-63
- * and bit 55 tells the halves apart (0: user space).  gdb strips with the
- * mask the target's pauth registers give; stubs without them (QEMU 7.2)
- * leave it no better rule than this. */
-static sw_addr
-pac_strip(sw_addr ra)
-{
-    const sw_addr va = ((sw_addr)1 << 48) - 1;
-    return (ra & ((sw_addr)1 << 55)) ? (ra | ~va) : (ra & va);
 }
 
 static enum sw_gcf not_me(struct sw_errbuf *err, const char *fmt, ...)
@@ -258,7 +246,7 @@ sw_debug_apply_row(const struct arch_desc *a, struct sw_proc *p, const struct sw
     /* Signed by `paciasp`: the caller's PC without the code, its x30 as
      * saved (gdb's aarch64_dwarf2_prev_register does the same). */
     if (row->ra_signed && a->elf_machine == EM_AARCH64)
-        ra = pac_strip(ra);
+        ra = aarch64_xpac(ra);
     if (ra == 0)
         return SW_GCF_STACKBOTTOM;
 

@@ -13,6 +13,7 @@
  */
 #include "walker/steppers/frame_func.h"
 
+#include "arch/aarch64_regs.h"
 #include "walker/walker_internal.h"
 
 static void
@@ -36,18 +37,6 @@ record_classify(const struct arch_desc *a, const struct sw_an_func *fn, const st
         out->state = SW_FRAME_SET;
     else
         out->state = SW_FRAME_HALFSET;
-}
-
-/* A64 return addresses signed by paciasp carry their PAC above the virtual
- * address bits; user addresses have bit 55 clear, so clearing 63:48 gives
- * the address back for 48-bit user space (gdb uses the pauth mask
- * registers, which QEMU 7.2 does not describe). */
-static sw_word
-strip_pac(sw_word ra)
-{
-    if ((ra >> 55 & 1) == 0)
-        ra &= 0x0000ffffffffffffull;
-    return ra;
 }
 
 /* Whether the stepper takes a frame whose PC is a return address (not
@@ -150,7 +139,7 @@ record_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_f
     if (fp_at && (r = sw_ff_read_word(w, fp_at, &fp)) != SW_GCF_SUCCESS)
         return r;
     if (ff.have_fn && ff.fn.signs_ra)
-        ra = strip_pac(ra);
+        ra = aarch64_xpac(ra);
 
     struct sw_frame f = *in; /* registers not saved are unchanged (gdb's rule) */
     f.ra = ra;

@@ -366,16 +366,23 @@ scope_covers(const struct di_cu *cu, uint32_t i, sw_addr vaddr)
     return false;
 }
 
-/* The innermost scope covering VADDR: one pass in pre-order, descending into
- * a scope only once it covers VADDR.  DI_NONE if none. */
+/* The innermost scope covering VADDR, descending level by level; of
+ * sibling scopes that both cover it (an assembler unit's aliases of one
+ * function: __clone3, __GI___clone3, clone3 at one range) the last, as
+ * gdb's block_for_pc finds it.  DI_NONE if none. */
 uint32_t
 sw_di_innermost_scope(const struct di_cu *cu, sw_addr vaddr)
 {
     uint32_t cur = DI_NONE;
-    for (size_t i = 0; i < cu->nscopes; i++)
-        if (cu->scopes[i].parent == cur && scope_covers(cu, (uint32_t)i, vaddr))
-            cur = (uint32_t)i;
-    return cur;
+    for (;;) {
+        uint32_t next = DI_NONE;
+        for (size_t i = cur == DI_NONE ? 0 : cur + 1; i < cu->nscopes; i++)
+            if (cu->scopes[i].parent == cur && scope_covers(cu, (uint32_t)i, vaddr))
+                next = (uint32_t)i;
+        if (next == DI_NONE)
+            return cur;
+        cur = next;
+    }
 }
 
 /* The parsed unit covering VADDR; *CU NULL (and 0) when there is none. */

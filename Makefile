@@ -23,7 +23,7 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat
         -Wundef -Wwrite-strings -Wvla -Wimplicit-fallthrough
 WERROR ?= -Werror
 INCS := -I. -Iinclude -I/usr/include/libdwarf $(shell pkg-config --cflags capstone 2>/dev/null)
-LIBS := -lelf -ldwarf -lcapstone -lexpat -lz
+LIBS := -lelf -ldwarf -lcapstone -lexpat -lz -liberty
 OPT ?= -O2 -g
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
@@ -86,7 +86,7 @@ $(eval $(call config,fuzz,$(CLANG),-O1 -g -fsanitize=fuzzer-no-link,address,unde
 # The shared library carries only the public API (visibility=hidden elsewhere).
 build/release/librspwalk.so: $(release_LIB_OBJS)
 	$(if $(Q),@echo "  LD[release] $@")
-	$(Q)$(CC) -shared -Wl,-soname,librspwalk.so.0 -o $@ $^ $(LIBS)
+	$(Q)$(CC) -shared -Wl,-soname,librspwalk.so.0 -Wl,--exclude-libs,libiberty.a -o $@ $^ $(LIBS)
 
 UNIT_BINS := $(addprefix build/release/tests/,$(UNIT_NAMES))
 ASAN_BINS := $(addprefix build/asan/tests/,$(UNIT_NAMES))

@@ -5,6 +5,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <string.h>
 
@@ -96,6 +97,17 @@ text_stats(FILE *f, const struct rsp_stats *st, uint64_t wall_us)
     fputc('\n', f);
 }
 
+/* The frame's function as gdb's backtrace names it: its DWARF name, else its
+ * symbol's, a C++ name demangled as gdb does (sw_name_demangle).  Caller
+ * frees with free(); NULL when the frame has no name or out of memory. */
+static char *
+frame_function(const struct sw_frame *fr, const struct sw_symbol *sym, bool have)
+{
+    if (fr->vname != NULL)
+        return sw_name_demangle(fr->vname, SW_NAME_FROM_DEBUG);
+    return have ? sw_name_demangle(sym->name, SW_NAME_FROM_SYMBOL) : NULL;
+}
+
 static void
 print_frame_text(FILE *f, struct sw_walker *w, const struct sw_frame *fr, unsigned width)
 {
@@ -103,22 +115,26 @@ print_frame_text(FILE *f, struct sw_walker *w, const struct sw_frame *fr, unsign
     bool have = sw_frame_symbol(w, fr, &sym) == 0;
     const char *lib = NULL;
     sw_addr off;
+    char *fn = frame_function(fr, &sym, have);
+    const char *name = fn ? fn : fr->vname ? fr->vname : have ? sym.name : NULL;
 
     if (!have)
         sw_frame_lib_offset(w, fr, &lib, &off);
     fprintf(f, "#%-2u 0x%0*" PRIx64 " in ", fr->level, (int)width, fr->ra);
     if (fr->vname != NULL && fr->kind != SW_FRAME_NORMAL)
-        fprintf(f, "%s [%s] (%s)", fr->vname, fr->kind == SW_FRAME_INLINE ? "inline" : "tail call",
+        fprintf(f, "%s [%s] (%s)", name, fr->kind == SW_FRAME_INLINE ? "inline" : "tail call",
                 have && sym.module ? sym.module : "?");
-    else if (fr->vname != NULL && have && strcmp(fr->vname, sym.name) != 0)
-        /* Named from DWARF where the ELF symbol differs ("fib", "fib.cold"). */
-        fprintf(f, "%s [%s+%" PRIu64 "] (%s)", fr->vname, sym.name, fr->ra - sym.start,
+    else if (have && strcmp(name, sym.name) != 0)
+        /* Named from DWARF where the ELF symbol differs ("fib", "fib.cold"),
+         * or demangled ("Square::area() const", "_ZNK6Square4areaEv"). */
+        fprintf(f, "%s [%s+%" PRIu64 "] (%s)", name, sym.name, fr->ra - sym.start,
                 sym.module ? sym.module : "?");
     else if (have)
         fprintf(f, "%s+%" PRIu64 " (%s)", sym.name, fr->ra - sym.start,
                 sym.module ? sym.module : "?");
     else
         fprintf(f, "?? (%s)", lib ? lib : "no module");
+    free(fn);
     if (fr->kind == SW_FRAME_SIGNAL)
         fputs(" <signal handler called>", f);
     if (fr->trust == SW_TRUST_SCAN)
@@ -141,8 +157,11 @@ print_frame_json(FILE *f, struct sw_walker *w, const struct sw_frame *fr, unsign
             fr->level, fr->ra, fr->sp, fr->fp);
     /* The function as gdb names it: from DWARF when debug information
      * covers the pc (inline and tail-call frames always), else the ELF
-     * symbol; "symbol" and "offset" are the ELF symbol that holds the pc. */
-    json_str(f, fr->vname ? fr->vname : have ? sym.name : NULL);
+     * symbol, C++ demangled as gdb does; "symbol" and "offset" are the ELF
+     * symbol that holds the pc, by its linkage name. */
+    char *fn = frame_function(fr, &sym, have);
+    json_str(f, fn ? fn : fr->vname ? fr->vname : have ? sym.name : NULL);
+    free(fn);
     fputs(", \"symbol\": ", f);
     json_str(f, have ? sym.name : NULL);
     if (have)

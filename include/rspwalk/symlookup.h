@@ -43,6 +43,25 @@ SW_API struct sw_symlookup *sw_symlookup_elf_new(struct sw_libstate *ls);
 /* Call S->ops->destroy.  NULL is a no-op. */
 SW_API void sw_symlookup_free(struct sw_symlookup *s);
 
+/* Where a name comes from, which decides how gdb prints it. */
+enum sw_name_form {
+    /* A symbol table's name (struct sw_symbol, no debug information covers
+     * the pc): a C++ name demangled whole, "Square::area() const",
+     * "void std::sort<...>(...)", "Runner::run(int) [clone .isra.0]". */
+    SW_NAME_FROM_SYMBOL = 0,
+    /* A DWARF function's name (struct sw_frame's vname): a C++ linkage name
+     * demangled without its return type and, where gdb's own name parser
+     * takes it apart, without its parameter list: "Square::area", but
+     * "Level<0>::go(std::function<long (int)> const&, int)" whole. */
+    SW_NAME_FROM_DEBUG = 1,
+};
+
+/* NAME as gdb's backtrace prints a function of that name from FORM: a C++
+ * linkage name ("_Z...") demangled by libiberty, gdb's demangler; any other
+ * name as it is.  Returns a new string (caller frees with free()), NULL for
+ * a NULL NAME or when out of memory. */
+SW_API char *sw_name_demangle(const char *name, enum sw_name_form form);
+
 #ifdef __cplusplus
 }
 #endif

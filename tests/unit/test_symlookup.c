@@ -231,6 +231,108 @@ test_symlookup_allocation_failures_return_enomem_and_leak_nothing(void **state)
     assert_true(finished);
 }
 
+/* ---- names as gdb prints them (sw_name_demangle) ------------------------ */
+
+struct name_case {
+    const char *linkage, *want;
+};
+
+static void
+check_names(const struct name_case *c, size_t n, enum sw_name_form form)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *got = sw_name_demangle(c[i].linkage, form);
+        assert_non_null(got);
+        if (strcmp(got, c[i].want) != 0)
+            fail_msg("%s: got \"%s\", want \"%s\"", c[i].linkage, got, c[i].want);
+        free(got);
+    }
+}
+
+/* Each want is gdb 13.1's frame name (Python Frame.name()) of a g++ 12
+ * function with that DW_AT_linkage_name, from backtraces of test programs
+ * and of the judge's cxxwalk. */
+static void
+test_symlookup_dwarf_names_lose_parameters_where_gdb_parser_can(void **state)
+{
+    (void)state;
+    static const struct name_case c[] = {
+        { "_ZNK6Square4areaEv", "Square::area" },
+        { "_ZN6Runner3runEi", "Runner::run" },
+        { "_Z4tfunIiEvT_", "tfun<int>" },
+        { "_ZN3BoxIiE4convIlEET_i", "Box<int>::conv<long>" },
+        { "_Z3a10IiEDTplfp_Li1EET_", "a10<int>" },
+        { "_Z2vtIJicEEvDpT_", "vt<int, char>" },
+        { "_ZNK2ns5inner1KcviEv", "ns::inner::K::operator int" },
+        { "_ZNK2ns5inner1KltERKS1_", "ns::inner::K::operator<" },
+        { "_ZN2ns5inner1KclEi", "ns::inner::K::operator()" },
+        { "_ZN1OlsEi", "O::operator<<" },
+        { "_ZN1OnwEm", "O::operator new" },
+        { "_ZNVK1K2cvEv", "K::cv" },
+        { "_Z9withfnrefRFiiE", "withfnref" },
+        { "_Z7witharrPA3_i", "witharr" },
+        { "_Z3pmfM1KFviE", "pmf" },
+        { "_ZN1VIPFiiEE1gEv", "V<int (*)(int)>::g" },
+        { "_ZN2EnIL1E1EE1fEv", "En<(E)1>::f" },
+        { "_ZN2ChILc97EE1fEv", "Ch<(char)97>::f" },
+        { "_ZN2InILin1EE1fEv", "In<-1>::f" },
+        { "_ZN1WIA3_iE1fEv", "W<int [3]>::f" },
+        { "_ZNSt11this_thread9sleep_forIlSt5ratioILl3600ELl1EEEEvRKNSt6chrono8durationIT_T0_EE",
+          "std::this_thread::sleep_for<long, std::ratio<3600l, 1l> >" },
+        /* Where gdb's parser gives up, the whole name: function types in
+         * template arguments, lambdas, ABI tags, ref-qualifiers, noexcept,
+         * some types. */
+        { "_ZN5LevelILi0EE2goERKSt8functionIFliEEi",
+          "Level<0>::go(std::function<long (int)> const&, int)" },
+        { "_ZNKSt8functionIFliEEclEi", "std::function<long (int)>::operator()(int) const" },
+        { "_ZN2TmIFvvEE1fEv", "Tm<void ()>::f()" },
+        { "_ZZN6Runner3runEiENKUliE_clEi",
+          "Runner::run(int)::{lambda(int)#1}::operator()(int) const" },
+        { "_Z6retstrB5cxx11i", "retstr[abi:cxx11](int)" },
+        { "_ZNR2ns5inner1K4refqEi", "ns::inner::K::refq(int) &" },
+        { "_ZNO1K2rrEv", "K::rr() &&" },
+        { "_Z2nxPDoFvvE", "nx(void (*)() noexcept)" },
+        { "_Z2a4Dn", "a4(decltype(nullptr))" },
+        { "_Z2a7o", "a7(unsigned __int128)" },
+        { "_Z2a8Cf", "a8(float _Complex)" },
+        /* gdb demangles verbosely: no std::string abbreviation. */
+        { "_ZNR1S1fERKSs",
+          "S::f(std::basic_string<char, std::char_traits<char>, std::allocator<char> > const&) &" },
+        /* Not C++: as it is. */
+        { "__GI___nanosleep", "__GI___nanosleep" },
+        { "main", "main" },
+    };
+    check_names(c, sizeof c / sizeof c[0], SW_NAME_FROM_DEBUG);
+}
+
+/* gdb's minimal symbol names (`info symbol`, frames without DWARF). */
+static void
+test_symlookup_symbol_names_are_demangled_whole(void **state)
+{
+    (void)state;
+    static const struct name_case c[] = {
+        { "_ZNK6Square4areaEv", "Square::area() const" },
+        { "_ZN6Runner3runEi.isra.0", "Runner::run(int) [clone .isra.0]" },
+        { "_ZL9cv_workerv", "cv_worker()" },
+        { "_Z4tfunIiEvT_", "void tfun<int>(int)" },
+        { "_ZNSs7_M_copyEPcPKcm",
+          "std::basic_string<char, std::char_traits<char>, std::allocator<char> >::_M_copy(char*, "
+          "char const*, unsigned long)" },
+        { "_ZNSt8ios_baseD2Ev@@GLIBCXX_3.4", "std::ios_base::~ios_base()@@GLIBCXX_3.4" },
+        { "_ZTV1K", "vtable for K" },
+        /* C names stay as they are, Ada-like suffixes too (gdb's Ada
+         * decoding of them is not copied: docs/gdb-differences.md). */
+        { "msort_with_tmp.part.0", "msort_with_tmp.part.0" },
+        { "trap_here.cold", "trap_here.cold" },
+        { "_GLOBAL__sub_I_main", "_GLOBAL__sub_I_main" },
+        { "_Zbogus", "_Zbogus" },
+        { "", "" },
+    };
+    check_names(c, sizeof c / sizeof c[0], SW_NAME_FROM_SYMBOL);
+    assert_null(sw_name_demangle(NULL, SW_NAME_FROM_SYMBOL));
+    assert_null(sw_name_demangle(NULL, SW_NAME_FROM_DEBUG));
+}
+
 int
 main(void)
 {
@@ -247,6 +349,8 @@ main(void)
         T(test_symlookup_module_without_file_is_enosym),
         T(test_symlookup_name_stays_valid_after_refresh),
         cmocka_unit_test(test_symlookup_free_null_is_noop),
+        cmocka_unit_test(test_symlookup_dwarf_names_lose_parameters_where_gdb_parser_can),
+        cmocka_unit_test(test_symlookup_symbol_names_are_demangled_whole),
         cmocka_unit_test(test_symlookup_allocation_failures_return_enomem_and_leak_nothing),
     };
 #undef T

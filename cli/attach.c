@@ -105,6 +105,7 @@ cli_run_attach(const struct cli_opts *o)
         return 1;
     }
     struct sw_walker_config wcfg = { .sysroot = o->sysroot,
+                                     .lib_path = o->lib_path,
                                      .exe = o->exe,
                                      .debug_dir = o->debug_dir,
                                      .max_frames = o->max_frames,

@@ -17,6 +17,7 @@ struct cli_opts {
     const char *target;
     const char *exe;
     const char *sysroot;
+    const char *lib_path; /* --lib-path DIR[:DIR...]; NULL: none */
     const char *thread;
     const char *debug_dir;
     const char *cache_dir; /* --cache-dir; NULL: the library's default */

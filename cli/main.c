@@ -35,6 +35,7 @@ enum {
     OPT_PID,
     OPT_CACHE_DIR,
     OPT_STEPPERS,
+    OPT_LIB_PATH,
 };
 
 /* gdb's signal numbers (include/gdb/signals.def), which RSP uses. */
@@ -67,6 +68,8 @@ usage(FILE *f)
         "'|COMMAND'\n"
         "  -e, --exe FILE     local copy of the main executable (default: ask the stub)\n"
         "      --sysroot DIR  where target libraries are found locally\n"
+        "      --lib-path DIR[:DIR...]  where else to look for a library missing under the\n"
+        "                     sysroot, by its file name (gdb's solib-search-path)\n"
         "  -t, --thread ID    walk one thread: pPID.TID (hex, as printed), or the LWP in decimal\n"
         "  -c, --continue     resume the target and walk at its next stop (signal, trap, crash)\n"
         "      --pass LIST    with -c, signals handed to the program without stopping\n"
@@ -244,6 +247,7 @@ main(int argc, char **argv)
     static const struct option longopts[] = {
         { "exe", required_argument, NULL, 'e' },
         { "sysroot", required_argument, NULL, OPT_SYSROOT },
+        { "lib-path", required_argument, NULL, OPT_LIB_PATH },
         { "thread", required_argument, NULL, 't' },
         { "continue", no_argument, NULL, 'c' },
         { "format", required_argument, NULL, 'f' },
@@ -275,6 +279,9 @@ main(int argc, char **argv)
             break;
         case OPT_SYSROOT:
             o.sysroot = optarg;
+            break;
+        case OPT_LIB_PATH:
+            o.lib_path = optarg;
             break;
         case 't':
             o.thread = optarg;
@@ -439,6 +446,7 @@ cli_run(const struct cli_opts *o)
     }
 
     struct sw_walker_config wcfg = { .sysroot = o->sysroot,
+                                     .lib_path = o->lib_path,
                                      .exe = o->exe,
                                      .debug_dir = o->debug_dir,
                                      .max_frames = o->max_frames,

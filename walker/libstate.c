@@ -115,6 +115,11 @@ sw_libstate_new(struct sw_proc *p, const struct sw_libstate_config *cfg, struct 
         while (n > 1 && ls->sysroot[n - 1] == '/')
             ls->sysroot[--n] = '\0';
     }
+    if (cfg && cfg->lib_path && cfg->lib_path[0]) {
+        ls->lib_path = sw_strdup(cfg->lib_path);
+        if (ls->lib_path == NULL)
+            goto nomem;
+    }
     if (cfg && cfg->exe) {
         ls->exe = sw_strdup(cfg->exe);
         if (ls->exe == NULL)
@@ -154,6 +159,7 @@ sw_libstate_free(struct sw_libstate *ls)
     libs_free(ls->libs, ls->nlibs);
     sw_elfcache_free(ls->cache);
     sw_free(ls->sysroot);
+    sw_free(ls->lib_path);
     sw_free(ls->exe);
     sw_free(ls->cache_dir);
     for (size_t i = 0; i < ls->nresolved; i++) {

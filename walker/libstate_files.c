@@ -1,6 +1,7 @@
 /* walker/libstate_files.c -- which local file each module is read from.
  *
- * Under the sysroot first.  A local file whose build-id note lies in a
+ * Under the sysroot first, then by its file name in the library path (gdb's
+ * solib-search-path).  A local file whose build-id note lies in a
  * loaded segment is checked against the target's memory: the note's bytes
  * where the module is loaded, one small read, every module's in one batch
  * (one round trip on gdbserver, no Host I/O at all).  A file that cannot be
@@ -196,6 +197,45 @@ remember(struct sw_libstate *ls, const char *target, const char *local)
     return 0;
 }
 
+/* gdb's solib-search-path: TARGET's file name in each directory of the
+ * library path, in order; the first usable file (opened into *ELF) takes
+ * the place of *LOCAL.  Returns 0 or SW_ENOMEM. */
+static int
+search_lib_path(struct sw_libstate *ls, const char *target, char **local, struct sw_elf **elf)
+{
+    const char *base = strrchr(target, '/');
+    base = base ? base + 1 : target;
+    if (ls->lib_path == NULL || *base == '\0')
+        return 0;
+    for (const char *p = ls->lib_path; *p != '\0';) {
+        size_t n = strcspn(p, ":");
+        if (n > 0) {
+            size_t bl = strlen(base);
+            char *cand = sw_malloc(n + bl + 2);
+            if (cand == NULL)
+                return sw_fail(&ls->err, SW_ENOMEM, "%s: out of memory", target);
+            memcpy(cand, p, n);
+            cand[n] = '/';
+            memcpy(cand + n + 1, base, bl + 1);
+            int rc = open_module_file(ls, cand, elf);
+            if (rc != 0 || *elf != NULL) {
+                if (rc == 0) {
+                    sw_debug(SW_DBG_CACHE, "libstate: %s: found in the library path as %s", target,
+                             cand);
+                    sw_free(*local);
+                    *local = cand;
+                } else {
+                    sw_free(cand);
+                }
+                return rc;
+            }
+            sw_free(cand);
+        }
+        p += n + (p[n] == ':');
+    }
+    return 0;
+}
+
 /* Whether ELF's build-id can be seen in target memory. */
 static bool
 checkable_in_memory(struct sw_elf *elf)
@@ -234,6 +274,8 @@ sw_ls_resolve(struct sw_libstate *ls, const char *target, bool defer, char **pat
     if (local == NULL)
         return SW_ENOMEM;
     rc = open_module_file(ls, local, elf);
+    if (rc == 0 && *elf == NULL)
+        rc = search_lib_path(ls, target, &local, elf);
     if (rc == 0 && defer && checkable_in_memory(*elf)) {
         *deferred = true;
         *path = local;

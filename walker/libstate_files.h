@@ -20,6 +20,7 @@ struct sw_libstate {
     struct sw_proc *proc;
     struct sw_elfcache *cache;
     char *sysroot;   /* NULL: none */
+    char *lib_path;  /* directories searched by file name, ':'-separated; NULL: none */
     char *exe;       /* NULL: ask the target */
     char *cache_dir; /* files fetched from the target; NULL: none */
     /* Target files already matched to a local file (PATH NULL: none), so a

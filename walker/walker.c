@@ -253,6 +253,7 @@ sw_walker_new(struct sw_proc *proc, const struct sw_walker_config *cfg, struct s
     struct sw_libstate_config lcfg = { .sysroot = cfg->sysroot,
                                        .exe = cfg->exe,
                                        .debug_dir = cfg->debug_dir,
+                                       .lib_path = cfg->lib_path,
                                        .cache_dir = cfg->cache_dir };
     rc = sw_libstate_new(proc, &lcfg, &w->libs);
     if (rc < 0) {

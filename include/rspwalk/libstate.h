@@ -41,6 +41,11 @@ struct sw_libstate_config {
     const char *sysroot;   /* prefix for target paths; NULL or "" for none */
     const char *exe;       /* local executable, overriding the stub's exec-file */
     const char *debug_dir; /* separate debug files; NULL means /usr/lib/debug */
+    /* Directories (colon-separated) searched for a module missing under
+     * the sysroot, by its file name alone, in order (gdb's
+     * solib-search-path); the file found is checked against the target
+     * like any other.  NULL or "": none. */
+    const char *lib_path;
     /* Where files read from the target are kept, as CACHE_DIR/<build-id
      * hex>/<basename>: a module whose file is missing under the sysroot,
      * or is another build than the target's (its build-id differs), is read

@@ -51,6 +51,7 @@ struct sw_walker_config {
     const char *sysroot;      /* where target libraries are found locally; NULL: none */
     const char *exe;          /* local executable; NULL: ask the target */
     const char *debug_dir;    /* separate debug files; NULL: /usr/lib/debug */
+    const char *lib_path;     /* sw_libstate_config's: where else to look, by file name */
     size_t max_frames;        /* 0: the default, 4096 */
     bool no_default_steppers; /* start with an empty stepper group */
     bool no_virtual_frames;   /* physical frames only: no inline or tail-call frames */

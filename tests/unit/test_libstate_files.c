@@ -98,12 +98,20 @@ local_note(struct fixture *f, const char *path, sw_addr *vaddr, const uint8_t **
 }
 
 static struct sw_libstate *
-refresh(struct fixture *f)
+refresh_with(struct fixture *f, const char *lib_path)
 {
-    struct sw_libstate_config cfg = { .sysroot = f->sys, .cache_dir = f->cache };
+    struct sw_libstate_config cfg = { .sysroot = f->sys,
+                                      .cache_dir = f->cache,
+                                      .lib_path = lib_path };
     assert_int_equal(sw_libstate_new(f->proc, &cfg, &f->ls), 0);
     assert_int_equal(sw_libstate_refresh(f->ls), 0);
     return f->ls;
+}
+
+static struct sw_libstate *
+refresh(struct fixture *f)
+{
+    return refresh_with(f, NULL);
 }
 
 static const struct sw_lib *
@@ -284,6 +292,103 @@ test_files_build_id_note_found_after_an_8_aligned_note(void **state)
     assert_int_equal(sw_fetch_build_id_note(img, len, &vaddr, &note, &note_len), SW_ENOENT);
 }
 
+/* ---- the library path (gdb's solib-search-path) -------------------------- */
+
+/* DIR under the fixture's root, made, as "ROOT/DIR" into BUF; with TARGET,
+ * DIR/libc.so.6 is a symlink to it ("" : an empty file). */
+static const char *
+lib_dir(struct fixture *f, const char *dir, const char *target, char *buf, size_t len)
+{
+    char cmd[512], file[512];
+    snprintf(buf, len, "%s/%s", f->root, dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", buf);
+    assert_int_equal(system(cmd), 0);
+    snprintf(file, sizeof file, "%s/libc.so.6", buf);
+    if (target != NULL && target[0] != '\0')
+        assert_int_equal(symlink(target, file), 0);
+    else if (target != NULL) {
+        FILE *fp = fopen(file, "w");
+        assert_non_null(fp);
+        fclose(fp);
+    }
+    return buf;
+}
+
+/* LIBC's note where the target has LIBC: the target runs this libc. */
+static void
+target_runs_libc(struct fixture *f)
+{
+    sw_addr vaddr;
+    const uint8_t *note;
+    size_t len;
+    local_note(f, LIBC, &vaddr, &note, &len);
+    fake_proc_add_module(f->proc, LIBC, LIBC_BIAS);
+    fake_proc_add_mem(f->proc, LIBC_BIAS + vaddr, note, len);
+}
+
+static void
+test_files_library_missing_under_sysroot_found_by_name_in_the_lib_path(void **state)
+{
+    struct fixture *f = *state;
+    char empty[256], junk[256], good[256], path[1024], want[512];
+    lib_dir(f, "empty", NULL, empty, sizeof empty);
+    lib_dir(f, "junk", "", junk, sizeof junk); /* not ELF: passed over */
+    lib_dir(f, "good", LIBC, good, sizeof good);
+    target_runs_libc(f);
+    snprintf(path, sizeof path, "/nonexistent:%s::%s:%s", empty, junk, good);
+
+    struct sw_libstate *ls = refresh_with(f, path);
+    const struct sw_lib *lib = libc_of(ls);
+    snprintf(want, sizeof want, "%s/libc.so.6", good);
+    assert_non_null(lib->elf);
+    assert_string_equal(lib->path, want);
+    /* Checked like a sysroot file: its note in target memory, no Host I/O. */
+    assert_int_equal(fake_proc_reads(f->proc), 1);
+    assert_int_equal(fake_proc_file_bytes(f->proc), 0);
+    const char *const *msgs;
+    assert_int_equal(sw_libstate_warnings(ls, &msgs), 0);
+}
+
+static void
+test_files_sysroot_file_comes_before_the_lib_path(void **state)
+{
+    struct fixture *f = *state;
+    char dir[256], want[256];
+    sysroot_libc(f, LIBC);
+    lib_dir(f, "other", LIBC, dir, sizeof dir);
+    target_runs_libc(f);
+    struct sw_libstate *ls = refresh_with(f, dir);
+    snprintf(want, sizeof want, "%s%s", f->sys, LIBC);
+    assert_string_equal(libc_of(ls)->path, want);
+}
+
+static void
+test_files_lib_path_file_of_another_build_is_not_used(void **state)
+{
+    struct fixture *f = *state;
+    char dir[256];
+    lib_dir(f, "stale", LIBM, dir, sizeof dir); /* libc.so.6 there is another build */
+    libc_note_at_libm_place(f);
+    struct sw_libstate *ls = refresh_with(f, dir);
+    const char *const *msgs;
+    assert_int_equal(sw_libstate_warnings(ls, &msgs), 1);
+    assert_string_equal(msgs[0],
+                        LIBC ": local file's build-id differs from the target's; not used");
+    assert_null(libc_of(ls)->elf); /* no Host I/O: nothing to fetch */
+}
+
+static void
+test_files_library_in_no_lib_path_dir_has_no_file(void **state)
+{
+    struct fixture *f = *state;
+    char dir[256];
+    lib_dir(f, "empty", NULL, dir, sizeof dir);
+    target_runs_libc(f);
+    struct sw_libstate *ls = refresh_with(f, dir);
+    assert_null(libc_of(ls)->elf);
+    assert_null(libc_of(ls)->path);
+}
+
 int
 main(void)
 {
@@ -294,6 +399,10 @@ main(void)
         T(test_files_other_build_id_in_memory_without_host_io_lists_no_file),
         T(test_files_unreadable_note_is_checked_through_the_file_instead),
         T(test_files_dead_link_during_the_check_fails_the_refresh),
+        T(test_files_library_missing_under_sysroot_found_by_name_in_the_lib_path),
+        T(test_files_sysroot_file_comes_before_the_lib_path),
+        T(test_files_lib_path_file_of_another_build_is_not_used),
+        T(test_files_library_in_no_lib_path_dir_has_no_file),
         cmocka_unit_test(test_files_build_id_note_found_after_an_8_aligned_note),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,22 +1,18 @@
 /* walker/disasm.c -- capstone adapter: one instruction into struct sw_insn.
  *
- * The only file that includes capstone (4.0.2 names).  Each architecture
- * family has one classifier that turns capstone's operands into the few
- * facts the stack-height analysis uses; anything it does not recognise
- * that writes SP or FP is reported as an "other" write, so the analysis
- * gives up rather than guesses.
+ * This file, walker/disasm_arm64.c and walker/disasm_ppc.c are the only
+ * ones that include capstone (4.0.2 names).  Each architecture family has
+ * one classifier that turns capstone's operands into the few facts the
+ * stack-height analysis uses; anything it does not recognise that writes SP
+ * or FP is reported as an "other" write, so the analysis gives up rather
+ * than guesses.  Here: the decoder object, the shared helpers, x86.
  */
 #include "walker/disasm.h"
 
-#include <capstone/capstone.h>
 #include <string.h>
 
 #include "util/util.h"
-
-struct sw_disasm {
-    const struct arch_desc *arch;
-    csh cs;
-};
+#include "walker/disasm_internal.h"
 
 struct sw_disasm *
 sw_disasm_new(const struct arch_desc *a)
@@ -42,8 +38,8 @@ sw_disasm_free(struct sw_disasm *d)
     sw_free(d);
 }
 
-static bool
-in_group(const cs_insn *in, uint8_t g)
+bool
+sw_dis_in_group(const cs_insn *in, uint8_t g)
 {
     for (uint8_t i = 0; i < in->detail->groups_count; i++)
         if (in->detail->groups[i] == g)
@@ -51,24 +47,33 @@ in_group(const cs_insn *in, uint8_t g)
     return false;
 }
 
-static void
-add_store(struct sw_insn *o, enum sw_insn_reg r, int64_t off)
+void
+sw_dis_add_store(struct sw_insn *o, enum sw_insn_reg r, int64_t off)
 {
     if (o->nstores < 2)
         o->stores[o->nstores++] = (struct sw_insn_mem){ .reg = r, .off = off };
 }
 
-static void
-add_load(struct sw_insn *o, enum sw_insn_reg r, int64_t off)
+void
+sw_dis_add_load(struct sw_insn *o, enum sw_insn_reg r, int64_t off)
 {
     if (o->nloads < 2)
         o->loads[o->nloads++] = (struct sw_insn_mem){ .reg = r, .off = off };
 }
 
-/* Registers written that no rule above accounted for. */
-static void
-other_writes(csh cs, const cs_insn *in, unsigned sp, unsigned sp32, unsigned fp, unsigned fp32,
-             unsigned lr, unsigned r0, struct sw_insn *o)
+void
+sw_dis_add_gpr_write(struct sw_insn *o, unsigned r)
+{
+    for (uint8_t i = 0; i < o->ngpr_writes; i++)
+        if (o->gpr_writes[i] == r)
+            return;
+    if (o->ngpr_writes < sizeof o->gpr_writes / sizeof o->gpr_writes[0])
+        o->gpr_writes[o->ngpr_writes++] = r;
+}
+
+void
+sw_dis_other_writes(csh cs, const cs_insn *in, unsigned sp, unsigned sp32, unsigned fp,
+                    unsigned fp32, unsigned lr, unsigned r0, struct sw_insn *o)
 {
     cs_regs rd, wr;
     uint8_t nrd = 0, nwr = 0;
@@ -89,6 +94,34 @@ other_writes(csh cs, const cs_insn *in, unsigned sp, unsigned sp32, unsigned fp,
 
 /* ---- x86 and x86-64 ---------------------------------------------------- */
 
+/* The 64-bit register of any part of a general register (eax, ax, al, ah:
+ * rax); R itself for the others. */
+static unsigned
+x86_full(unsigned r)
+{
+    static const unsigned fam[][5] = {
+        { X86_REG_RAX, X86_REG_EAX, X86_REG_AX, X86_REG_AL, X86_REG_AH },
+        { X86_REG_RBX, X86_REG_EBX, X86_REG_BX, X86_REG_BL, X86_REG_BH },
+        { X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL, X86_REG_CH },
+        { X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL, X86_REG_DH },
+        { X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL, X86_REG_SIL },
+        { X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL, X86_REG_DIL },
+        { X86_REG_RBP, X86_REG_EBP, X86_REG_BP, X86_REG_BPL, X86_REG_BPL },
+        { X86_REG_RSP, X86_REG_ESP, X86_REG_SP, X86_REG_SPL, X86_REG_SPL },
+    };
+    for (size_t i = 0; i < sizeof fam / sizeof fam[0]; i++)
+        for (size_t k = 0; k < 5; k++)
+            if (fam[i][k] == r)
+                return fam[i][0];
+    if (r >= X86_REG_R8B && r <= X86_REG_R15B)
+        return X86_REG_R8 + (r - X86_REG_R8B);
+    if (r >= X86_REG_R8D && r <= X86_REG_R15D)
+        return X86_REG_R8 + (r - X86_REG_R8D);
+    if (r >= X86_REG_R8W && r <= X86_REG_R15W)
+        return X86_REG_R8 + (r - X86_REG_R8W);
+    return r;
+}
+
 static bool
 x86_is_sp(unsigned r)
 {
@@ -101,6 +134,83 @@ x86_is_fp(unsigned r)
     return r == X86_REG_RBP || r == X86_REG_EBP;
 }
 
+/* A general register other than SP and FP, of 32 or 64 bits. */
+static bool
+x86_is_gpr(const cs_x86_op *op)
+{
+    if (op->type != X86_OP_REG || (op->size != 4 && op->size != 8))
+        return false;
+    unsigned r = x86_full(op->reg);
+    return r == X86_REG_RAX || r == X86_REG_RBX || r == X86_REG_RCX || r == X86_REG_RDX ||
+           r == X86_REG_RSI || r == X86_REG_RDI || (r >= X86_REG_R8 && r <= X86_REG_R15);
+}
+
+static void
+x86_flow(const cs_insn *in, struct sw_insn *o)
+{
+    const cs_x86 *x = &in->detail->x86;
+    const cs_x86_op *op0 = x->op_count > 0 ? &x->operands[0] : NULL;
+
+    if (sw_dis_in_group(in, CS_GRP_CALL)) {
+        o->flow = SW_FLOW_CALL;
+    } else if (sw_dis_in_group(in, CS_GRP_RET) || sw_dis_in_group(in, CS_GRP_IRET)) {
+        o->flow = SW_FLOW_RET;
+    } else if (sw_dis_in_group(in, CS_GRP_JUMP)) {
+        o->flow = (in->id == X86_INS_JMP || in->id == X86_INS_LJMP) ? SW_FLOW_JUMP : SW_FLOW_CJUMP;
+        o->cc = in->id == X86_INS_JNE ? SW_CC_NE : in->id == X86_INS_JE ? SW_CC_EQ : SW_CC_OTHER;
+    } else if (in->id == X86_INS_HLT || in->id == X86_INS_UD2) {
+        o->flow = SW_FLOW_STOP;
+    }
+    if ((o->flow == SW_FLOW_CALL || o->flow == SW_FLOW_JUMP || o->flow == SW_FLOW_CJUMP) && op0 &&
+        op0->type == X86_OP_IMM) {
+        o->has_target = true;
+        o->target = (sw_addr)op0->imm;
+    }
+}
+
+/* Register-operand forms: SP += or -= a register, compares of SP with a
+ * register, constants moved into registers.  True if one applied. */
+static bool
+x86_reg_forms(const cs_insn *in, struct sw_insn *o)
+{
+    const cs_x86 *x = &in->detail->x86;
+    if (x->op_count != 2 || x->operands[0].type != X86_OP_REG)
+        return false;
+    const cs_x86_op *op0 = &x->operands[0], *op1 = &x->operands[1];
+    switch (in->id) {
+    case X86_INS_SUB:
+    case X86_INS_ADD:
+        if (x86_is_sp(op0->reg) && x86_is_gpr(op1)) {
+            o->sp = SW_SP_ADD_REG;
+            o->sp_reg = x86_full(op1->reg);
+            o->sp_reg_neg = in->id == X86_INS_SUB;
+            return true;
+        }
+        return false;
+    case X86_INS_CMP:
+        if (op1->type == X86_OP_REG && x86_is_sp(op0->reg) && x86_is_gpr(op1)) {
+            o->cmp_sp = true;
+            o->cmp_reg = x86_full(op1->reg);
+        } else if (op1->type == X86_OP_REG && x86_is_sp(op1->reg) && x86_is_gpr(op0)) {
+            o->cmp_sp = true;
+            o->cmp_reg = x86_full(op0->reg);
+        }
+        return o->cmp_sp;
+    case X86_INS_MOV:
+    case X86_INS_MOVABS:
+        if (op1->type == X86_OP_IMM && x86_is_gpr(op0)) {
+            o->k_op = SW_K_SET;
+            o->k_dst = x86_full(op0->reg);
+            o->k_imm = op1->imm;
+            o->k_w32 = op0->size == 4;
+            return true;
+        }
+        return false;
+    default:
+        return false;
+    }
+}
+
 static void
 x86_classify(struct sw_disasm *d, const cs_insn *in, struct sw_insn *o)
 {
@@ -110,49 +220,39 @@ x86_classify(struct sw_disasm *d, const cs_insn *in, struct sw_insn *o)
     const cs_x86_op *op1 = x->op_count > 1 ? &x->operands[1] : NULL;
     bool reg_dst = op0 && op0->type == X86_OP_REG;
 
-    if (in_group(in, CS_GRP_CALL)) {
-        o->flow = SW_FLOW_CALL;
-    } else if (in_group(in, CS_GRP_RET) || in_group(in, CS_GRP_IRET)) {
-        o->flow = SW_FLOW_RET;
-    } else if (in_group(in, CS_GRP_JUMP)) {
-        o->flow = (in->id == X86_INS_JMP || in->id == X86_INS_LJMP) ? SW_FLOW_JUMP : SW_FLOW_CJUMP;
-    } else if (in->id == X86_INS_HLT || in->id == X86_INS_UD2) {
-        o->flow = SW_FLOW_STOP;
-    }
-    if ((o->flow == SW_FLOW_CALL || o->flow == SW_FLOW_JUMP || o->flow == SW_FLOW_CJUMP) && op0 &&
-        op0->type == X86_OP_IMM) {
-        o->has_target = true;
-        o->target = (sw_addr)op0->imm;
-    }
+    x86_flow(in, o);
+    if (x86_reg_forms(in, o))
+        return;
 
     switch (in->id) {
     case X86_INS_PUSH:
         o->sp = SW_SP_ADD;
         o->sp_delta = -(op0 ? op0->size : word);
         if (reg_dst && x86_is_fp(op0->reg))
-            add_store(o, SW_IREG_FP, 0);
+            sw_dis_add_store(o, SW_IREG_FP, 0);
         else if (reg_dst && !x86_is_sp(op0->reg) && o->nstores < 2)
             o->stores[o->nstores++] =
-                (struct sw_insn_mem){ .reg = SW_IREG_GPR, .off = 0, .gpr = op0->reg };
+                (struct sw_insn_mem){ .reg = SW_IREG_GPR, .off = 0, .gpr = x86_full(op0->reg) };
         return;
     case X86_INS_POP:
         o->sp = SW_SP_ADD;
         o->sp_delta = op0 ? op0->size : word;
         if (reg_dst && x86_is_fp(op0->reg)) {
             o->fp = SW_FP_LOAD;
-            add_load(o, SW_IREG_FP, -o->sp_delta);
+            sw_dis_add_load(o, SW_IREG_FP, -o->sp_delta);
         } else if (reg_dst && x86_is_sp(op0->reg)) {
             o->sp = SW_SP_OTHER;
         } else if (reg_dst && o->nloads < 2) {
-            o->loads[o->nloads++] =
-                (struct sw_insn_mem){ .reg = SW_IREG_GPR, .off = -o->sp_delta, .gpr = op0->reg };
+            o->loads[o->nloads++] = (struct sw_insn_mem){ .reg = SW_IREG_GPR,
+                                                          .off = -o->sp_delta,
+                                                          .gpr = x86_full(op0->reg) };
         }
         return;
     case X86_INS_LEAVE:
         o->sp = SW_SP_FROM_FP;
         o->sp_delta = word;
         o->fp = SW_FP_LOAD;
-        add_load(o, SW_IREG_FP, -word);
+        sw_dis_add_load(o, SW_IREG_FP, -word);
         return;
     case X86_INS_SUB:
     case X86_INS_ADD:
@@ -182,7 +282,7 @@ x86_classify(struct sw_disasm *d, const cs_insn *in, struct sw_insn *o)
             }
             if (x86_is_sp(op0->reg)) {
                 o->sp = SW_SP_FROM_REG;
-                o->sp_reg = op1->reg;
+                o->sp_reg = x86_full(op1->reg);
                 return;
             }
         }
@@ -193,7 +293,7 @@ x86_classify(struct sw_disasm *d, const cs_insn *in, struct sw_insn *o)
             o->loads[o->nloads++] = (struct sw_insn_mem){ .reg = SW_IREG_GPR,
                                                           .off = op1->mem.disp,
                                                           .fp_base = x86_is_fp(op1->mem.base),
-                                                          .gpr = op0->reg };
+                                                          .gpr = x86_full(op0->reg) };
             return;
         }
         break;
@@ -218,13 +318,13 @@ x86_classify(struct sw_disasm *d, const cs_insn *in, struct sw_insn *o)
             if (x86_is_sp(op0->reg) && op1->mem.base != X86_REG_INVALID &&
                 op1->mem.base != X86_REG_RIP && op1->mem.base != X86_REG_EIP) {
                 o->sp = SW_SP_FROM_REG;
-                o->sp_reg = op1->mem.base;
+                o->sp_reg = x86_full(op1->mem.base);
                 o->sp_delta = op1->mem.disp;
                 return;
             }
             if (x86_is_sp(op1->mem.base) && !x86_is_fp(op0->reg)) {
                 o->gpr_from_sp = true;
-                o->gpr_set = op0->reg;
+                o->gpr_set = x86_full(op0->reg);
                 o->gpr_set_off = op1->mem.disp;
                 return;
             }
@@ -247,11 +347,11 @@ x86_classify(struct sw_disasm *d, const cs_insn *in, struct sw_insn *o)
         o->sp_delta = word;
         return;
     }
-    other_writes(d->cs, in, X86_REG_RSP, X86_REG_ESP, X86_REG_RBP, X86_REG_EBP, 0, 0, o);
+    sw_dis_other_writes(d->cs, in, X86_REG_RSP, X86_REG_ESP, X86_REG_RBP, X86_REG_EBP, 0, 0, o);
 }
 
 /* Every general register X86 writes, for the analysis to forget what it
- * knew of them (a DRAP register overwritten). */
+ * knew of them (a DRAP register overwritten, a constant replaced). */
 static void
 x86_gpr_writes(csh cs, const cs_insn *in, struct sw_insn *o)
 {
@@ -259,339 +359,13 @@ x86_gpr_writes(csh cs, const cs_insn *in, struct sw_insn *o)
     uint8_t nrd = 0, nwr = 0;
     if (cs_regs_access(cs, in, rd, &nrd, wr, &nwr) != CS_ERR_OK)
         return;
-    for (uint8_t i = 0; i < nwr && o->ngpr_writes < 4; i++) {
-        unsigned r = wr[i];
+    for (uint8_t i = 0; i < nwr; i++) {
+        unsigned r = x86_full(wr[i]);
         if (x86_is_sp(r) || x86_is_fp(r) || r == X86_REG_RIP || r == X86_REG_EIP ||
             r == X86_REG_EFLAGS)
             continue;
-        o->gpr_writes[o->ngpr_writes++] = r;
+        sw_dis_add_gpr_write(o, r);
     }
-}
-
-/* ---- aarch64 --------------------------------------------------------- */
-
-static enum sw_insn_reg
-a64_reg(unsigned r)
-{
-    if (r == ARM64_REG_X29)
-        return SW_IREG_FP;
-    if (r == ARM64_REG_X30)
-        return SW_IREG_LR;
-    return SW_IREG_NUM;
-}
-
-static void
-a64_classify(struct sw_disasm *d, const cs_insn *in, struct sw_insn *o)
-{
-    const cs_arm64 *x = &in->detail->arm64;
-    const cs_arm64_op *op = x->operands;
-    uint8_t n = x->op_count;
-
-    /* capstone 4 files bl and blr under "jump" only: go by the ids. */
-    if (in->id == ARM64_INS_BL || in->id == ARM64_INS_BLR || in_group(in, CS_GRP_CALL)) {
-        o->flow = SW_FLOW_CALL;
-        o->writes[SW_IREG_LR] = true;
-    } else if (in_group(in, CS_GRP_RET) || in->id == ARM64_INS_RET) {
-        o->flow = SW_FLOW_RET;
-    } else if (in_group(in, CS_GRP_JUMP)) {
-        bool cond = x->cc != ARM64_CC_INVALID && x->cc != ARM64_CC_AL;
-        cond = cond || in->id == ARM64_INS_CBZ || in->id == ARM64_INS_CBNZ ||
-               in->id == ARM64_INS_TBZ || in->id == ARM64_INS_TBNZ;
-        o->flow = cond ? SW_FLOW_CJUMP : SW_FLOW_JUMP;
-    } else if (in->id == ARM64_INS_BRK || in->id == ARM64_INS_HLT) {
-        o->flow = SW_FLOW_STOP;
-    }
-    if (o->flow == SW_FLOW_CALL || o->flow == SW_FLOW_JUMP || o->flow == SW_FLOW_CJUMP) {
-        if (n > 0 && op[n - 1].type == ARM64_OP_IMM) {
-            o->has_target = true;
-            o->target = (sw_addr)op[n - 1].imm;
-        }
-        return;
-    }
-
-    /* paciasp and pacibsp are hints #25 and #27 to capstone 4 (Arm ARM C6.2.201). */
-    if (in->id == ARM64_INS_HINT && n == 1 && op[0].type == ARM64_OP_IMM &&
-        (op[0].imm == 25 || op[0].imm == 27)) {
-        o->ra_signed = true;
-        return;
-    }
-
-    switch (in->id) {
-    case ARM64_INS_STP:
-    case ARM64_INS_STR:
-    case ARM64_INS_LDP:
-    case ARM64_INS_LDR: {
-        bool pair = in->id == ARM64_INS_STP || in->id == ARM64_INS_LDP;
-        bool load = in->id == ARM64_INS_LDP || in->id == ARM64_INS_LDR;
-        uint8_t mi = pair ? 2 : 1;
-        if (n <= mi || op[mi].type != ARM64_OP_MEM || op[mi].mem.base != ARM64_REG_SP)
-            break;
-        int64_t disp = op[mi].mem.disp, base_after = 0; /* slot = SP-after + ... */
-        if (x->writeback && n > mi + 1 && op[mi + 1].type == ARM64_OP_IMM) {
-            /* post-index: access at SP-before, then SP += imm */
-            o->sp = SW_SP_ADD;
-            o->sp_delta = op[mi + 1].imm;
-            base_after = -o->sp_delta;
-        } else if (x->writeback) {
-            /* pre-index: SP += disp, then access at the new SP */
-            o->sp = SW_SP_ADD;
-            o->sp_delta = disp;
-        } else {
-            base_after = disp;
-        }
-        int64_t size = 8; /* x registers; w registers never hold x29/x30 */
-        for (uint8_t i = 0; i < (pair ? 2 : 1); i++) {
-            if (op[i].type != ARM64_OP_REG)
-                continue;
-            enum sw_insn_reg r = a64_reg(op[i].reg);
-            if (r == SW_IREG_NUM)
-                continue;
-            if (load) {
-                add_load(o, r, base_after + i * size);
-                if (r == SW_IREG_FP)
-                    o->fp = SW_FP_LOAD;
-            } else {
-                add_store(o, r, base_after + i * size);
-            }
-        }
-        return;
-    }
-    case ARM64_INS_SUB:
-    case ARM64_INS_ADD:
-        if (n == 3 && op[0].type == ARM64_OP_REG && op[1].type == ARM64_OP_REG &&
-            op[2].type == ARM64_OP_IMM && op[1].reg == ARM64_REG_SP) {
-            int64_t imm = op[2].imm;
-            if (op[2].shift.type == ARM64_SFT_LSL)
-                imm <<= op[2].shift.value;
-            if (in->id == ARM64_INS_SUB)
-                imm = -imm;
-            if (op[0].reg == ARM64_REG_SP) {
-                o->sp = SW_SP_ADD;
-                o->sp_delta = imm;
-                return;
-            }
-            if (op[0].reg == ARM64_REG_X29) {
-                o->fp = SW_FP_SET;
-                o->fp_off = imm;
-                return;
-            }
-        }
-        if (n == 3 && op[0].type == ARM64_OP_REG && op[0].reg == ARM64_REG_SP &&
-            op[1].type == ARM64_OP_REG && op[1].reg == ARM64_REG_X29 &&
-            op[2].type == ARM64_OP_IMM) {
-            o->sp = SW_SP_FROM_FP;
-            o->sp_delta = in->id == ARM64_INS_SUB ? -op[2].imm : op[2].imm;
-            return;
-        }
-        break;
-    case ARM64_INS_MOV:
-        if (n == 2 && op[0].type == ARM64_OP_REG && op[1].type == ARM64_OP_REG) {
-            if (op[0].reg == ARM64_REG_X29 && op[1].reg == ARM64_REG_SP) {
-                o->fp = SW_FP_SET;
-                o->fp_off = 0;
-                return;
-            }
-            if (op[0].reg == ARM64_REG_SP && op[1].reg == ARM64_REG_X29) {
-                o->sp = SW_SP_FROM_FP;
-                o->sp_delta = 0;
-                return;
-            }
-        }
-        break;
-    default:
-        break;
-    }
-    other_writes(d->cs, in, ARM64_REG_SP, ARM64_REG_WSP, ARM64_REG_X29, ARM64_REG_W29,
-                 ARM64_REG_X30, 0, o);
-}
-
-/* ---- PowerPC (32 and 64, both byte orders) ---------------------------- */
-
-/* Branches from the encoding (Power ISA 2.07 book I 2.4): opcode 18 is
- * b[l][a], 16 bc[l][a], 19/16 bclr[l], 19/528 bcctr[l]; BO bit 0x14 set
- * means "branch always". */
-static void
-ppc_branch(uint32_t w, sw_addr addr, struct sw_insn *o)
-{
-    unsigned opc = w >> 26, xo = (w >> 1) & 0x3ff, bo = (w >> 21) & 0x1f;
-    bool lk = w & 1, aa = (w >> 1) & 1, always = (bo & 0x14) == 0x14;
-
-    if (opc == 18) {
-        int64_t li = (int64_t)(int32_t)((w & 0x03fffffc) << 6) >> 6;
-        o->flow = lk ? SW_FLOW_CALL : SW_FLOW_JUMP;
-        o->has_target = true;
-        o->target = aa ? (sw_addr)li : addr + (sw_addr)li;
-    } else if (opc == 16) {
-        int64_t bd = (int64_t)(int16_t)(w & 0xfffc);
-        o->flow = lk ? SW_FLOW_CALL : always ? SW_FLOW_JUMP : SW_FLOW_CJUMP;
-        o->has_target = true;
-        o->target = aa ? (sw_addr)bd : addr + (sw_addr)bd;
-    } else if (opc == 19 && xo == 16) {
-        o->flow = lk ? SW_FLOW_CALL : always ? SW_FLOW_RET : SW_FLOW_CJUMP;
-    } else if (opc == 19 && xo == 528) {
-        o->flow = lk ? SW_FLOW_CALL : always ? SW_FLOW_JUMP : SW_FLOW_CJUMP;
-    } else if (opc == 31 && xo == 4 && ((w >> 21) & 0x1f) == 31) {
-        o->flow = SW_FLOW_STOP; /* trap (tw 31,0,0) */
-    }
-    if (o->flow == SW_FLOW_CALL)
-        o->writes[SW_IREG_LR] = true;
-}
-
-static bool
-starts(const char *s, const char *prefix)
-{
-    return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-static bool
-ends(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-/* The general registers a PowerPC instruction writes, from its operands:
- * capstone 4 has no register-access tables for PowerPC (cs_regs_access
- * fails), so the destination is taken as the first register operand --
- * assembler syntax puts it first -- except in stores, compares, traps,
- * moves to special registers and cache or sync instructions; update forms
- * (stwu, lwzu, stwux, ...) also write their base register, and lmw every
- * register from its first to r31. */
-static void
-ppc_other_writes(const cs_insn *in, struct sw_insn *o)
-{
-    const cs_ppc *x = &in->detail->ppc;
-    const char *m = in->mnemonic;
-    unsigned wr[4];
-    size_t n = 0;
-    bool store = starts(m, "st"), load = m[0] == 'l';
-    bool update = (store || load) && (ends(m, "u") || ends(m, "ux"));
-    bool no_dest = store || starts(m, "cmp") || starts(m, "tw") || starts(m, "td") ||
-                   starts(m, "trap") || starts(m, "mt") || starts(m, "dcb") || starts(m, "icb") ||
-                   ends(m, "sync") || starts(m, "eieio") || starts(m, "nop");
-    if (x->op_count > 0 && x->operands[0].type == PPC_OP_REG && !no_dest)
-        wr[n++] = x->operands[0].reg;
-    if (update && x->op_count > 1) {
-        const cs_ppc_op *b = &x->operands[1];
-        if (b->type == PPC_OP_MEM)
-            wr[n++] = b->mem.base;
-        else if (b->type == PPC_OP_REG)
-            wr[n++] = b->reg;
-    }
-    if (strcmp(m, "lmw") == 0 && n == 1 && wr[0] >= PPC_REG_R0 && wr[0] <= PPC_REG_R31) {
-        if (wr[0] <= PPC_REG_R1)
-            wr[n++] = PPC_REG_R1;
-        wr[n++] = PPC_REG_R31; /* the last register it loads */
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (wr[i] == PPC_REG_R1 && o->sp == SW_SP_KEEP)
-            o->sp = SW_SP_OTHER;
-        if (wr[i] == PPC_REG_R31 && o->fp == SW_FP_KEEP)
-            o->fp = SW_FP_OTHER;
-        if (wr[i] == PPC_REG_R0)
-            o->writes[SW_IREG_R0] = true;
-    }
-}
-
-static void
-ppc_classify(struct sw_disasm *d, const cs_insn *in, const uint8_t *code, struct sw_insn *o)
-{
-    const cs_ppc *x = &in->detail->ppc;
-    const cs_ppc_op *op = x->operands;
-    uint8_t n = x->op_count;
-    uint32_t w = (uint32_t)arch_load(d->arch, code, 4);
-
-    ppc_branch(w, in->address, o);
-    if (o->flow != SW_FLOW_NEXT)
-        return;
-
-    switch (in->id) {
-    case PPC_INS_STWU:
-    case PPC_INS_STDU:
-        if (n == 2 && op[0].type == PPC_OP_REG && op[0].reg == PPC_REG_R1 &&
-            op[1].type == PPC_OP_MEM && op[1].mem.base == PPC_REG_R1) {
-            o->sp = SW_SP_ADD;
-            o->sp_delta = op[1].mem.disp;
-            return;
-        }
-        break;
-    case PPC_INS_STW:
-    case PPC_INS_STD:
-    case PPC_INS_LWZ:
-    case PPC_INS_LD:
-        if (n == 2 && op[0].type == PPC_OP_REG && op[1].type == PPC_OP_MEM &&
-            op[1].mem.base == PPC_REG_R1) {
-            bool load = in->id == PPC_INS_LWZ || in->id == PPC_INS_LD;
-            if (load && op[0].reg == PPC_REG_R1 && op[1].mem.disp == 0) {
-                o->sp = SW_SP_BACKCHAIN;
-                return;
-            }
-            enum sw_insn_reg r = op[0].reg == PPC_REG_R0    ? SW_IREG_R0
-                                 : op[0].reg == PPC_REG_R31 ? SW_IREG_FP
-                                                            : SW_IREG_NUM;
-            if (r != SW_IREG_NUM) {
-                if (load) {
-                    add_load(o, r, op[1].mem.disp);
-                    if (r == SW_IREG_FP)
-                        o->fp = SW_FP_LOAD;
-                } else {
-                    add_store(o, r, op[1].mem.disp);
-                }
-                return;
-            }
-        }
-        break;
-    case PPC_INS_ADDI:
-        if (n == 3 && op[0].type == PPC_OP_REG && op[1].type == PPC_OP_REG &&
-            op[2].type == PPC_OP_IMM) {
-            if (op[0].reg == PPC_REG_R1 && op[1].reg == PPC_REG_R1) {
-                o->sp = SW_SP_ADD;
-                o->sp_delta = op[2].imm;
-                return;
-            }
-            if (op[0].reg == PPC_REG_R1 && op[1].reg == PPC_REG_R31) {
-                o->sp = SW_SP_FROM_FP;
-                o->sp_delta = op[2].imm;
-                return;
-            }
-            if (op[0].reg == PPC_REG_R31 && op[1].reg == PPC_REG_R1) {
-                o->fp = SW_FP_SET;
-                o->fp_off = op[2].imm;
-                return;
-            }
-        }
-        break;
-    case PPC_INS_MR:
-        if (n == 2 && op[0].type == PPC_OP_REG && op[1].type == PPC_OP_REG) {
-            if (op[0].reg == PPC_REG_R31 && op[1].reg == PPC_REG_R1) {
-                o->fp = SW_FP_SET;
-                o->fp_off = 0;
-                return;
-            }
-            if (op[0].reg == PPC_REG_R1 && op[1].reg == PPC_REG_R31) {
-                o->sp = SW_SP_FROM_FP;
-                o->sp_delta = 0;
-                return;
-            }
-        }
-        break;
-    case PPC_INS_MFLR:
-        if (n == 1 && op[0].type == PPC_OP_REG && op[0].reg == PPC_REG_R0) {
-            o->lr_to_r0 = true;
-            return;
-        }
-        break;
-    case PPC_INS_MTLR:
-        if (n == 1 && op[0].type == PPC_OP_REG && op[0].reg == PPC_REG_R0) {
-            o->r0_to_lr = true;
-            return;
-        }
-        o->writes[SW_IREG_LR] = true;
-        return;
-    default:
-        break;
-    }
-    ppc_other_writes(in, o);
 }
 
 int
@@ -611,10 +385,10 @@ sw_disasm_one(struct sw_disasm *d, const uint8_t *code, size_t len, sw_addr addr
         x86_gpr_writes(d->cs, in, &o);
         break;
     case CS_ARCH_ARM64:
-        a64_classify(d, in, &o);
+        sw_dis_arm64(d, in, &o);
         break;
     case CS_ARCH_PPC:
-        ppc_classify(d, in, code, &o);
+        sw_dis_ppc(d, in, code, &o);
         break;
     default:
         break;

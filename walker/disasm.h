@@ -28,6 +28,8 @@ enum sw_insn_sp {
     SW_SP_FROM_FP,   /* SP = FP + sp_delta (mov %rbp,%rsp; leave: +word; mov sp,x29) */
     SW_SP_BACKCHAIN, /* SP = [SP]: the PowerPC back chain (lwz/ld r1,0(r1)) */
     SW_SP_FROM_REG,  /* SP = general register sp_reg + sp_delta (lea -4(%ecx),%esp) */
+    SW_SP_ADD_REG,   /* SP += general register sp_reg, or -= it when sp_reg_neg (a frame size
+                      * too large for an immediate: mov x12,#0x15f0; sub sp,sp,x12) */
     SW_SP_ALIGN,     /* SP &= mask (and $-16,%rsp): the height is no longer known */
     SW_SP_OTHER,     /* any other write to SP */
 };
@@ -40,6 +42,9 @@ enum sw_insn_fp {
     SW_FP_OTHER,    /* any other write */
 };
 
+/* General registers are opaque ids, one per architectural register whatever the width
+ * named: x86's eax, ax and al are rax; aarch64's w12 is x12. */
+
 /* The registers whose saves and restores matter to a walk. */
 enum sw_insn_reg {
     SW_IREG_FP = 0, /* the frame pointer: rbp, ebp, x29, r31 */
@@ -47,6 +52,25 @@ enum sw_insn_reg {
     SW_IREG_R0,     /* PowerPC r0, where prologues copy the LR */
     SW_IREG_GPR,    /* another general register (x86): sw_insn_mem.gpr says which */
     SW_IREG_NUM,
+};
+
+/* What an instruction does to the constant a general register may hold (frame sizes
+ * materialised before SW_SP_ADD_REG: mov $imm,%eax; mov/movz/movn/movk/orr on aarch64;
+ * li, lis, ori, oris, addi, addis on PowerPC). */
+enum sw_insn_kop {
+    SW_K_NONE = 0,
+    SW_K_SET,    /* k_dst = k_imm */
+    SW_K_ADD,    /* k_dst = k_src + k_imm */
+    SW_K_OR,     /* k_dst = k_src | k_imm */
+    SW_K_INSERT, /* k_dst's 16 bits at k_shift = k_imm (aarch64 movk) */
+};
+
+/* The condition of a conditional jump, where it is an equality test of the flags a compare
+ * set (SW_FLOW_CJUMP only; PowerPC: of CR0). */
+enum sw_insn_cc {
+    SW_CC_OTHER = 0,
+    SW_CC_NE, /* taken when the operands compared were not equal */
+    SW_CC_EQ, /* taken when they were equal */
 };
 
 /* A store of REG to, or a load of REG from, the stack at SP-after + OFF
@@ -70,12 +94,25 @@ struct sw_insn {
     int64_t fp_off;
     struct sw_insn_mem stores[2], loads[2];
     uint8_t nstores, nloads;
-    unsigned sp_reg;  /* SW_SP_FROM_REG: the register (opaque id) */
-    bool gpr_from_sp; /* general register GPR_SET = SP-before + gpr_set_off */
-    unsigned gpr_set; /* (lea 4(%esp),%ecx: gcc's DRAP, the CFA in a register) */
-    int64_t gpr_set_off;
-    unsigned gpr_writes[4]; /* other general registers written (opaque ids, x86) */
+    unsigned sp_reg;        /* SW_SP_FROM_REG, SW_SP_ADD_REG: the register (opaque id) */
+    bool gpr_from_sp;       /* general register GPR_SET = SP-before + gpr_set_off */
+    unsigned gpr_set;       /* (lea 4(%esp),%ecx: gcc's DRAP, the CFA in a register; */
+    int64_t gpr_set_off;    /* sub x12,sp,#0xf0000: a probe loop's bound) */
+    unsigned gpr_set_plus;  /* ...plus the constant in this register, 0 for none (PowerPC
+                             * add r0,r1,r0) */
+    unsigned gpr_writes[8]; /* general registers written, other than SP and FP (opaque ids) */
     uint8_t ngpr_writes;
+    bool sp_reg_neg; /* SW_SP_ADD_REG: SP -= sp_reg */
+    enum sw_insn_kop k_op;
+    unsigned k_dst, k_src; /* opaque ids */
+    int64_t k_imm;         /* already shifted, except for SW_K_INSERT */
+    uint8_t k_shift;
+    bool k_w32;  /* the result is the register's low 32 bits (w registers, x86's
+                  * 32-bit destinations): zero-extended on a 64-bit target */
+    bool cmp_sp; /* compares SP with general register cmp_reg (a stack probe loop's
+                  * bound; PowerPC: into CR0) */
+    unsigned cmp_reg;
+    enum sw_insn_cc cc;
     bool writes[SW_IREG_NUM]; /* writes the register other than by a load above */
     bool lr_to_r0;            /* mflr r0 */
     bool r0_to_lr;            /* mtlr r0 */

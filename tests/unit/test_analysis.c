@@ -484,7 +484,12 @@ test_disasm_ppc_writes_from_the_operands(void **state)
     i = decode(a, (const uint8_t[]){ 0x80, 0x0b, 0x00, 0x04 }, 4, 0x1000);
     assert_true(i.writes[SW_IREG_R0]); /* lwz r0,4(r11) */
     i = decode(a, (const uint8_t[]){ 0x7c, 0x21, 0x01, 0x6e }, 4, 0x1000);
-    assert_int_equal(i.sp, SW_SP_OTHER); /* stwux r1,r1,r0: alloca */
+    assert_int_equal(i.sp, SW_SP_ADD_REG); /* stwux r1,r1,r0: SP += r0 (a big frame, alloca) */
+    unsigned r0 = i.sp_reg;
+    assert_false(i.sp_reg_neg);
+    i = decode(a, (const uint8_t[]){ 0x7c, 0x21, 0x59, 0x6e }, 4, 0x1000);
+    assert_int_equal(i.sp, SW_SP_ADD_REG); /* stwux r1,r1,r11 */
+    assert_int_not_equal(i.sp_reg, r0);
     i = decode(a, (const uint8_t[]){ 0xbb, 0xab, 0xff, 0xf4 }, 4, 0x1000);
     assert_int_equal(i.fp, SW_FP_OTHER); /* lmw r29,-12(r11) */
     i = decode(a, (const uint8_t[]){ 0x93, 0xeb, 0xff, 0xfc }, 4, 0x1000);

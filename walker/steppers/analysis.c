@@ -19,7 +19,7 @@
 #include "walker/walker_internal.h"
 
 /* Functions larger than this are not analysed: the per-byte state array
- * costs 36 bytes per code byte.  glibc's largest are ~40 KiB. */
+ * costs 44 bytes per code byte.  glibc's largest are ~40 KiB. */
 #define AN_MAX_FUNC (256u * 1024u)
 /* Analysed functions kept; the oldest is dropped (a walk touches few). */
 #define AN_CACHE_FUNCS 32
@@ -28,11 +28,16 @@
 #define AN_EXIT_INSNS 8
 /* The longest instruction of any architecture (x86: 15 bytes). */
 #define AN_MAX_INSN 16
+/* Jumps out of a function kept with its analysis (tail calls, jumps to its
+ * NAME.cold part): gcc's functions have a few. */
+#define AN_MAX_EXITS 16
 
 struct an_func {
     struct sw_an_func sum;  /* start, size, and what the code does */
     struct sw_an_state *st; /* owned: sum.size entries, by offset */
     uint64_t used;          /* last use, for replacement */
+    size_t nexits;          /* jumps out; more than AN_MAX_EXITS: some not kept */
+    struct sw_an_edge exits[AN_MAX_EXITS];
 };
 
 struct sw_an_cache {
@@ -126,11 +131,85 @@ an_dis(struct sw_an_cache *c, const struct arch_desc *a, struct sw_disasm **tmp)
     return c->dis;
 }
 
-/* The analysed function covering PC, from C when C is not NULL (else
- * *OWNED is set and the caller frees it with sw_free). */
+/* Whether NAME is the split-off part of a function (gcc's
+ * -freorder-blocks-and-partition: "NAME.cold", older gcc "NAME.cold.N"):
+ * then the parent's name goes to BUF. */
+static bool
+an_cold_parent(const char *name, char *buf, size_t len)
+{
+    const char *dot = NULL;
+    for (const char *p = strstr(name, ".cold"); p; p = strstr(p + 1, ".cold"))
+        dot = p;
+    if (dot == NULL || dot == name || (size_t)(dot - name) >= len)
+        return false;
+    const char *rest = dot + 5;
+    if (*rest == '.') {
+        if (rest[1] == '\0')
+            return false;
+        for (rest++; *rest; rest++)
+            if (*rest < '0' || *rest > '9')
+                return false;
+    } else if (*rest != '\0') {
+        return false;
+    }
+    memcpy(buf, name, (size_t)(dot - name));
+    buf[dot - name] = '\0';
+    return true;
+}
+
+static int an_func_for(struct sw_walker *w, struct sw_an_cache *c, sw_addr pc, bool parent_ok,
+                       struct an_func *out, struct sw_an_state **owned);
+
+int
+sw_analysis_cold_parent(struct sw_walker *w, const struct sw_symbol *sym, struct sw_symbol *parent)
+{
+    const struct sw_lib *lib;
+    struct sw_elfsym es;
+    char name[256];
+
+    if (sym->name == NULL || !an_cold_parent(sym->name, name, sizeof name) ||
+        sw_libstate_lib_at(sw_walker_libstate(w), sym->start, &lib) < 0 || lib->elf == NULL ||
+        sw_elf_symbol_by_name(lib->elf, name, &es) < 0 || es.size == 0)
+        return SW_ENOSYM;
+    *parent = (struct sw_symbol){ .name = es.name, .start = es.value + lib->bias, .size = es.size };
+    return 0;
+}
+
+/* The entries of COLD, a split-off part: the jumps of its parent's analysis
+ * that land in COLD, with their states, into EDGES (at most AN_MAX_EXITS,
+ * their number in *N).  None when the parent is not found, does not jump
+ * there, or has more exits than were kept. */
 static int
-an_func_for(struct sw_walker *w, struct sw_an_cache *c, sw_addr pc, struct an_func *out,
-            struct sw_an_state **owned)
+an_cold_entries(struct sw_walker *w, struct sw_an_cache *c, const struct sw_symbol *cold,
+                struct sw_an_edge *edges, size_t *n)
+{
+    struct sw_symbol parent;
+    struct an_func pf;
+    struct sw_an_state *owned;
+
+    *n = 0;
+    if (sw_analysis_cold_parent(w, cold, &parent) < 0)
+        return 0;
+    int rc = an_func_for(w, c, parent.start, false, &pf, &owned);
+    if (rc == SW_ENOSYM || rc == SW_EINVAL)
+        return 0;
+    if (rc < 0)
+        return rc;
+    if (pf.nexits <= AN_MAX_EXITS)
+        for (size_t k = 0; k < pf.nexits; k++)
+            if (pf.exits[k].target >= cold->start && pf.exits[k].target - cold->start < cold->size)
+                edges[(*n)++] = pf.exits[k];
+    sw_free(owned);
+    return 0;
+}
+
+/* The analysed function covering PC, from C when C is not NULL (else
+ * *OWNED is set and the caller frees it with sw_free).  A split-off part
+ * (NAME.cold) is analysed from the states NAME's jumps carry into it
+ * (PARENT_OK), never from its first byte: nothing calls it. */
+static int
+an_func_for(struct sw_walker *w, struct sw_an_cache *c, sw_addr pc, bool parent_ok,
+            struct an_func *out, struct sw_an_state **owned)
 {
     const struct arch_desc *a = sw_walker_proc(w)->arch;
     struct sw_symlookup *sl = sw_walker_symlookup(w);
@@ -149,23 +228,40 @@ an_func_for(struct sw_walker *w, struct sw_an_cache *c, sw_addr pc, struct an_fu
         }
     }
 
+    struct sw_an_edge entries[AN_MAX_EXITS];
+    struct sw_an_seeds seeds = { 0 };
+    char parent[256];
+    int rc;
+    if (sym.name && an_cold_parent(sym.name, parent, sizeof parent)) {
+        if (!parent_ok)
+            return SW_ENOSYM;
+        seeds.edges = entries;
+        if ((rc = an_cold_entries(w, c, &sym, entries, &seeds.n)) < 0)
+            return rc;
+    }
+
     struct sw_disasm *tmp;
     struct sw_disasm *dis = an_dis(c, a, &tmp);
     uint8_t *code = sw_malloc((size_t)sym.size);
     struct sw_an_state *st = sw_calloc((size_t)sym.size, sizeof *st);
     struct sw_an_func sum;
-    int rc = dis && code && st ? 0 : SW_ENOMEM;
+    struct an_func f = { 0 };
+    struct sw_an_exits exits = { .edges = f.exits, .max = AN_MAX_EXITS };
+    rc = dis && code && st ? 0 : SW_ENOMEM;
     if (rc == 0)
         rc = sw_walker_read_code(w, sym.start, code, (size_t)sym.size);
     if (rc == 0)
-        rc = sw_an_flow(dis, a, code, sym.start, sym.size, st, &sum);
+        rc = sw_an_flow(dis, a, code, sym.start, sym.size, &seeds, &exits, st, &sum);
     sw_free(code);
     sw_disasm_free(tmp);
     if (rc < 0) {
         sw_free(st);
         return rc;
     }
-    *out = (struct an_func){ .sum = sum, .st = st };
+    f.sum = sum;
+    f.st = st;
+    f.nexits = exits.n;
+    *out = f;
     if (c == NULL) {
         *owned = st;
         return 0;
@@ -183,6 +279,21 @@ an_func_for(struct sw_walker *w, struct sw_an_cache *c, sw_addr pc, struct an_fu
 
 /* ---- queries ---------------------------------------------------------- */
 
+int
+sw_analysis_jumps_to(struct sw_walker *w, sw_addr start, sw_addr to, sw_addr slack)
+{
+    struct an_func f;
+    struct sw_an_state *owned;
+    int rc = an_func_for(w, an_cache_of(w), start, true, &f, &owned);
+    if (rc < 0)
+        return rc;
+    sw_free(owned);
+    for (size_t k = 0; k < f.nexits && k < AN_MAX_EXITS; k++)
+        if (f.exits[k].target >= to && f.exits[k].target - to <= slack)
+            return 1;
+    return f.nexits > AN_MAX_EXITS ? SW_EINVAL : 0;
+}
+
 static int
 an_query(struct sw_walker *w, struct sw_an_cache *c, sw_addr pc, bool exact, struct sw_an_func *fn,
          struct sw_an_pc *out)
@@ -192,7 +303,7 @@ an_query(struct sw_walker *w, struct sw_an_cache *c, sw_addr pc, bool exact, str
     struct sw_an_state *owned;
     /* A return address: the call is the instruction that ends at PC. */
     sw_addr look = exact ? pc : pc - 1;
-    int rc = an_func_for(w, c, look, &f, &owned);
+    int rc = an_func_for(w, c, look, true, &f, &owned);
     if (rc < 0)
         return rc;
     if (fn)

@@ -80,6 +80,19 @@ int sw_analysis_func(struct sw_walker *w, sw_addr pc, bool exact, struct sw_an_f
  * read error. */
 int sw_analysis_exit(struct sw_walker *w, sw_addr pc, struct sw_an_pc *out);
 
+/* Whether the analysed code of the function at START jumps to an address
+ * from TO to TO + SLACK (a tail call, or a conditional branch to a split-off
+ * part): 1, 0, SW_EINVAL (the function has more jumps out than the analysis
+ * keeps, none of them there), SW_ENOSYM (no function with a size there) or
+ * another error of sw_analysis_at. */
+int sw_analysis_jumps_to(struct sw_walker *w, sw_addr start, sw_addr to, sw_addr slack);
+
+/* The function SYM was split from when SYM is its cold part (gcc's
+ * -freorder-blocks-and-partition names it NAME.cold, older gcc NAME.cold.N):
+ * NAME from SYM's module.  Returns 0 with *PARENT set, or SW_ENOSYM. */
+int sw_analysis_cold_parent(struct sw_walker *w, const struct sw_symbol *sym,
+                            struct sw_symbol *parent);
+
 /* Analysed functions, cached per walker: held by W's analysis stepper, else
  * by its frame-func stepper (a walker with neither analyses every query
  * afresh).  Cleared when a library is unloaded. */

@@ -51,6 +51,10 @@ canon(const struct sw_an_state *s, struct sw_an_state *c)
     }
     if (has(s, SW_AN_ST_CFASLOT))
         c->cfa_slot = s->cfa_slot;
+    if (has(s, SW_AN_ST_KCONST)) {
+        c->k_val = s->k_val;
+        c->k_gpr = s->k_gpr;
+    }
 }
 
 static bool
@@ -86,6 +90,10 @@ state_meet(struct sw_an_state *at, const struct sw_an_state *in)
         set(at, SW_AN_ST_DRAP, false);
     if (!has(&y, SW_AN_ST_CFASLOT) || x.cfa_slot != y.cfa_slot)
         set(at, SW_AN_ST_CFASLOT, false);
+    if (!has(&y, SW_AN_ST_KCONST) || x.k_val != y.k_val || x.k_gpr != y.k_gpr)
+        set(at, SW_AN_ST_KCONST, false);
+    if (!has(&y, SW_AN_ST_CMPSP) || !has(at, SW_AN_ST_DRAP))
+        set(at, SW_AN_ST_CMPSP, false);
     if (x.ra != y.ra || x.ra_off != y.ra_off)
         at->ra = SW_AN_RA_UNKNOWN;
     if (x.caller_fp != y.caller_fp)
@@ -212,6 +220,59 @@ apply_load(struct sw_an_state *s, const struct sw_insn_mem *m)
     }
 }
 
+/* The constant general register of S after I (S0 before it): one register
+ * at a time, the last one given a known value; writes and calls (which
+ * clobber the caller-saved registers gcc builds frame sizes in) forget it.
+ * Values are the register's as a signed 32-bit number (32-bit targets wrap;
+ * a 64-bit value beyond that range is no frame size: not kept). */
+static void
+const_transfer(const struct arch_desc *a, const struct sw_insn *i, const struct sw_an_state *s0,
+               struct sw_an_state *s)
+{
+    const bool k0 = has(s0, SW_AN_ST_KCONST);
+    bool known = false;
+    int64_t v = 0;
+
+    switch (i->k_op) {
+    case SW_K_NONE:
+        break;
+    case SW_K_SET:
+        known = true;
+        v = i->k_imm;
+        break;
+    case SW_K_ADD:
+        known = k0 && s0->k_gpr == i->k_src;
+        v = (int64_t)((uint64_t)(int64_t)s0->k_val + (uint64_t)i->k_imm);
+        break;
+    case SW_K_OR:
+        known = k0 && s0->k_gpr == i->k_src;
+        v = (int64_t)((uint64_t)(int64_t)s0->k_val | (uint64_t)i->k_imm);
+        break;
+    case SW_K_INSERT: {
+        uint64_t mask = (uint64_t)0xffff << i->k_shift;
+        known = k0 && s0->k_gpr == i->k_dst;
+        v = (int64_t)(((uint64_t)(int64_t)s0->k_val & ~mask) |
+                      ((uint64_t)i->k_imm << i->k_shift & mask));
+        break;
+    }
+    }
+    if (known && a->word_size == 4)
+        v = (int32_t)(uint32_t)v;
+    else if (known && i->k_w32)
+        v = (int64_t)(uint32_t)v;
+    if (known && v >= INT32_MIN && v <= INT32_MAX) {
+        s->k_gpr = (uint16_t)i->k_dst;
+        s->k_val = (int32_t)v;
+        set(s, SW_AN_ST_KCONST, true);
+        return;
+    }
+    bool lost = i->flow == SW_FLOW_CALL || (i->k_op != SW_K_NONE && s->k_gpr == i->k_dst);
+    for (uint8_t k = 0; k < i->ngpr_writes; k++)
+        lost |= s->k_gpr == i->gpr_writes[k];
+    if (lost)
+        set(s, SW_AN_ST_KCONST, false);
+}
+
 void
 sw_an_transfer(const struct arch_desc *a, const struct sw_insn *i, sw_addr addr,
                struct sw_an_state *s)
@@ -236,6 +297,13 @@ sw_an_transfer(const struct arch_desc *a, const struct sw_insn *i, sw_addr addr,
         set(s, SW_AN_ST_SP, has(&s0, SW_AN_ST_DRAP) && s0.drap_gpr == i->sp_reg);
         set(s, SW_AN_ST_ALT, false);
         s->height = (int32_t) - (s0.drap_off + i->sp_delta);
+        break;
+    case SW_SP_ADD_REG:
+        /* SP += a register: known when it holds a known constant */
+        if (has(&s0, SW_AN_ST_KCONST) && s0.k_gpr == i->sp_reg)
+            s->height = (int32_t)(s0.height - (i->sp_reg_neg ? -(int64_t)s0.k_val : s0.k_val));
+        else
+            set(s, SW_AN_ST_SP | SW_AN_ST_ALT, false);
         break;
     case SW_SP_BACKCHAIN:
         s->height = 0; /* [SP] is the caller's SP: the CFA */
@@ -277,11 +345,23 @@ sw_an_transfer(const struct arch_desc *a, const struct sw_insn *i, sw_addr addr,
     for (uint8_t k = 0; k < i->ngpr_writes; k++)
         if (has(s, SW_AN_ST_DRAP) && s->drap_gpr == i->gpr_writes[k])
             set(s, SW_AN_ST_DRAP, false);
-    if (i->gpr_from_sp && sp0 && !alt0) {
+    if (i->gpr_from_sp && sp0 && !alt0 &&
+        (i->gpr_set_plus == 0 || (has(&s0, SW_AN_ST_KCONST) && s0.k_gpr == i->gpr_set_plus))) {
         s->drap_gpr = (uint16_t)i->gpr_set;
-        s->drap_off = (int32_t)(-s0.height + i->gpr_set_off);
+        s->drap_off = (int32_t)(-s0.height + i->gpr_set_off + (i->gpr_set_plus ? s0.k_val : 0));
         set(s, SW_AN_ST_DRAP, true);
     }
+    /* A register holding CFA + off moved by an immediate (addi r12,r12,-4096). */
+    if (i->k_op == SW_K_ADD && i->k_dst == i->k_src && has(&s0, SW_AN_ST_DRAP) &&
+        s0.drap_gpr == i->k_src) {
+        s->drap_off = (int32_t)(s0.drap_off + i->k_imm);
+        set(s, SW_AN_ST_DRAP, true);
+    }
+    const_transfer(a, i, &s0, s);
+    /* The flags of a compare of SP with the register that holds the probe
+     * loop's bound: the next conditional jump tells whether SP reached it. */
+    set(s, SW_AN_ST_CMPSP,
+        i->cmp_sp && has(&s0, SW_AN_ST_DRAP) && s0.drap_gpr == i->cmp_reg && has(s, SW_AN_ST_DRAP));
     /* Loads and stores: FP-based slots use FP as it was before. */
     for (uint8_t k = 0; k < i->nstores; k++) {
         struct sw_an_state v = *s;
@@ -366,9 +446,27 @@ summarise(const struct arch_desc *a, const struct sw_an_state *st, sw_addr size,
     }
 }
 
+/* Record the jump out of the function at OFF to TARGET with state S (the
+ * latest state wins: the instruction is revisited until its state is final). */
+static void
+note_exit(struct sw_an_exits *ex, sw_addr *ex_off, sw_addr off, sw_addr target,
+          const struct sw_an_state *s)
+{
+    size_t k = 0;
+    while (k < ex->n && k < ex->max && !(ex_off[k] == off && ex->edges[k].target == target))
+        k++;
+    if (k == ex->n)
+        ex->n++;
+    if (k < ex->max) {
+        ex_off[k] = off;
+        ex->edges[k] = (struct sw_an_edge){ .target = target, .state = *s };
+    }
+}
+
 int
 sw_an_flow(struct sw_disasm *dis, const struct arch_desc *a, const uint8_t *code, sw_addr start,
-           sw_addr size, struct sw_an_state *st, struct sw_an_func *sum)
+           sw_addr size, const struct sw_an_seeds *seeds, struct sw_an_exits *exits,
+           struct sw_an_state *st, struct sw_an_func *sum)
 {
     memset(sum, 0, sizeof *sum);
     sum->start = start;
@@ -376,16 +474,35 @@ sw_an_flow(struct sw_disasm *dis, const struct arch_desc *a, const uint8_t *code
     sw_addr *work = sw_malloc(sizeof *work * (size_t)(size + 1));
     size_t nwork = 0;
     bool *queued = sw_calloc((size_t)size, sizeof *queued);
-    if (work == NULL || queued == NULL) {
+    sw_addr *ex_off = exits && exits->max ? sw_calloc(exits->max, sizeof *ex_off) : NULL;
+    if (work == NULL || queued == NULL || (exits && exits->max && ex_off == NULL)) {
         sw_free(work);
         sw_free(queued);
+        sw_free(ex_off);
         return SW_ENOMEM;
     }
+    if (exits)
+        exits->n = 0;
     struct sw_an_state s;
-    entry_state(a, &s);
-    flow_into(st, 0, &s, true);
-    work[nwork++] = 0;
-    queued[0] = true;
+    if (seeds == NULL || seeds->edges == NULL) {
+        entry_state(a, &s);
+        flow_into(st, 0, &s, true);
+        work[nwork++] = 0;
+        queued[0] = true;
+    } else {
+        for (size_t k = 0; k < seeds->n; k++) {
+            sw_addr off = seeds->edges[k].target - start;
+            if (seeds->edges[k].target < start || off >= size)
+                continue;
+            s = seeds->edges[k].state;
+            set(&s, SW_AN_ST_CMPSP, false);
+            flow_into(st, off, &s, true);
+            if (!queued[off]) {
+                work[nwork++] = off;
+                queued[off] = true;
+            }
+        }
+    }
 
     while (nwork > 0) {
         sw_addr off = work[--nwork];
@@ -398,25 +515,43 @@ sw_an_flow(struct sw_disasm *dis, const struct arch_desc *a, const uint8_t *code
         sum->signs_ra |= i.ra_signed;
         s = st[off];
         sw_an_transfer(a, &i, start + off, &s);
+        /* After a compare of SP with a probe loop's bound, the edge where
+         * they were equal has SP at the bound. */
+        struct sw_an_state taken = s;
+        if (i.flow == SW_FLOW_CJUMP && i.cc != SW_CC_OTHER &&
+            (st[off].flags & (SW_AN_ST_CMPSP | SW_AN_ST_DRAP)) ==
+                (SW_AN_ST_CMPSP | SW_AN_ST_DRAP)) {
+            struct sw_an_state *eq = i.cc == SW_CC_NE ? &s : &taken;
+            eq->height = -st[off].drap_off;
+            set(eq, SW_AN_ST_SP, true);
+            set(eq, SW_AN_ST_ALT, false);
+        }
 
         sw_addr succ[2];
+        const struct sw_an_state *sst[2];
         bool strong[2];
         size_t nsucc = 0;
         sw_addr next = off + i.len;
         if (i.flow == SW_FLOW_NEXT || i.flow == SW_FLOW_CALL || i.flow == SW_FLOW_CJUMP) {
             succ[nsucc] = next;
+            sst[nsucc] = &s;
             strong[nsucc++] = i.flow != SW_FLOW_CALL;
         }
-        /* A jump out of the function is a tail call: that path ends. */
-        if ((i.flow == SW_FLOW_JUMP || i.flow == SW_FLOW_CJUMP) && i.has_target &&
-            i.target >= start && i.target < start + size) {
-            succ[nsucc] = i.target - start;
-            strong[nsucc++] = true;
+        /* A jump out of the function is a tail call or a jump to its split-off
+         * part: that path ends here. */
+        if ((i.flow == SW_FLOW_JUMP || i.flow == SW_FLOW_CJUMP) && i.has_target) {
+            if (i.target >= start && i.target < start + size) {
+                succ[nsucc] = i.target - start;
+                sst[nsucc] = &taken;
+                strong[nsucc++] = true;
+            } else if (exits) {
+                note_exit(exits, ex_off, off, i.target, &taken);
+            }
         }
         for (size_t k = 0; k < nsucc; k++) {
             if (succ[k] >= size)
                 continue;
-            if (flow_into(st, succ[k], &s, strong[k]) && !queued[succ[k]]) {
+            if (flow_into(st, succ[k], sst[k], strong[k]) && !queued[succ[k]]) {
                 work[nwork++] = succ[k];
                 queued[succ[k]] = true;
             }
@@ -424,6 +559,7 @@ sw_an_flow(struct sw_disasm *dis, const struct arch_desc *a, const uint8_t *code
     }
     sw_free(work);
     sw_free(queued);
+    sw_free(ex_off);
     summarise(a, st, size, sum);
     return 0;
 }

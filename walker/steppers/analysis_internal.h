@@ -10,18 +10,20 @@
 #include "walker/steppers/analysis.h"
 
 enum {
-    SW_AN_ST_SEEN = 1 << 0,    /* reached by the analysis */
-    SW_AN_ST_INSN = 1 << 1,    /* an instruction starts here */
-    SW_AN_ST_STRONG = 1 << 2,  /* reached by a jump or a fall-through that is not a call's */
-    SW_AN_ST_SP = 1 << 3,      /* SP = base - height */
-    SW_AN_ST_ALT = 1 << 4,     /* ...where the base is L, not the CFA (see below) */
-    SW_AN_ST_FPCFA = 1 << 5,   /* FP = CFA + fp_off */
-    SW_AN_ST_FPALT = 1 << 6,   /* FP = L + fp_alt_off */
-    SW_AN_ST_R0LR = 1 << 7,    /* PowerPC r0 holds the return address */
-    SW_AN_ST_PUSHED = 1 << 8,  /* the caller's FP is saved at CFA + fp_save_off */
-    SW_AN_ST_PUSHALT = 1 << 9, /* the caller's FP is saved at L + fp_save_off */
-    SW_AN_ST_DRAP = 1 << 10,   /* general register drap_gpr = CFA + drap_off */
-    SW_AN_ST_CFASLOT = 1 << 11 /* the CFA is saved at L + cfa_slot */
+    SW_AN_ST_SEEN = 1 << 0,     /* reached by the analysis */
+    SW_AN_ST_INSN = 1 << 1,     /* an instruction starts here */
+    SW_AN_ST_STRONG = 1 << 2,   /* reached by a jump or a fall-through that is not a call's */
+    SW_AN_ST_SP = 1 << 3,       /* SP = base - height */
+    SW_AN_ST_ALT = 1 << 4,      /* ...where the base is L, not the CFA (see below) */
+    SW_AN_ST_FPCFA = 1 << 5,    /* FP = CFA + fp_off */
+    SW_AN_ST_FPALT = 1 << 6,    /* FP = L + fp_alt_off */
+    SW_AN_ST_R0LR = 1 << 7,     /* PowerPC r0 holds the return address */
+    SW_AN_ST_PUSHED = 1 << 8,   /* the caller's FP is saved at CFA + fp_save_off */
+    SW_AN_ST_PUSHALT = 1 << 9,  /* the caller's FP is saved at L + fp_save_off */
+    SW_AN_ST_DRAP = 1 << 10,    /* general register drap_gpr = CFA + drap_off */
+    SW_AN_ST_CFASLOT = 1 << 11, /* the CFA is saved at L + cfa_slot */
+    SW_AN_ST_KCONST = 1 << 12,  /* general register k_gpr holds the constant k_val */
+    SW_AN_ST_CMPSP = 1 << 13    /* the flags (CR0) compare SP with drap_gpr */
 };
 
 /* The state before one instruction.  Offsets are from the CFA, or from L:
@@ -29,19 +31,43 @@ enum {
  * known distance to the CFA (gcc's DRAP: the CFA is kept in a register,
  * then saved in the realigned frame). */
 struct sw_an_state {
-    int32_t height, fp_off, fp_alt_off, ra_off, fp_save_off, drap_off, cfa_slot;
+    int32_t height, fp_off, fp_alt_off, ra_off, fp_save_off, drap_off, cfa_slot, k_val;
     uint16_t flags;
-    uint16_t drap_gpr;
+    uint16_t drap_gpr, k_gpr;
     uint8_t ra;        /* enum sw_an_ra */
     uint8_t caller_fp; /* enum sw_an_fp */
     uint8_t len;       /* of the instruction, when SW_AN_ST_INSN */
 };
 
+/* A jump out of a function with a known target, and the state it carries
+ * there: how a function's split-off part (NAME.cold, reached only by jumps
+ * from NAME) is entered. */
+struct sw_an_edge {
+    sw_addr target;
+    struct sw_an_state state;
+};
+
+/* Where the dataflow starts: at the entry (the state a call leaves), or at
+ * the targets of a parent function's jumps. */
+struct sw_an_seeds {
+    const struct sw_an_edge *edges; /* NULL: from the entry */
+    size_t n;
+};
+
+/* The jumps out of the function a dataflow found (up to max; *n counts them
+ * all, so n > max says some are missing). */
+struct sw_an_exits {
+    struct sw_an_edge *edges;
+    size_t max, n;
+};
+
 /* Run the dataflow over CODE (SIZE bytes at START) into ST (SIZE entries,
- * zeroed: the state before each instruction, by offset) and summarise what
- * the reached code does in *SUM.  Returns 0 or SW_ENOMEM. */
+ * zeroed: the state before each instruction, by offset) from SEEDS (NULL:
+ * the entry), record the jumps out in EXITS (may be NULL), and summarise
+ * what the reached code does in *SUM.  Returns 0 or SW_ENOMEM. */
 int sw_an_flow(struct sw_disasm *dis, const struct arch_desc *a, const uint8_t *code, sw_addr start,
-               sw_addr size, struct sw_an_state *st, struct sw_an_func *sum);
+               sw_addr size, const struct sw_an_seeds *seeds, struct sw_an_exits *exits,
+               struct sw_an_state *st, struct sw_an_func *sum);
 
 /* Apply instruction I at ADDR to S (the state before it). */
 void sw_an_transfer(const struct arch_desc *a, const struct sw_insn *i, sw_addr addr,

@@ -2,7 +2,9 @@
  *
  * The code is tests/unit/data/x86_64_frames.S (see test_steppers.c for its
  * layout), linked static at 0x401000; the stack is built in a fake process and
- * the wanderer is the only stepper, so every caller here is found by scanning.
+ * the wanderer is the only stepper, so every caller here is found by scanning.  Also
+ * i386_cold.S (a cold part, a PIC thunk, a conditional tail call) and aarch64_bigframe.S
+ * (the caller's SP from its analysis), through test_frame_func.h's fixture.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +17,7 @@
 
 #include "rspwalk/rspwalk.h"
 #include "tests/tools/fake_proc.h"
+#include "tests/unit/test_frame_func.h"
 
 #define ELF SW_TEST_DATA "/x86_64_frames.elf"
 
@@ -179,6 +182,125 @@ test_wanderer_reads_no_code_for_words_that_cannot_be_return_addresses(void **sta
     sw_walker_free(fx.w);
 }
 
+/* ---- other architectures (test_frame_func.h's fixture, the wanderer alone) ---- */
+
+#define I386 SW_TEST_DATA "/i386_cold.elf"
+#define A64  SW_TEST_DATA "/aarch64_bigframe.elf"
+
+static void
+wand_open_arch(struct ff_fixture *fx, const struct arch_desc *a, const char *path)
+{
+    ff_open(fx, a, path, FF_NONE);
+    struct sw_stepper *s = sw_stepper_wanderer_new();
+    assert_non_null(s);
+    assert_int_equal(sw_add_stepper(fx->w, s), 0);
+}
+
+/* One step from frame 0 (PC, SP): returns sw_walk_single's code. */
+static int
+wand_step_arch(struct ff_fixture *fx, sw_addr pc, sw_addr sp, struct sw_frame *out,
+               enum sw_walk_end *end)
+{
+    struct sw_frame top;
+    ff_regs(fx, pc, sp, 0, 0);
+    assert_int_equal(sw_initial_frame(fx->w, SW_TID_DEFAULT, &top), 0);
+    return sw_walk_single(fx->w, &top, out, end);
+}
+
+/* The judge's W2: finish.cold, entered from finish by jne, has no caller of its own; below
+ * pang's return address lies the return address of finish's call to the PIC thunk.  The
+ * cold part is finish's: a call to finish is a call to it, and a return address into
+ * finish is stale. */
+static void
+test_wanderer_cold_part_belongs_to_its_parent(void **state)
+{
+    (void)state;
+    struct ff_fixture fx;
+    struct sw_frame out;
+    enum sw_walk_end end;
+    wand_open_arch(&fx, &arch_i386, I386);
+    const sw_addr s = FF_STACK + 0x400, pang_ra = ff_sym(&fx, "pang") + 10;
+    fake_proc_put_word(fx.p, s + 4, ff_sym(&fx, "finish") + 6); /* after call thunk */
+    fake_proc_put_word(fx.p, s + 12, pang_ra);
+    assert_int_equal(wand_step_arch(&fx, ff_sym(&fx, "finish.cold"), s, &out, &end), 0);
+    assert_int_equal(out.ra, pang_ra);
+    assert_int_equal(out.sp, s + 16);
+    assert_int_equal(out.trust, SW_TRUST_SCAN);
+    ff_close(&fx);
+}
+
+/* A call to __x86.get_pc_thunk.bx (mov (%esp),%ebx; ret) returned before anything else
+ * ran: its return address is never a caller's, even as the first candidate. */
+static void
+test_wanderer_never_takes_a_thunks_return_address(void **state)
+{
+    (void)state;
+    struct ff_fixture fx;
+    struct sw_frame out;
+    enum sw_walk_end end;
+    wand_open_arch(&fx, &arch_i386, I386);
+    const sw_addr s = FF_STACK + 0x400, pang_ra = ff_sym(&fx, "pang") + 10;
+    fake_proc_put_word(fx.p, s, ff_sym(&fx, "finish") + 6);
+    fake_proc_put_word(fx.p, s + 4, pang_ra); /* a call to finish: maybe, nothing better */
+    assert_int_equal(wand_step_arch(&fx, ff_sym(&fx, "lone"), s, &out, &end), 0);
+    assert_int_equal(out.ra, pang_ra);
+    assert_int_equal(out.sp, s + 8);
+    /* the frame in the thunk itself: its return address is the caller's */
+    assert_int_equal(wand_step_arch(&fx, ff_sym(&fx, "__x86.get_pc_thunk.bx"), s, &out, &end), 0);
+    assert_int_equal(out.ra, ff_sym(&fx, "finish") + 6);
+    ff_close(&fx);
+}
+
+/* router reaches target by a conditional jump (a conditional tail call): the return
+ * address after `call router` is target's caller, ahead of an earlier call elsewhere. */
+static void
+test_wanderer_conditional_jump_is_a_tail_call(void **state)
+{
+    (void)state;
+    struct ff_fixture fx;
+    struct sw_frame out;
+    enum sw_walk_end end;
+    wand_open_arch(&fx, &arch_i386, I386);
+    const sw_addr s = FF_STACK + 0x400, via_ra = ff_sym(&fx, "via_router") + 8;
+    fake_proc_put_word(fx.p, s, ff_sym(&fx, "pang") + 10); /* a call to finish: maybe */
+    fake_proc_put_word(fx.p, s + 4, via_ra);
+    assert_int_equal(wand_step_arch(&fx, ff_sym(&fx, "target"), s, &out, &end), 0);
+    assert_int_equal(out.ra, via_ra);
+    assert_int_equal(out.sp, s + 8);
+    ff_close(&fx);
+}
+
+/* The judge's W3, aarch64: unk's frame is sized at run time, so only a scan finds its
+ * caller; x30's slot is at unk's SP, 0x40 below caller2's.  caller2's analysis says its
+ * own x30 is 40 bytes above its SP: the first 16-aligned SP with a return address there
+ * that fits caller2 is caller2's SP -- not the slot + 8 the ABI alone gives. */
+static void
+test_wanderer_aarch64_caller_sp_from_the_callers_analysis(void **state)
+{
+    (void)state;
+    struct ff_fixture fx;
+    struct sw_frame out;
+    enum sw_walk_end end;
+    wand_open_arch(&fx, &arch_aarch64, A64);
+    const sw_addr s = FF_STACK + 0x400, c2_ra = ff_sym(&fx, "caller2") + 16;
+    const sw_addr start_ra = ff_sym(&fx, "_start") + 8;
+    fake_proc_put_word(fx.p, s, c2_ra);
+    fake_proc_put_word(fx.p, s + 0x18, start_ra); /* a stale copy at an odd place */
+    fake_proc_put_word(fx.p, s + 0x40 + 40, start_ra);
+    assert_int_equal(wand_step_arch(&fx, ff_sym(&fx, "unk") + 8, s, &out, &end), 0);
+    assert_int_equal(out.ra, c2_ra);
+    assert_int_equal(out.sp, s + 0x40);
+    ff_close(&fx);
+
+    /* caller2 keeps no return address where its analysis says: the word at unk's SP is no
+     * live return address, and nothing else on the stack is one */
+    wand_open_arch(&fx, &arch_aarch64, A64);
+    fake_proc_put_word(fx.p, s, c2_ra);
+    assert_int_equal(wand_step_arch(&fx, ff_sym(&fx, "unk") + 8, s, &out, &end), SW_ENOENT);
+    assert_int_equal(end, SW_END_NO_STEPPER);
+    ff_close(&fx);
+}
+
 int
 main(void)
 {
@@ -191,6 +313,10 @@ main(void)
         cmocka_unit_test(test_wanderer_finding_nothing_is_not_mine),
         cmocka_unit_test(test_wanderer_reads_a_shorter_window_at_the_top_of_the_stack),
         cmocka_unit_test(test_wanderer_reads_no_code_for_words_that_cannot_be_return_addresses),
+        cmocka_unit_test(test_wanderer_cold_part_belongs_to_its_parent),
+        cmocka_unit_test(test_wanderer_never_takes_a_thunks_return_address),
+        cmocka_unit_test(test_wanderer_conditional_jump_is_a_tail_call),
+        cmocka_unit_test(test_wanderer_aarch64_caller_sp_from_the_callers_analysis),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -493,6 +493,12 @@ sw_walk_single(struct sw_walker *w, const struct sw_frame *in, struct sw_frame *
                  in->level, in->ra, in->sp, s->ops->name, (int)r);
         switch (r) {
         case SW_GCF_SUCCESS:
+            if (f.ra == 0 && in->trust == SW_TRUST_SCAN) {
+                /* Read in a frame found by scanning, whose SP may be wrong:
+                 * a zero there says nothing of the stack's bottom. */
+                saw_invalid = true;
+                continue;
+            }
             if (f.ra == 0) {
                 /* A zero return address is how the outermost frame's caller
                  * looks (gdb's "zero PC" stop): IN is the bottom. */

@@ -26,6 +26,7 @@ enum test_mode {
     MODE_NOT_ME, /* never mine */
     MODE_BOTTOM, /* the stack ends here */
     MODE_ZERO,   /* caller RA 0 */
+    MODE_SCAN,   /* a caller found by scanning (SP + 16, RA + 1); from such a frame, RA 0 */
 };
 
 struct test_stepper {
@@ -58,6 +59,12 @@ test_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_fra
         *out = *in;
         out->sp = in->sp + 16;
         out->ra = 0;
+        return SW_GCF_SUCCESS;
+    case MODE_SCAN:
+        *out = *in;
+        out->sp = in->sp + 16;
+        out->ra = in->trust == SW_TRUST_SCAN ? 0 : in->ra + 1;
+        out->trust = SW_TRUST_SCAN;
         return SW_GCF_SUCCESS;
     case MODE_NOT_ME:
         break;
@@ -236,6 +243,37 @@ test_walk_zero_return_address_is_the_bottom(void **state)
     assert_int_equal(sw_walk_stack(w, SW_TID_DEFAULT, &st), 0);
     assert_int_equal(st.n, 1);
     assert_int_equal(st.end, SW_END_BOTTOM);
+    sw_stack_fini(&st);
+    sw_walker_free(w);
+}
+
+/* A zero return address read in a frame found by scanning (whose SP may be wrong) is no
+ * bottom: the walk is not trusted to have reached it (judge's W3: "bottom" after a scan
+ * frame with a wrong SP).  A later stepper may still find the caller. */
+static void
+test_walk_zero_return_address_in_a_scanned_frame_is_no_bottom(void **state)
+{
+    (void)state;
+    struct sw_walker *w = walker_with(0, NULL);
+    assert_int_equal(sw_add_stepper(w, &test_stepper_new(&test_ops_lo, MODE_SCAN)->base), 0);
+    struct sw_stack st;
+    sw_stack_init(&st);
+    assert_int_equal(sw_walk_stack(w, SW_TID_DEFAULT, &st), 0);
+    assert_int_equal(st.n, 2);
+    assert_int_equal(st.frames[1].trust, SW_TRUST_SCAN);
+    assert_int_equal(st.end, SW_END_CORRUPT);
+    assert_false(st.frames[1].bottom);
+    sw_stack_fini(&st);
+    sw_walker_free(w);
+
+    w = walker_with(4, NULL);
+    assert_int_equal(sw_add_stepper(w, &test_stepper_new(&test_ops_lo, MODE_SCAN)->base), 0);
+    assert_int_equal(sw_add_stepper(w, &test_stepper_new(&test_ops_hi, MODE_UP)->base), 0);
+    sw_stack_init(&st);
+    assert_int_equal(sw_walk_stack(w, SW_TID_DEFAULT, &st), 0);
+    assert_int_equal(st.n, 4);
+    assert_int_equal(st.end, SW_END_DEPTH);
+    assert_int_equal(st.frames[2].sp, st.frames[1].sp + 16);
     sw_stack_fini(&st);
     sw_walker_free(w);
 }
@@ -464,6 +502,7 @@ main(void)
         cmocka_unit_test(test_walk_error_keeps_frames_and_message),
         cmocka_unit_test(test_walk_bottom_marks_the_last_frame),
         cmocka_unit_test(test_walk_zero_return_address_is_the_bottom),
+        cmocka_unit_test(test_walk_zero_return_address_in_a_scanned_frame_is_no_bottom),
         cmocka_unit_test(test_walk_without_steppers_reports_no_stepper),
         cmocka_unit_test(test_walk_single_and_from_frame_agree_with_walk_stack),
         cmocka_unit_test(test_initial_frame_of_unknown_thread_fails_with_message),

@@ -79,8 +79,10 @@ enum sw_insn_cc {
 struct sw_insn_mem {
     enum sw_insn_reg reg;
     int64_t off;
-    bool fp_base; /* the slot is at FP + OFF instead (mov -4(%ebp),%ecx) */
-    unsigned gpr; /* an opaque register id, for SW_IREG_GPR */
+    bool fp_base;  /* the slot is at FP + OFF instead (mov -4(%ebp),%ecx) */
+    unsigned gpr;  /* an opaque register id, for SW_IREG_GPR */
+    unsigned base; /* stores only: the slot is at general register BASE + OFF instead, 0
+                    * for none (PowerPC's stw r0,4(r12) with r12 the caller's SP) */
 };
 
 struct sw_insn {

@@ -218,6 +218,19 @@ ppc_classify(struct sw_disasm *d, const cs_insn *in, const uint8_t *code, struct
     case PPC_INS_STD:
     case PPC_INS_LWZ:
     case PPC_INS_LD:
+        /* r0 (the LR's copy) or r31 stored through another register: gcc's big frames
+         * keep the caller's SP in r12 (mr r12,r1; stwux r1,r1,r0; stw r0,4(r12)) */
+        if (n == 2 && op[0].type == PPC_OP_REG && op[1].type == PPC_OP_MEM &&
+            op[1].mem.base != PPC_REG_R1 && op[1].mem.base > PPC_REG_R1 &&
+            op[1].mem.base <= PPC_REG_R31 && (in->id == PPC_INS_STW || in->id == PPC_INS_STD) &&
+            (op[0].reg == PPC_REG_R0 || op[0].reg == PPC_REG_R31) && o->nstores < 2) {
+            o->stores[o->nstores++] = (struct sw_insn_mem){
+                .reg = op[0].reg == PPC_REG_R0 ? SW_IREG_R0 : SW_IREG_FP,
+                .off = op[1].mem.disp,
+                .base = op[1].mem.base,
+            };
+            return;
+        }
         if (n == 2 && op[0].type == PPC_OP_REG && op[1].type == PPC_OP_MEM &&
             op[1].mem.base == PPC_REG_R1) {
             bool load = in->id == PPC_INS_LWZ || in->id == PPC_INS_LD;

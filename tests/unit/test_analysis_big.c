@@ -218,6 +218,36 @@ test_aarch64_walk_through_a_frame_sized_in_a_register(void **state)
     ff_close(&fx);
 }
 
+/* PowerPC's big frame keeps the caller's SP in r12 and stores the LR's copy through it
+ * (stw r0,4(r12)): the return address is in the caller's LR save word, CFA + 4, and the
+ * analysis alone walks out of big32. */
+static void
+test_ppc_return_address_stored_through_the_saved_sp(void **state)
+{
+    (void)state;
+    struct ff_fixture fx;
+    ff_open(&fx, &arch_ppc32, PPC, FF_ANALYSIS);
+    fake_proc_add_mem(fx.p, BIG_STACK, NULL, BIG_SIZE);
+    struct sw_an_pc at;
+    assert_int_equal(sw_analysis_at(fx.w, ff_sym(&fx, "big32") + 28, false, &at), 0);
+    assert_int_equal(at.ra, SW_AN_RA_SLOT);
+    assert_int_equal(at.ra_off, 4);
+    const sw_addr s = BIG_STACK + 0x1000, big_ra = ff_sym(&fx, "big32") + 28;
+    const sw_addr start_ra = ff_sym(&fx, "_start") + 4;
+    fake_proc_put_word(fx.p, s + 0x11180 + 4, start_ra);
+    ff_regs(&fx, ff_sym(&fx, "leaf32"), s, 0, big_ra);
+    struct sw_frame top, f1, f2;
+    enum sw_walk_end end;
+    assert_int_equal(sw_initial_frame(fx.w, SW_TID_DEFAULT, &top), 0);
+    assert_int_equal(sw_walk_single(fx.w, &top, &f1, &end), 0);
+    assert_int_equal(f1.ra, big_ra);
+    assert_int_equal(sw_walk_single(fx.w, &f1, &f2, &end), 0);
+    assert_int_equal(f2.ra, start_ra);
+    assert_int_equal(f2.sp, s + 0x11180);
+    assert_int_equal(f2.ra_loc.addr, s + 0x11180 + 4);
+    ff_close(&fx);
+}
+
 /* ---- decoding -------------------------------------------------------- */
 
 static struct sw_insn
@@ -326,6 +356,7 @@ main(void)
         cmocka_unit_test(test_i386_walk_out_of_a_cold_part_by_analysis),
         cmocka_unit_test(test_cold_part_is_never_analysed_as_a_called_function),
         cmocka_unit_test(test_aarch64_walk_through_a_frame_sized_in_a_register),
+        cmocka_unit_test(test_ppc_return_address_stored_through_the_saved_sp),
         cmocka_unit_test(test_disasm_constants_and_sp_from_registers),
     };
     return cmocka_run_group_tests_name("analysis_big", tests, NULL, NULL);

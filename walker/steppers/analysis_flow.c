@@ -123,11 +123,18 @@ flow_into(struct sw_an_state *st, sw_addr off, const struct sw_an_state *s, bool
     return !state_equal(&before, at);
 }
 
-/* A slot SP-after + OFF (or FP + OFF) as an offset from the CFA (*ALT
+/* A slot SP-after + OFF (or FP + OFF, or BASE + OFF) as an offset from the CFA (*ALT
  * false) or from L (*ALT true); false if not known. */
 static bool
 slot_of(const struct sw_an_state *s, const struct sw_insn_mem *m, int32_t *slot, bool *alt)
 {
+    if (m->base != 0) { /* a register that holds CFA + drap_off */
+        if (!has(s, SW_AN_ST_DRAP) || s->drap_gpr != m->base)
+            return false;
+        *slot = (int32_t)(s->drap_off + m->off);
+        *alt = false;
+        return true;
+    }
     if (m->fp_base) {
         if (has(s, SW_AN_ST_FPCFA)) {
             *slot = (int32_t)(s->fp_off + m->off);

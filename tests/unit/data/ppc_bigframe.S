@@ -22,7 +22,7 @@ big32:
     ori 0, 0, 61056             /* +8  h=0 */
     stwux 1, 1, 0               /* +12 h=0 */
     mflr 0                      /* +16 h=0x11180 */
-    stw 0, 4(12)                /* +20 h=0x11180 */
+    stw 0, 4(12)                /* +20 h=0x11180: the RA at CFA + 4, through r12 */
     bl leaf32                   /* +24 h=0x11180, returns to +28 */
     addi 1, 1, -16              /* +28 h=0x11180 */
     addi 1, 1, 16               /* +32 h=0x11190 */

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # tests/integration/run-qemu-opt-ppc64.sh -- issue 4's optimized fixtures under qemu-ppc64
 # (lib.sh's it_run_opt_matrix).  gdb 13 cannot unwind qemu 7.2's ppc64 signal trampoline
-# (peers.md 0.4): the sigleaf cases are checked against the fixture's .rspwalk_expect only
-# (docs/gdb-differences.md).
+# (peers.md 0.4), and without CFI stops in the cold part split.cold, entered by a jump: the
+# sigleaf and coldbig-s0-O2nocfi cases are checked against the fixture's .rspwalk_expect
+# only (docs/gdb-differences.md).
 IT_STUB=qemu
 IT_ARCH=ppc64
-IT_OPT_EXPECT='sigleaf-*'
+IT_OPT_EXPECT='sigleaf-* coldbig-s0-O2nocfi-*'
 # Stripped programs left out: ELFv1 function symbols name descriptors in .opd, not code, so
 # compare.py --names-from cannot name the frames (rspwalk's walk of them is not checked).
 IT_OPT_SKIP='*-strip'

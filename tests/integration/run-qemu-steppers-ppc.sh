@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/integration/run-qemu-steppers-ppc.sh -- one stepper at a time under qemu-ppc (lib.sh's
 # it_run_stepper_matrix): the wanderer alone, the analysis alone on the fixtures without
-# CFI; all against gdb.
+# CFI; all against gdb but coldbig-s0-O2nocfi-* (gdb stops in split.cold without CFI,
+# docs/gdb-differences.md section 6), checked against the fixture's expectation.
 # Left out for the wanderer: frames in the stripped cross libc (*-s1-*-dyn, signal-*-dyn,
 # threads-*-dyn), as in run-qemu-steppers-aarch64.sh.
 # Left out for the analysis: alloca-*: it does not walk the alloca and VLA frames on
@@ -10,6 +11,7 @@
 # (analysis-cfi, see run-qemu-steppers-aarch64.sh).
 IT_STUB=qemu
 IT_ARCH=ppc
+IT_STEPPER_EXPECT='coldbig-s0-O2nocfi-*'
 IT_WANDER_SKIP='*-s1-O0-dyn signal-*-dyn threads-*-dyn'
 IT_ANALYSIS_SKIP='alloca-*'
 IT_ANALYSIS_CFI='*-dyn'

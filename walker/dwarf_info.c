@@ -721,6 +721,7 @@ sw_dinfo_close(struct sw_dinfo *d)
     }
     sw_free(d->cus);
     sw_free(d->spans);
+    sw_di_names_free(d);
     if (d->dbg != NULL) {
         Dwarf_Error de = NULL;
         if (dwarf_finish(d->dbg, &de) == DW_DLV_ERROR)

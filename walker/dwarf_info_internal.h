@@ -2,8 +2,9 @@
  *
  * The handle, the address -> unit table and the parsed units (dwarf_info.c),
  * the scopes of a unit (dwarf_scopes.c), inline and tail-call chains
- * (dwarf_inline.c), types (dwarf_types.c) and variables (dwarf_vars.c).
- * Included only by those five files: they are the ones that include
+ * (dwarf_inline.c), types (dwarf_types.c), variables (dwarf_vars.c) and
+ * C++ names without a linkage name (dwarf_names.c).
+ * Included only by those six files: they are the ones that include
  * <libdwarf.h> besides walker/dwarf_adapter.c (CFI).  Not an interface.
  */
 #ifndef RSPWALK_WALKER_DWARF_INFO_INTERNAL_H
@@ -103,6 +104,7 @@ struct sw_dinfo {
     size_t nspans, capspans; /* sorted by lo */
     bool aranges_read, units_scanned;
     struct sw_errbuf err;
+    struct di_names *names; /* dwarf_names.c's, made on first use; NULL: none yet */
 };
 
 /* ---- libdwarf helpers (dwarf_info.c) --------------------------------------------------- */
@@ -151,6 +153,13 @@ int sw_di_parsed_cu_at(struct sw_dinfo *d, sw_addr vaddr, struct di_cu **cu);
 
 /* The innermost scope of CU covering VADDR; DI_NONE if none. */
 uint32_t sw_di_innermost_scope(const struct di_cu *cu, sw_addr vaddr);
+
+/* gdb's name for a C++ function whose DWARF has no linkage name: NAME
+ * qualified by the namespaces and classes around its declaration DECL
+ * (dwarf_names.c); NAME itself outside C++ units, at the top of a unit, or
+ * when out of memory.  Valid until D is closed. */
+const char *sw_di_cxx_name(struct sw_dinfo *d, Dwarf_Off decl, const char *name);
+void sw_di_names_free(struct sw_dinfo *d);
 
 /* The concrete function scope at or above scope I; DI_NONE if none. */
 uint32_t sw_di_func_of(const struct di_cu *cu, uint32_t i);

@@ -13,15 +13,21 @@
 #include "walker/dwarf_info_internal.h"
 
 /* The name gdb prints for DIE: the first DW_AT_linkage_name along its
- * abstract_origin / specification links, else the first DW_AT_name. */
+ * abstract_origin / specification links, else the first DW_AT_name, in C++
+ * qualified by the scopes around the last DIE of the chain (the
+ * declaration: dwarf_names.c). */
 static const char *
 die_gdb_name(struct sw_dinfo *d, Dwarf_Die die)
 {
     const char *linkage = NULL, *name = NULL, *s;
     Dwarf_Die cur = die, owned = NULL;
+    Dwarf_Off decl = 0;
 
     for (int hop = 0; hop < DI_MAX_HOPS && cur != NULL; hop++) {
         Dwarf_Off off;
+        Dwarf_Error de = NULL;
+        if (dwarf_dieoffset(cur, &decl, &de) != DW_DLV_OK)
+            sw_di_drop_error(d->dbg, de);
         if (sw_di_attr_string(d, cur, DW_AT_linkage_name, &s) ||
             sw_di_attr_string(d, cur, DW_AT_MIPS_linkage_name, &s)) {
             linkage = s;
@@ -39,6 +45,8 @@ die_gdb_name(struct sw_dinfo *d, Dwarf_Die die)
     }
     if (owned)
         dwarf_dealloc_die(owned);
+    if (linkage == NULL && name != NULL && decl != 0)
+        return sw_di_cxx_name(d, decl, name);
     return linkage ? linkage : name;
 }
 
@@ -283,6 +291,13 @@ parse_die(struct di_parse *p, Dwarf_Die die, uint32_t scope, uint32_t func, unsi
     case DW_TAG_namespace:
     case DW_TAG_module:
         return parse_children(p, die, scope, func, depth + 1);
+    case DW_TAG_class_type:
+    case DW_TAG_structure_type:
+    case DW_TAG_union_type:
+        /* Functions defined in a class (a lambda's operator() in the
+         * closure type of the function that holds it): code of their own,
+         * not inside the enclosing function's ranges, so top-level scopes. */
+        return parse_children(p, die, DI_NONE, DI_NONE, depth + 1);
     default:
         return 0;
     }

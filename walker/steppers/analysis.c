@@ -19,7 +19,7 @@
 #include "walker/walker_internal.h"
 
 /* Functions larger than this are not analysed: the per-byte state array
- * costs 44 bytes per code byte.  glibc's largest are ~40 KiB. */
+ * costs 48 bytes per code byte.  glibc's largest are ~40 KiB. */
 #define AN_MAX_FUNC (256u * 1024u)
 /* Analysed functions kept; the oldest is dropped (a walk touches few). */
 #define AN_CACHE_FUNCS 32

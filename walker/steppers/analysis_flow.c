@@ -27,6 +27,61 @@ set(struct sw_an_state *s, unsigned f, bool on)
         s->flags = (uint16_t)(s->flags & ~f);
 }
 
+/* ---- the CFA-relative registers (two slots) ---------------------------- */
+
+static const uint16_t drap_flag[2] = { SW_AN_ST_DRAP, SW_AN_ST_DRAP2 };
+static const uint16_t cmpsp_flag[2] = { SW_AN_ST_CMPSP, SW_AN_ST_CMPSP2 };
+
+/* The slot of S that holds GPR, -1 if none. */
+static int
+reg_slot(const struct sw_an_state *s, unsigned gpr)
+{
+    for (int k = 0; k < 2; k++)
+        if (has(s, drap_flag[k]) && s->drap_gpr[k] == gpr)
+            return k;
+    return -1;
+}
+
+/* Whether GPR holds CFA + *OFF in S. */
+static bool
+reg_known(const struct sw_an_state *s, unsigned gpr, int32_t *off)
+{
+    int k = reg_slot(s, gpr);
+    if (k >= 0)
+        *off = s->drap_off[k];
+    return k >= 0;
+}
+
+static void
+reg_forget(struct sw_an_state *s, unsigned gpr)
+{
+    int k = reg_slot(s, gpr);
+    if (k >= 0)
+        set(s, drap_flag[k] | cmpsp_flag[k], false);
+}
+
+/* GPR = CFA + OFF: its own slot, else a free one, else the older value's
+ * (slot 1 moves down to 0), so the newest two are kept. */
+static void
+reg_set(struct sw_an_state *s, unsigned gpr, int32_t off)
+{
+    int k = reg_slot(s, gpr);
+    if (k < 0 && !has(s, SW_AN_ST_DRAP)) {
+        k = 0;
+    } else if (k < 0 && !has(s, SW_AN_ST_DRAP2)) {
+        k = 1;
+    } else if (k < 0) {
+        s->drap_gpr[0] = s->drap_gpr[1];
+        s->drap_off[0] = s->drap_off[1];
+        set(s, SW_AN_ST_CMPSP, has(s, SW_AN_ST_CMPSP2));
+        set(s, SW_AN_ST_CMPSP2, false);
+        k = 1;
+    }
+    s->drap_gpr[k] = (uint16_t)gpr;
+    s->drap_off[k] = off;
+    set(s, drap_flag[k], true);
+}
+
 /* The facts of the state, with what is not known zeroed, for comparison. */
 static void
 canon(const struct sw_an_state *s, struct sw_an_state *c)
@@ -45,9 +100,11 @@ canon(const struct sw_an_state *s, struct sw_an_state *c)
         c->ra_off = s->ra_off;
     if (has(s, SW_AN_ST_PUSHED | SW_AN_ST_PUSHALT))
         c->fp_save_off = s->fp_save_off;
-    if (has(s, SW_AN_ST_DRAP)) {
-        c->drap_off = s->drap_off;
-        c->drap_gpr = s->drap_gpr;
+    for (int k = 0; k < 2; k++) {
+        if (has(s, drap_flag[k])) {
+            c->drap_off[k] = s->drap_off[k];
+            c->drap_gpr[k] = s->drap_gpr[k];
+        }
     }
     if (has(s, SW_AN_ST_CFASLOT))
         c->cfa_slot = s->cfa_slot;
@@ -86,14 +143,22 @@ state_meet(struct sw_an_state *at, const struct sw_an_state *in)
             (y.flags & (SW_AN_ST_PUSHED | SW_AN_ST_PUSHALT)) ||
         x.fp_save_off != y.fp_save_off)
         set(at, SW_AN_ST_PUSHED | SW_AN_ST_PUSHALT, false);
-    if (!has(&y, SW_AN_ST_DRAP) || x.drap_off != y.drap_off || x.drap_gpr != y.drap_gpr)
-        set(at, SW_AN_ST_DRAP, false);
+    /* A register stays known where IN knows it at the same offset, in any slot;
+     * the compare of SP with it only where IN compared the same register. */
+    for (int k = 0; k < 2; k++) {
+        int32_t off;
+        if (!has(&x, drap_flag[k]))
+            continue;
+        int j = reg_slot(&y, x.drap_gpr[k]);
+        if (!reg_known(&y, x.drap_gpr[k], &off) || off != x.drap_off[k])
+            set(at, drap_flag[k] | cmpsp_flag[k], false);
+        else if (!has(&y, cmpsp_flag[j]))
+            set(at, cmpsp_flag[k], false);
+    }
     if (!has(&y, SW_AN_ST_CFASLOT) || x.cfa_slot != y.cfa_slot)
         set(at, SW_AN_ST_CFASLOT, false);
     if (!has(&y, SW_AN_ST_KCONST) || x.k_val != y.k_val || x.k_gpr != y.k_gpr)
         set(at, SW_AN_ST_KCONST, false);
-    if (!has(&y, SW_AN_ST_CMPSP) || !has(at, SW_AN_ST_DRAP))
-        set(at, SW_AN_ST_CMPSP, false);
     if (x.ra != y.ra || x.ra_off != y.ra_off)
         at->ra = SW_AN_RA_UNKNOWN;
     if (x.caller_fp != y.caller_fp)
@@ -128,10 +193,11 @@ flow_into(struct sw_an_state *st, sw_addr off, const struct sw_an_state *s, bool
 static bool
 slot_of(const struct sw_an_state *s, const struct sw_insn_mem *m, int32_t *slot, bool *alt)
 {
-    if (m->base != 0) { /* a register that holds CFA + drap_off */
-        if (!has(s, SW_AN_ST_DRAP) || s->drap_gpr != m->base)
+    if (m->base != 0) { /* a register that holds a CFA-relative address */
+        int32_t off;
+        if (!reg_known(s, m->base, &off))
             return false;
-        *slot = (int32_t)(s->drap_off + m->off);
+        *slot = (int32_t)(off + m->off);
         *alt = false;
         return true;
     }
@@ -182,7 +248,8 @@ apply_store(struct sw_an_state *s, const struct sw_insn_mem *m)
         }
         break;
     case SW_IREG_GPR:
-        if (alt && has(s, SW_AN_ST_DRAP) && s->drap_gpr == m->gpr && s->drap_off == 0) {
+        int32_t off;
+        if (alt && reg_known(s, m->gpr, &off) && off == 0) {
             s->cfa_slot = slot;
             set(s, SW_AN_ST_CFASLOT, true);
         }
@@ -216,11 +283,8 @@ apply_load(struct sw_an_state *s, const struct sw_insn_mem *m)
         set(s, SW_AN_ST_R0LR, ok && !alt && s->ra == SW_AN_RA_SLOT && slot == s->ra_off);
         break;
     case SW_IREG_GPR:
-        if (ok && alt && has(s, SW_AN_ST_CFASLOT) && slot == s->cfa_slot) {
-            s->drap_gpr = (uint16_t)m->gpr;
-            s->drap_off = 0;
-            set(s, SW_AN_ST_DRAP, true);
-        }
+        if (ok && alt && has(s, SW_AN_ST_CFASLOT) && slot == s->cfa_slot)
+            reg_set(s, m->gpr, 0);
         break;
     default:
         break;
@@ -300,11 +364,13 @@ sw_an_transfer(const struct arch_desc *a, const struct sw_insn *i, sw_addr addr,
         s->height =
             (int32_t) - ((has(&s0, SW_AN_ST_FPCFA) ? s0.fp_off : s0.fp_alt_off) + i->sp_delta);
         break;
-    case SW_SP_FROM_REG:
-        set(s, SW_AN_ST_SP, has(&s0, SW_AN_ST_DRAP) && s0.drap_gpr == i->sp_reg);
+    case SW_SP_FROM_REG: {
+        int32_t off = 0;
+        set(s, SW_AN_ST_SP, reg_known(&s0, i->sp_reg, &off));
         set(s, SW_AN_ST_ALT, false);
-        s->height = (int32_t) - (s0.drap_off + i->sp_delta);
+        s->height = (int32_t) - (off + i->sp_delta);
         break;
+    }
     case SW_SP_ADD_REG:
         /* SP += a register: known when it holds a known constant */
         if (has(&s0, SW_AN_ST_KCONST) && s0.k_gpr == i->sp_reg)
@@ -350,25 +416,22 @@ sw_an_transfer(const struct arch_desc *a, const struct sw_insn *i, sw_addr addr,
         break;
     }
     for (uint8_t k = 0; k < i->ngpr_writes; k++)
-        if (has(s, SW_AN_ST_DRAP) && s->drap_gpr == i->gpr_writes[k])
-            set(s, SW_AN_ST_DRAP, false);
+        reg_forget(s, i->gpr_writes[k]);
     if (i->gpr_from_sp && sp0 && !alt0 &&
-        (i->gpr_set_plus == 0 || (has(&s0, SW_AN_ST_KCONST) && s0.k_gpr == i->gpr_set_plus))) {
-        s->drap_gpr = (uint16_t)i->gpr_set;
-        s->drap_off = (int32_t)(-s0.height + i->gpr_set_off + (i->gpr_set_plus ? s0.k_val : 0));
-        set(s, SW_AN_ST_DRAP, true);
-    }
+        (i->gpr_set_plus == 0 || (has(&s0, SW_AN_ST_KCONST) && s0.k_gpr == i->gpr_set_plus)))
+        reg_set(s, i->gpr_set,
+                (int32_t)(-s0.height + i->gpr_set_off + (i->gpr_set_plus ? s0.k_val : 0)));
     /* A register holding CFA + off moved by an immediate (addi r12,r12,-4096). */
-    if (i->k_op == SW_K_ADD && i->k_dst == i->k_src && has(&s0, SW_AN_ST_DRAP) &&
-        s0.drap_gpr == i->k_src) {
-        s->drap_off = (int32_t)(s0.drap_off + i->k_imm);
-        set(s, SW_AN_ST_DRAP, true);
-    }
+    int32_t roff;
+    if (i->k_op == SW_K_ADD && i->k_dst == i->k_src && reg_known(&s0, i->k_src, &roff))
+        reg_set(s, i->k_dst, (int32_t)(roff + i->k_imm));
     const_transfer(a, i, &s0, s);
     /* The flags of a compare of SP with the register that holds the probe
      * loop's bound: the next conditional jump tells whether SP reached it. */
-    set(s, SW_AN_ST_CMPSP,
-        i->cmp_sp && has(&s0, SW_AN_ST_DRAP) && s0.drap_gpr == i->cmp_reg && has(s, SW_AN_ST_DRAP));
+    set(s, SW_AN_ST_CMPSP | SW_AN_ST_CMPSP2, false);
+    int cmp_k = i->cmp_sp && reg_slot(&s0, i->cmp_reg) >= 0 ? reg_slot(s, i->cmp_reg) : -1;
+    if (cmp_k >= 0)
+        set(s, cmpsp_flag[cmp_k], true);
     /* Loads and stores: FP-based slots use FP as it was before. */
     for (uint8_t k = 0; k < i->nstores; k++) {
         struct sw_an_state v = *s;
@@ -409,6 +472,13 @@ sw_an_transfer(const struct arch_desc *a, const struct sw_insn *i, sw_addr addr,
     if (i->writes[SW_IREG_LR] && (s->ra == SW_AN_RA_LIVE || s->ra == SW_AN_RA_IN_R0))
         s->ra = has(s, SW_AN_ST_R0LR) ? SW_AN_RA_IN_R0 : SW_AN_RA_UNKNOWN;
     if (i->writes[SW_IREG_R0]) {
+        set(s, SW_AN_ST_R0LR, false);
+        if (s->ra == SW_AN_RA_IN_R0)
+            s->ra = SW_AN_RA_UNKNOWN;
+    }
+    /* A call clobbers r0 (volatile in every PowerPC ABI): after it r0 holds no
+     * return address.  The PIC idiom bcl 20,31,.+4 calls no code. */
+    if (i->flow == SW_FLOW_CALL && !(i->has_target && i->target == addr + i->len)) {
         set(s, SW_AN_ST_R0LR, false);
         if (s->ra == SW_AN_RA_IN_R0)
             s->ra = SW_AN_RA_UNKNOWN;
@@ -502,7 +572,7 @@ sw_an_flow(struct sw_disasm *dis, const struct arch_desc *a, const uint8_t *code
             if (seeds->edges[k].target < start || off >= size)
                 continue;
             s = seeds->edges[k].state;
-            set(&s, SW_AN_ST_CMPSP, false);
+            set(&s, SW_AN_ST_CMPSP | SW_AN_ST_CMPSP2, false);
             flow_into(st, off, &s, true);
             if (!queued[off]) {
                 work[nwork++] = off;
@@ -525,11 +595,12 @@ sw_an_flow(struct sw_disasm *dis, const struct arch_desc *a, const uint8_t *code
         /* After a compare of SP with a probe loop's bound, the edge where
          * they were equal has SP at the bound. */
         struct sw_an_state taken = s;
-        if (i.flow == SW_FLOW_CJUMP && i.cc != SW_CC_OTHER &&
-            (st[off].flags & (SW_AN_ST_CMPSP | SW_AN_ST_DRAP)) ==
-                (SW_AN_ST_CMPSP | SW_AN_ST_DRAP)) {
+        for (int k = 0; k < 2; k++) {
+            if (i.flow != SW_FLOW_CJUMP || i.cc == SW_CC_OTHER || !has(&st[off], cmpsp_flag[k]) ||
+                !has(&st[off], drap_flag[k]))
+                continue;
             struct sw_an_state *eq = i.cc == SW_CC_NE ? &s : &taken;
-            eq->height = -st[off].drap_off;
+            eq->height = -st[off].drap_off[k];
             set(eq, SW_AN_ST_SP, true);
             set(eq, SW_AN_ST_ALT, false);
         }

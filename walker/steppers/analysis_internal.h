@@ -20,10 +20,12 @@ enum {
     SW_AN_ST_R0LR = 1 << 7,     /* PowerPC r0 holds the return address */
     SW_AN_ST_PUSHED = 1 << 8,   /* the caller's FP is saved at CFA + fp_save_off */
     SW_AN_ST_PUSHALT = 1 << 9,  /* the caller's FP is saved at L + fp_save_off */
-    SW_AN_ST_DRAP = 1 << 10,    /* general register drap_gpr = CFA + drap_off */
+    SW_AN_ST_DRAP = 1 << 10,    /* general register drap_gpr[0] = CFA + drap_off[0] */
     SW_AN_ST_CFASLOT = 1 << 11, /* the CFA is saved at L + cfa_slot */
     SW_AN_ST_KCONST = 1 << 12,  /* general register k_gpr holds the constant k_val */
-    SW_AN_ST_CMPSP = 1 << 13    /* the flags (CR0) compare SP with drap_gpr */
+    SW_AN_ST_CMPSP = 1 << 13,   /* the flags (CR0) compare SP with drap_gpr[0] */
+    SW_AN_ST_DRAP2 = 1 << 14,   /* general register drap_gpr[1] = CFA + drap_off[1] */
+    SW_AN_ST_CMPSP2 = 1 << 15   /* the flags (CR0) compare SP with drap_gpr[1] */
 };
 
 /* The state before one instruction.  Offsets are from the CFA, or from L:
@@ -31,9 +33,11 @@ enum {
  * known distance to the CFA (gcc's DRAP: the CFA is kept in a register,
  * then saved in the realigned frame). */
 struct sw_an_state {
-    int32_t height, fp_off, fp_alt_off, ra_off, fp_save_off, drap_off, cfa_slot, k_val;
+    int32_t height, fp_off, fp_alt_off, ra_off, fp_save_off, cfa_slot, k_val;
+    int32_t drap_off[2]; /* two registers that hold CFA-relative addresses (gcc's DRAP,
+                          * PowerPC's copy of the caller's SP, a probe loop's bound) */
     uint16_t flags;
-    uint16_t drap_gpr, k_gpr;
+    uint16_t drap_gpr[2], k_gpr;
     uint8_t ra;        /* enum sw_an_ra */
     uint8_t caller_fp; /* enum sw_an_fp */
     uint8_t len;       /* of the instruction, when SW_AN_ST_INSN */

@@ -50,6 +50,39 @@ probe32:
     blr                         /* +40 h=0 */
     .size probe32, . - probe32
 
+    /* The judge's jmprec.c pang at -O2: between `mr r12,r1` and the store through r12,
+     * `addis r9,r1,1` sets another register from SP (two are tracked). */
+    .globl pang32
+    .type pang32, @function
+pang32:
+    lis 0, -2                   /* +0  h=0 */
+    mr 12, 1                    /* +4  h=0 */
+    ori 0, 0, 61056             /* +8  h=0 */
+    cmpwi 3, 0                  /* +12 h=0 */
+    stwux 1, 1, 0               /* +16 h=0 */
+    mflr 0                      /* +20 h=0x11180 */
+    addis 9, 1, 1               /* +24 h=0x11180 */
+    stw 0, 4(12)                /* +28 h=0x11180: the RA at CFA + 4 */
+    stb 3, 8(1)                 /* +32 h=0x11180 */
+    bl leaf32                   /* +36 h=0x11180, returns to +40 */
+    lwz 11, 0(1)                /* +40 h=0x11180 */
+    lwz 0, 4(11)                /* +44 h=0x11180 */
+    mr 1, 11                    /* +48 */
+    mtlr 0                      /* +52 */
+    blr                         /* +56 */
+    .size pang32, . - pang32
+
+    /* The LR copied to r0 and never stored: after the call r0 holds no return address
+     * (volatile), whatever it held before. */
+    .globl nostore32
+    .type nostore32, @function
+nostore32:
+    stwu 1, -16(1)              /* +0  h=0 */
+    mflr 0                      /* +4  h=16 */
+    bl leaf32                   /* +8  h=16, returns to +12 */
+    trap                        /* +12 h=16 */
+    .size nostore32, . - nostore32
+
     .globl leaf32
     .type leaf32, @function
 leaf32:

@@ -374,6 +374,8 @@ sw_disasm_one(struct sw_disasm *d, const uint8_t *code, size_t len, sw_addr addr
 {
     cs_insn *in = NULL;
     size_t count = cs_disasm(d->cs, code, len, addr, 1, &in);
+    if (count == 0 && d->arch->cs_arch == CS_ARCH_PPC)
+        return sw_dis_ppc_unknown(d, code, len, out);
     if (count == 0)
         return SW_EINVAL;
     struct sw_insn o;

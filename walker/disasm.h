@@ -96,13 +96,13 @@ struct sw_insn {
     int64_t fp_off;
     struct sw_insn_mem stores[2], loads[2];
     uint8_t nstores, nloads;
-    unsigned sp_reg;        /* SW_SP_FROM_REG, SW_SP_ADD_REG: the register (opaque id) */
-    bool gpr_from_sp;       /* general register GPR_SET = SP-before + gpr_set_off */
-    unsigned gpr_set;       /* (lea 4(%esp),%ecx: gcc's DRAP, the CFA in a register; */
-    int64_t gpr_set_off;    /* sub x12,sp,#0xf0000: a probe loop's bound) */
-    unsigned gpr_set_plus;  /* ...plus the constant in this register, 0 for none (PowerPC
-                             * add r0,r1,r0) */
-    unsigned gpr_writes[8]; /* general registers written, other than SP and FP (opaque ids) */
+    unsigned sp_reg;         /* SW_SP_FROM_REG, SW_SP_ADD_REG: the register (opaque id) */
+    bool gpr_from_sp;        /* general register GPR_SET = SP-before + gpr_set_off */
+    unsigned gpr_set;        /* (lea 4(%esp),%ecx: gcc's DRAP, the CFA in a register; */
+    int64_t gpr_set_off;     /* sub x12,sp,#0xf0000: a probe loop's bound) */
+    unsigned gpr_set_plus;   /* ...plus the constant in this register, 0 for none (PowerPC
+                              * add r0,r1,r0) */
+    unsigned gpr_writes[12]; /* general registers written, other than SP and FP (opaque ids) */
     uint8_t ngpr_writes;
     bool sp_reg_neg; /* SW_SP_ADD_REG: SP -= sp_reg */
     enum sw_insn_kop k_op;
@@ -129,7 +129,9 @@ struct sw_disasm *sw_disasm_new(const struct arch_desc *a);
 void sw_disasm_free(struct sw_disasm *d);
 
 /* Decode the instruction at ADDR from the LEN bytes at CODE into *OUT.
- * Returns 0, or SW_EINVAL if the bytes are not a valid instruction. */
+ * Returns 0, or SW_EINVAL if the bytes are not a valid instruction (or, on
+ * PowerPC, one capstone 4 does not know whose effect on the registers is not
+ * known either). */
 int sw_disasm_one(struct sw_disasm *d, const uint8_t *code, size_t len, sw_addr addr,
                   struct sw_insn *out);
 

@@ -35,4 +35,8 @@ void sw_dis_other_writes(csh cs, const cs_insn *in, unsigned sp, unsigned sp32, 
 void sw_dis_arm64(struct sw_disasm *d, const cs_insn *in, struct sw_insn *o);
 void sw_dis_ppc(struct sw_disasm *d, const cs_insn *in, const uint8_t *code, struct sw_insn *o);
 
+/* A PowerPC word capstone does not decode, as an instruction that may write
+ * the registers its fields name; SW_EINVAL if it is none. */
+int sw_dis_ppc_unknown(struct sw_disasm *d, const uint8_t *code, size_t len, struct sw_insn *o);
+
 #endif /* RSPWALK_WALKER_DISASM_INTERNAL_H */

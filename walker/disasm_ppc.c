@@ -286,13 +286,98 @@ ppc_classify(struct sw_disasm *d, const cs_insn *in, const uint8_t *code, struct
     ppc_other_writes(in, o);
 }
 
+/* A word capstone 4 does not know: the general registers it may write,
+ * from the encoding (Power ISA 3.0), for the families gcc emits that
+ * capstone 4 lacks; -1 for a word of no family known here.  RT and RA are
+ * the fields at bits 21 and 16. */
+static int
+ppc_unknown_writes(uint32_t w, unsigned wr[12], size_t *n)
+{
+    const unsigned opc = w >> 26, rt = (w >> 21) & 0x1f, ra = (w >> 16) & 0x1f;
+    const unsigned xo = (w >> 1) & 0x3ff, vxo = w & 0x7ff;
+
+    *n = 0;
+    if (opc == 17 && (w & 3) != 0) { /* sc, scv: r3 the result, r0 and r4-r12 clobbered */
+        wr[(*n)++] = 0;
+        for (unsigned r = 3; r <= 12; r++)
+            wr[(*n)++] = r;
+        return 0;
+    }
+    if (opc == 4) { /* vector (VMX/VSX) arithmetic: vector registers, but for these */
+        if (vxo == 1538 || vxo == 1549 || vxo == 1613 || vxo == 1677 || vxo == 1805 ||
+            vxo == 1869 || vxo == 1933)
+            wr[(*n)++] = rt; /* vclzlsbb/vctzlsbb, vextu[bhw][lr]x */
+        return 0;
+    }
+    if (opc != 31)
+        return -1;
+    switch (xo) {
+    case 20:  /* lwarx */
+    case 52:  /* lbarx */
+    case 84:  /* ldarx */
+    case 116: /* lharx */
+        wr[(*n)++] = rt;
+        return 0;
+    case 51:  /* mfvsrd */
+    case 115: /* mfvsrwz */
+    case 307: /* mfvsrld */
+        wr[(*n)++] = ra;
+        return 0;
+    case 179: /* mtvsrd */
+    case 211: /* mtvsrwa */
+    case 243: /* mtvsrwz */
+    case 403: /* mtvsrws */
+    case 435: /* mtvsrdd */
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+/* A PowerPC word capstone 4 does not decode (POWER8 and later: mtvsrwz,
+ * mfvsrd, the vector operations; and sc, lwarx): it falls through and writes
+ * the general registers its family does (ppc_unknown_writes) -- SP, FP and
+ * r0 among them as "other" writes, the rest for the analysis to forget.
+ * Words of no known family end the path as before (SW_EINVAL): no guess at
+ * what they write. */
+int
+sw_dis_ppc_unknown(struct sw_disasm *d, const uint8_t *code, size_t len, struct sw_insn *o)
+{
+    unsigned wr[12];
+    size_t n;
+    if (len < 4 || ppc_unknown_writes((uint32_t)arch_load(d->arch, code, 4), wr, &n) < 0)
+        return SW_EINVAL;
+    uint32_t w = (uint32_t)arch_load(d->arch, code, 4);
+    memset(o, 0, sizeof *o);
+    o->len = 4;
+    o->writes[SW_IREG_LR] = w >> 26 == 17 && (w & 3) == 1; /* scv clobbers the LR */
+    for (size_t k = 0; k < n; k++) {
+        if (wr[k] == 1)
+            o->sp = SW_SP_OTHER;
+        else if (wr[k] == 31)
+            o->fp = SW_FP_OTHER;
+        else
+            sw_dis_add_gpr_write(o, PPC_REG_R0 + wr[k]);
+        if (wr[k] == 0)
+            o->writes[SW_IREG_R0] = true;
+    }
+    return 0;
+}
+
 void
 sw_dis_ppc(struct sw_disasm *d, const cs_insn *in, const uint8_t *code, struct sw_insn *o)
 {
-    unsigned wr[4];
+    unsigned wr[12];
     ppc_classify(d, in, code, o);
     size_t n = ppc_writes(in, wr);
     for (size_t i = 0; i < n; i++)
         if (wr[i] != PPC_REG_R1 && wr[i] != PPC_REG_R31)
             sw_dis_add_gpr_write(o, wr[i]);
+    /* sc, which capstone 4 decodes as writing nothing: what the kernel clobbers */
+    uint32_t w = (uint32_t)arch_load(d->arch, code, 4);
+    if (w >> 26 == 17 && ppc_unknown_writes(w, wr, &n) == 0) {
+        for (size_t i = 0; i < n; i++)
+            sw_dis_add_gpr_write(o, PPC_REG_R0 + wr[i]);
+        o->writes[SW_IREG_R0] = true;
+    }
 }

@@ -355,6 +355,37 @@ test_disasm_constants_and_sp_from_registers(void **state)
     assert_int_equal(i.cc, SW_CC_NE);
     i = DEC(&arch_ppc32, 0x41, 0x9e, 0xff, 0xf8); /* beq cr7 */
     assert_int_equal(i.cc, SW_CC_OTHER);
+
+    /* Words capstone 4 does not know, by family: mtvsrwz v0,r3 writes no general
+     * register; mfvsrd r9,f0 and vextublx r7 write theirs; scv (and sc, which capstone
+     * decodes) clobber r0 and r3-r12, scv the LR too. */
+    const struct arch_desc *p64 = &arch_ppc64;
+    unsigned r9 = DEC(p64, 0x39, 0x20, 0x00, 0x00).k_dst; /* li r9,0 */
+    i = DEC(p64, 0x7c, 0x03, 0x01, 0xe7);
+    assert_int_equal(i.len, 4);
+    assert_int_equal(i.flow, SW_FLOW_NEXT);
+    assert_int_equal(i.sp, SW_SP_KEEP);
+    assert_int_equal(i.ngpr_writes, 0);
+    assert_false(i.writes[SW_IREG_R0]);
+    i = DEC(p64, 0x7c, 0x09, 0x00, 0x66);
+    assert_int_equal(i.ngpr_writes, 1);
+    assert_int_equal(i.gpr_writes[0], r9);
+    i = DEC(p64, 0x10, 0xe8, 0x16, 0x0d);
+    assert_int_equal(i.ngpr_writes, 1);
+    i = DEC(p64, 0x44, 0x00, 0x00, 0x01);
+    assert_true(i.writes[SW_IREG_R0]);
+    assert_true(i.writes[SW_IREG_LR]);
+    assert_int_equal(i.ngpr_writes, 11);
+    i = DEC(p64, 0x44, 0x00, 0x00, 0x02);
+    assert_true(i.writes[SW_IREG_R0]);
+    assert_false(i.writes[SW_IREG_LR]);
+    assert_int_equal(i.ngpr_writes, 11);
+    struct sw_disasm *d = sw_disasm_new(p64);
+    struct sw_insn junk;
+    assert_non_null(d);
+    assert_int_equal(sw_disasm_one(d, (const uint8_t[]){ 0, 0, 0, 0 }, 4, 0x1000, &junk),
+                     SW_EINVAL); /* a traceback table's zero word */
+    sw_disasm_free(d);
 }
 
 int

@@ -58,7 +58,7 @@ a64_gpr_forms(const cs_insn *in, struct sw_insn *o)
             o->gpr_set = a64_x(op[0].reg);
             return true;
         }
-        /* fall through */
+        __attribute__((fallthrough)); /* mov from an immediate is movz/movn */
     case ARM64_INS_MOVZ:
     case ARM64_INS_MOVN:
         if (n != 2 || !a64_is_gpr(&op[0]) || op[1].type != ARM64_OP_IMM || sh > 48)

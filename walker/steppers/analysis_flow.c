@@ -247,13 +247,14 @@ apply_store(struct sw_an_state *s, const struct sw_insn_mem *m)
             s->ra_off = slot;
         }
         break;
-    case SW_IREG_GPR:
+    case SW_IREG_GPR: {
         int32_t off;
         if (alt && reg_known(s, m->gpr, &off) && off == 0) {
             s->cfa_slot = slot;
             set(s, SW_AN_ST_CFASLOT, true);
         }
         break;
+    }
     default:
         break;
     }

@@ -156,14 +156,10 @@ add_reg(struct pctx *c, const XML_Char **atts)
         return stop(c, SW_EPROTO, "register '%s': register number past %d", name, TDESC_MAX_REGNUM);
     if (c->nregs >= TDESC_MAX_REGS)
         return stop(c, SW_EPROTO, "register '%s': more than %d registers", name, TDESC_MAX_REGS);
-    if (c->nregs == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 64;
-        struct reg_row *p = sw_realloc(c->regs, cap * sizeof *p);
-        if (p == NULL)
-            return stop(c, SW_ENOMEM, "out of memory");
-        c->regs = p;
-        c->cap = cap;
-    }
+    struct reg_row *p = sw_grow(c->regs, &c->cap, c->nregs + 1, sizeof *p, 64);
+    if (p == NULL)
+        return stop(c, SW_ENOMEM, "out of memory");
+    c->regs = p;
     struct reg_row *r = &c->regs[c->nregs];
     memset(r, 0, sizeof *r);
     r->name = sw_strdup(name);

@@ -138,14 +138,10 @@ idlist_add(struct rsp_session *s, struct idlist *l, struct rsp_thread_id id)
 {
     if (l->n >= MAX_THREADS)
         return sw_fail(&s->err, SW_EPROTO, "thread list: more than %d threads", MAX_THREADS);
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        struct rsp_thread_id *p = sw_realloc(l->ids, cap * sizeof *p);
-        if (p == NULL)
-            return sw_fail(&s->err, SW_ENOMEM, "thread list: out of memory");
-        l->ids = p;
-        l->cap = cap;
-    }
+    struct rsp_thread_id *p = sw_grow(l->ids, &l->cap, l->n + 1, sizeof *p, 16);
+    if (p == NULL)
+        return sw_fail(&s->err, SW_ENOMEM, "thread list: out of memory");
+    l->ids = p;
     l->ids[l->n++] = id;
     return 0;
 }

@@ -5,6 +5,7 @@
  */
 #include "util/util.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,22 @@ sw_realloc(void *p, size_t n)
     if (alloc_should_fail())
         return NULL;
     return realloc(p, n ? n : 1);
+}
+
+void *
+sw_grow(void *p, size_t *cap, size_t need, size_t size, size_t first)
+{
+    if (need <= *cap && p != NULL)
+        return p;
+    size_t n = *cap ? *cap : first ? first : 1;
+    while (n < need && n <= SIZE_MAX / 2)
+        n *= 2;
+    if (n < need || (size != 0 && n > SIZE_MAX / size))
+        return NULL;
+    void *np = sw_realloc(p, n * size);
+    if (np != NULL)
+        *cap = n;
+    return np;
 }
 
 char *

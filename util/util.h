@@ -35,6 +35,12 @@ void *sw_malloc(size_t n);
 void *sw_calloc(size_t n, size_t size);
 void *sw_realloc(void *p, size_t n);
 char *sw_strdup(const char *s);
+/* The array P of *CAP elements of SIZE bytes with room for NEED of them: P
+ * itself when it has that room, else P reallocated to twice its capacity
+ * (FIRST at least, NEED at least) with *CAP updated; the caller stores the
+ * result back.  NULL when out of memory: P and *CAP are then unchanged and P
+ * is still the caller's. */
+void *sw_grow(void *p, size_t *cap, size_t need, size_t size, size_t first);
 char *sw_strndup(const char *s, size_t n);
 void sw_free(void *p);
 

@@ -151,14 +151,10 @@ rbuf_add(struct di_rbuf *rb, sw_addr lo, sw_addr hi)
      * no section is at address 0 in a shared object or PIE). */
     if (lo == 0 || lo >= hi)
         return 0;
-    if (rb->n == rb->cap) {
-        size_t cap = rb->cap ? rb->cap * 2 : 64;
-        struct di_range *v = sw_realloc(rb->v, cap * sizeof *v);
-        if (v == NULL)
-            return SW_ENOMEM;
-        rb->v = v;
-        rb->cap = cap;
-    }
+    struct di_range *v = sw_grow(rb->v, &rb->cap, rb->n + 1, sizeof *v, 64);
+    if (v == NULL)
+        return SW_ENOMEM;
+    rb->v = v;
     rb->v[rb->n++] = (struct di_range){ lo, hi };
     return 0;
 }
@@ -328,14 +324,10 @@ add_span(struct sw_dinfo *d, sw_addr lo, sw_addr hi, Dwarf_Off cu_off)
 {
     if (lo == 0 || lo >= hi)
         return 0;
-    if (d->nspans == d->capspans) {
-        size_t cap = d->capspans ? d->capspans * 2 : 256;
-        struct di_span *v = sw_realloc(d->spans, cap * sizeof *v);
-        if (v == NULL)
-            return SW_ENOMEM;
-        d->spans = v;
-        d->capspans = cap;
-    }
+    struct di_span *v = sw_grow(d->spans, &d->capspans, d->nspans + 1, sizeof *v, 256);
+    if (v == NULL)
+        return SW_ENOMEM;
+    d->spans = v;
     d->spans[d->nspans++] = (struct di_span){ lo, hi, cu_off };
     return 0;
 }

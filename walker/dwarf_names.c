@@ -47,14 +47,10 @@ is_cplus(Dwarf_Unsigned lang)
 static int
 scope_add(struct nm_unit *u, const struct nm_scope *s)
 {
-    if (u->n == u->cap) {
-        size_t cap = u->cap ? u->cap * 2 : 64;
-        struct nm_scope *v = sw_realloc(u->v, cap * sizeof *v);
-        if (v == NULL)
-            return SW_ENOMEM;
-        u->v = v;
-        u->cap = cap;
-    }
+    struct nm_scope *v = sw_grow(u->v, &u->cap, u->n + 1, sizeof *v, 64);
+    if (v == NULL)
+        return SW_ENOMEM;
+    u->v = v;
     u->v[u->n++] = *s;
     return 0;
 }
@@ -149,14 +145,10 @@ unit_at(struct sw_dinfo *d, Dwarf_Off cu_off)
     for (size_t i = 0; i < nm->nunits; i++)
         if (nm->units[i].off == cu_off)
             return &nm->units[i];
-    if (nm->nunits == nm->capunits) {
-        size_t cap = nm->capunits ? nm->capunits * 2 : 8;
-        struct nm_unit *v = sw_realloc(nm->units, cap * sizeof *v);
-        if (v == NULL)
-            return NULL;
-        nm->units = v;
-        nm->capunits = cap;
-    }
+    struct nm_unit *v = sw_grow(nm->units, &nm->capunits, nm->nunits + 1, sizeof *v, 8);
+    if (v == NULL)
+        return NULL;
+    nm->units = v;
     struct nm_unit *u = &nm->units[nm->nunits];
     *u = (struct nm_unit){ .off = cu_off };
     Dwarf_Die cu = sw_di_die_at(d, cu_off);

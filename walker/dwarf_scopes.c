@@ -62,14 +62,10 @@ struct di_parse {
 static int
 add_scope(struct di_cu *cu, const struct di_scope *s)
 {
-    if (cu->nscopes == cu->capscopes) {
-        size_t cap = cu->capscopes ? cu->capscopes * 2 : 32;
-        struct di_scope *v = sw_realloc(cu->scopes, cap * sizeof *v);
-        if (v == NULL)
-            return SW_ENOMEM;
-        cu->scopes = v;
-        cu->capscopes = cap;
-    }
+    struct di_scope *v = sw_grow(cu->scopes, &cu->capscopes, cu->nscopes + 1, sizeof *v, 32);
+    if (v == NULL)
+        return SW_ENOMEM;
+    cu->scopes = v;
     cu->scopes[cu->nscopes++] = *s;
     return 0;
 }
@@ -187,14 +183,10 @@ read_site(struct di_parse *p, Dwarf_Die die, uint32_t func)
     int rc = site_target(p, die, &s);
     if (rc < 0)
         return rc;
-    if (cu->nsites == cu->capsites) {
-        size_t cap = cu->capsites ? cu->capsites * 2 : 32;
-        struct di_site *v = sw_realloc(cu->sites, cap * sizeof *v);
-        if (v == NULL)
-            return SW_ENOMEM;
-        cu->sites = v;
-        cu->capsites = cap;
-    }
+    struct di_site *v = sw_grow(cu->sites, &cu->capsites, cu->nsites + 1, sizeof *v, 32);
+    if (v == NULL)
+        return SW_ENOMEM;
+    cu->sites = v;
     cu->sites[cu->nsites++] = s;
     return 0;
 }

@@ -384,16 +384,12 @@ offs_add(struct di_vars *c, struct di_offs *s, Dwarf_Off off)
     size_t i = s->n;
     if (offs_has(s, off))
         return;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 16;
-        Dwarf_Off *v = sw_realloc(s->v, cap * sizeof *v);
-        if (v == NULL) {
-            c->oom = true;
-            return;
-        }
-        s->v = v;
-        s->cap = cap;
+    Dwarf_Off *v = sw_grow(s->v, &s->cap, s->n + 1, sizeof *v, 16);
+    if (v == NULL) {
+        c->oom = true;
+        return;
     }
+    s->v = v;
     while (i > 0 && s->v[i - 1] > off) {
         s->v[i] = s->v[i - 1];
         i--;

@@ -47,14 +47,10 @@ is_mapping_symbol(uint16_t machine, const char *name)
 static struct elf_sym *
 tab_push(struct elf_symtab *t)
 {
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 256;
-        struct elf_sym *v = sw_realloc(t->syms, cap * sizeof *v);
-        if (v == NULL)
-            return NULL;
-        t->syms = v;
-        t->cap = cap;
-    }
+    struct elf_sym *v = sw_grow(t->syms, &t->cap, t->n + 1, sizeof *v, 256);
+    if (v == NULL)
+        return NULL;
+    t->syms = v;
     struct elf_sym *s = &t->syms[t->n];
     memset(s, 0, sizeof *s);
     s->order = (uint32_t)t->n++;

@@ -65,14 +65,10 @@ sw_stepper_group_add(struct sw_stepper_group *g, struct sw_stepper *s, sw_addr s
 {
     if (s == NULL || s->ops == NULL || start >= end)
         return SW_EINVAL;
-    if (g->n == g->cap) {
-        size_t cap = g->cap ? g->cap * 2 : 16;
-        struct sw_group_entry *e = sw_realloc(g->entries, cap * sizeof *e);
-        if (e == NULL)
-            return SW_ENOMEM;
-        g->entries = e;
-        g->cap = cap;
-    }
+    struct sw_group_entry *e = sw_grow(g->entries, &g->cap, g->n + 1, sizeof *e, 16);
+    if (e == NULL)
+        return SW_ENOMEM;
+    g->entries = e;
     /* Insert after every entry of lower or equal priority: stable order. */
     size_t i = g->n;
     while (i > 0 && g->entries[i - 1].stepper->ops->priority > s->ops->priority) {

@@ -79,14 +79,10 @@ module_dinfo(struct sw_virtual *v, const struct sw_lib *lib, struct sw_dinfo **d
             *d = v->mods[i].d;
             return 0;
         }
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 8;
-        struct virt_module *m = sw_realloc(v->mods, cap * sizeof *m);
-        if (m == NULL)
-            return sw_fail(err, SW_ENOMEM, "reading debug info of %s: out of memory", lib->path);
-        v->mods = m;
-        v->cap = cap;
-    }
+    struct virt_module *m = sw_grow(v->mods, &v->cap, v->n + 1, sizeof *m, 8);
+    if (m == NULL)
+        return sw_fail(err, SW_ENOMEM, "reading debug info of %s: out of memory", lib->path);
+    v->mods = m;
     char *path = sw_strdup(lib->path);
     if (path == NULL)
         return sw_fail(err, SW_ENOMEM, "reading debug info of %s: out of memory", lib->path);
@@ -226,14 +222,10 @@ struct virt_out {
 static int
 out_push(struct virt_out *o, const struct sw_frame *f)
 {
-    if (o->n == o->cap) {
-        size_t cap = o->cap ? o->cap * 2 : 32;
-        struct sw_frame *nf = sw_realloc(o->frames, cap * sizeof *nf);
-        if (nf == NULL)
-            return SW_ENOMEM;
-        o->frames = nf;
-        o->cap = cap;
-    }
+    struct sw_frame *nf = sw_grow(o->frames, &o->cap, o->n + 1, sizeof *nf, 32);
+    if (nf == NULL)
+        return SW_ENOMEM;
+    o->frames = nf;
     o->frames[o->n++] = *f;
     return 0;
 }

@@ -84,14 +84,10 @@ sw_stack_fini(struct sw_stack *st)
 static int
 stack_push(struct sw_stack *st, const struct sw_frame *f)
 {
-    if (st->n == st->cap) {
-        size_t cap = st->cap ? st->cap * 2 : 32;
-        struct sw_frame *nf = sw_realloc(st->frames, cap * sizeof *nf);
-        if (nf == NULL)
-            return SW_ENOMEM;
-        st->frames = nf;
-        st->cap = cap;
-    }
+    struct sw_frame *nf = sw_grow(st->frames, &st->cap, st->n + 1, sizeof *nf, 32);
+    if (nf == NULL)
+        return SW_ENOMEM;
+    st->frames = nf;
     st->frames[st->n++] = *f;
     return 0;
 }

@@ -169,56 +169,41 @@ open_dbg(const char *path, unsigned addr_size, Dwarf_Debug *dbg, Elf **elfp, int
          struct sw_errbuf *err)
 {
     Dwarf_Error de = NULL;
-    unsigned char id[6];
     int rc = check_elf_magic(path, msb, err);
     if (rc < 0)
         return rc;
     *dbg = NULL;
 
-    /* libdwarf 20210528's own ELF reader gives 64-bit big-endian objects an
-     * 8-byte length size, and then reads the 4-byte zero that ends every
-     * linked .eh_frame as an IRIX 64-bit length, past the section's end
-     * (DW_DLE_READ_LITTLEENDIAN_ERROR on every ppc64 file).  Through libelf
-     * (dwarf_elf_init_b) the length size is 4 and the section reads.  Not
+    /* Through libelf's read-only mapping (dwarf_elf_init_b), not libdwarf's
+     * own ELF reader (dwarf_init_path): the sections then point into the
+     * mapped file instead of being read() whole into libdwarf's memory on
+     * first use, and 64-bit big-endian objects get the length size 4 (the
+     * own reader gives them 8, then reads the 4-byte zero that ends every
+     * linked .eh_frame as an IRIX 64-bit length, past the section's end:
+     * DW_DLE_READ_LITTLEENDIAN_ERROR on every ppc64 file).  Not
      * dwarf_object_init_b: its handles and dwarf_init_path's corrupt each
-     * other when both are open (walker/dwarf_info.c uses dwarf_init_path). */
+     * other when both are open. */
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0 && read(fd, id, sizeof id) == (ssize_t)sizeof id && id[4] == 2 && id[5] == 2) {
-        (void)elf_version(EV_CURRENT);
-        Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-        if (elf == NULL) {
-            close(fd);
-            return sw_fail(err, SW_EBADELF, "reading CFI of %s: %s", path, elf_errmsg(-1));
-        }
-        rc = dwarf_elf_init_b(elf, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, dbg, &de);
-        if (rc != DW_DLV_OK) {
-            *dbg = NULL;
-            elf_end(elf);
-            close(fd);
-            if (rc == DW_DLV_NO_ENTRY)
-                return 0;
-            return dw_fail(err, SW_EBADELF, NULL, de, "reading CFI of %s", path);
-        }
-        *elfp = elf;
-        *fdp = fd;
-        return setup_dbg(dbg, path, addr_size, err);
-    }
-    if (fd >= 0)
+    if (fd < 0)
+        return sw_fail(err, errno == ENOENT ? SW_ENOENT : SW_EIO, "reading CFI of %s: %s", path,
+                       strerror(errno));
+    (void)elf_version(EV_CURRENT);
+    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    if (elf == NULL) {
         close(fd);
-
-    /* No handler and a non-NULL error pointer: libdwarf returns
-     * DW_DLV_ERROR instead of aborting.  No true-path buffer: the debug
-     * file is chosen by the ELF cache, not by libdwarf's debuglink search. */
-    rc = dwarf_init_path(path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, dbg, NULL, 0,
-                         NULL, &de);
-    if (rc == DW_DLV_NO_ENTRY) {
-        *dbg = NULL;
-        return 0;
+        return sw_fail(err, SW_EBADELF, "reading CFI of %s: %s", path, elf_errmsg(-1));
     }
+    rc = dwarf_elf_init_b(elf, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, dbg, &de);
     if (rc != DW_DLV_OK) {
         *dbg = NULL;
+        elf_end(elf);
+        close(fd);
+        if (rc == DW_DLV_NO_ENTRY)
+            return 0;
         return dw_fail(err, SW_EBADELF, NULL, de, "reading CFI of %s", path);
     }
+    *elfp = elf;
+    *fdp = fd;
     return setup_dbg(dbg, path, addr_size, err);
 }
 

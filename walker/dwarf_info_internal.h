@@ -16,6 +16,7 @@
 
 #include <dwarf.h>
 #include <libdwarf.h>
+#include <libelf.h>
 
 #include "util/util.h"
 #include "walker/dwarf_info.h"
@@ -95,6 +96,8 @@ struct di_span {
 
 struct sw_dinfo {
     Dwarf_Debug dbg; /* NULL: no .debug_info */
+    Elf *dbg_elf;    /* owned: the mapping DBG's sections point into (elf_end after dwarf_finish) */
+    int dbg_fd;      /* owned: its descriptor, -1 when none */
     struct sw_elf *elf;
     char *path;
     char *source; /* the file DBG reads */

@@ -57,10 +57,11 @@ json_stats(FILE *f, const struct rsp_stats *st, uint64_t wall_us)
     fprintf(f,
             "{\"packets_sent\": %" PRIu64 ", \"packets_received\": %" PRIu64
             ", \"bytes_sent\": %" PRIu64 ", \"bytes_received\": %" PRIu64
-            ", \"round_trips\": %" PRIu64 ", \"retransmits\": %" PRIu64 ", \"elapsed_us\": %" PRIu64
-            ", \"wall_us\": %" PRIu64 ", \"by_kind\": {",
+            ", \"round_trips\": %" PRIu64 ", \"cached_replies\": %" PRIu64
+            ", \"retransmits\": %" PRIu64 ", \"elapsed_us\": %" PRIu64 ", \"wall_us\": %" PRIu64
+            ", \"by_kind\": {",
             st->packets_sent, st->packets_received, st->bytes_sent, st->bytes_received,
-            st->round_trips, st->retransmits, st->elapsed_us, wall_us);
+            st->round_trips, st->cached_replies, st->retransmits, st->elapsed_us, wall_us);
     bool first = true;
     for (size_t i = 0; i < sizeof st->by_kind / sizeof st->by_kind[0]; i++) {
         const char *name = rsp_packet_name(i);
@@ -82,9 +83,10 @@ text_stats(FILE *f, const struct rsp_stats *st, uint64_t wall_us)
     fprintf(f,
             "stats: %" PRIu64 " packets sent, %" PRIu64 " received; %" PRIu64
             " bytes sent, %" PRIu64 " received; %" PRIu64 " round trips; %" PRIu64
+            " requests answered from prefetched replies; %" PRIu64
             " retransmits; %.3f ms waiting, %.3f ms in all\n",
             st->packets_sent, st->packets_received, st->bytes_sent, st->bytes_received,
-            st->round_trips, st->retransmits, (double)st->elapsed_us / 1000.0,
+            st->round_trips, st->cached_replies, st->retransmits, (double)st->elapsed_us / 1000.0,
             (double)wall_us / 1000.0);
     fputs("stats: requests by kind:", f);
     for (size_t i = 0; i < sizeof st->by_kind / sizeof st->by_kind[0]; i++) {

@@ -141,7 +141,8 @@ connect_sequence(struct rsp_session *s)
     if (s->cfg.non_stop && s->feat[RSP_FEAT_NON_STOP] && (rc = rsp_ns_enter(s)) < 0)
         return rc;
     struct rsp_stop st;
-    if ((rc = rsp_query_stop(s, &st)) < 0)
+    rc = rsp_prefetch_wanted(s) ? rsp_prefetch_stop(s, &st) : rsp_query_stop(s, &st);
+    if (rc < 0)
         return rc;
     if (s->feat[RSP_FEAT_XFER_FEATURES] && (rc = rsp_tdesc_fetch(s)) < 0)
         return rc;
@@ -154,6 +155,7 @@ rsp_session_config_init(struct rsp_session_config *cfg)
     memset(cfg, 0, sizeof *cfg);
     cfg->timeout_ms = RSP_DEFAULT_TIMEOUT_MS;
     cfg->allow_noack = true;
+    cfg->prefetch = true;
 }
 
 int
@@ -182,6 +184,7 @@ rsp_session_connect(struct rsp_transport *t, const struct rsp_session_config *cf
     sw_buf_init(&s->raw);
     sw_buf_init(&s->out);
     sw_buf_init(&s->pending);
+    sw_buf_init(&s->pre_out);
     int rc = rsp_dec_init(&s->dec, DEC_MIN_LIMIT);
     if (rc < 0)
         rc = sw_fail(&s->err, SW_ENOMEM, "connecting: out of memory");
@@ -219,6 +222,7 @@ rsp_caches_drop(struct rsp_session *s)
     sw_free(s->regs);
     s->regs = NULL;
     s->nregs = 0;
+    rsp_prefetch_drop(s);
     s->hg_valid = false;
 }
 
@@ -233,6 +237,7 @@ rsp_session_close(struct rsp_session *s)
     sw_buf_fini(&s->raw);
     sw_buf_fini(&s->out);
     sw_buf_fini(&s->pending);
+    sw_buf_fini(&s->pre_out);
     rsp_ns_fini(s);
     rsp_event_fd_close(s);
     rsp_tdesc_free(s->tdesc);

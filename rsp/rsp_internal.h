@@ -31,6 +31,14 @@ enum rsp_pkt {
     RSP_PKT__COUNT
 };
 
+/* A reply asked for ahead of time (rsp/prefetch.c), under its request. */
+struct rsp_prefetched {
+    char *req; /* owned: the payload as sent */
+    size_t req_len;
+    char *reply; /* owned: the reply's payload */
+    size_t len;
+};
+
 /* Registers of one thread read with 'g' during the current stop. */
 struct rsp_regcache {
     struct rsp_thread_id id;
@@ -85,6 +93,9 @@ struct rsp_session {
     bool no_cache;             /* cfg.no_cache or RSPWALK_NO_CACHE: no 'g' cache, no inferred Hg */
     struct rsp_regcache *regs; /* owned: nregs entries, dropped on resume */
     size_t nregs;
+    struct rsp_prefetched *pre; /* owned: npre replies asked for with '?', dropped on resume */
+    size_t npre;
+    struct sw_buf pre_out; /* the copy of a prefetched reply rsp_request handed out */
 
     bool vfile_fs_valid; /* vfile_fs was sent with vFile:setfs and accepted */
     int64_t vfile_fs;
@@ -162,8 +173,31 @@ int rsp_send_raw(struct rsp_session *s, const void *buf, size_t len, const char 
 const char *rsp_pkt_wire(enum rsp_pkt kind);
 void rsp_pkt_label(const char *payload, size_t len, char *buf, size_t cap);
 
-/* Drop the per-stop state: register caches and the Hg selection. */
+/* Drop the per-stop state: register caches, prefetched replies and the Hg selection. */
 void rsp_caches_drop(struct rsp_session *s);
+
+/* stop.c: take in stop reply R to LABEL (QUERY: the reply to '?') as the
+ * session's last stop; *OUT (may be NULL) gets it too. */
+int rsp_take_stop(struct rsp_session *s, const struct rsp_reply *r, const char *label, bool query,
+                  struct rsp_stop *out);
+
+/* prefetch.c: whether this link gets the first stop's objects with '?'
+ * (pipelined, no-ack, all-stop, caches on, cfg.prefetch). */
+bool rsp_prefetch_wanted(const struct rsp_session *s);
+/* prefetch.c: '?' and the first chunk of target.xml, the library list, auxv
+ * and the thread list (where offered), in one write; the stop in *ST as
+ * rsp_query_stop gives it, the other replies kept for rsp_request. */
+int rsp_prefetch_stop(struct rsp_session *s, struct rsp_stop *st);
+/* prefetch.c: the kept reply to exactly PAYLOAD, copied into the session
+ * (valid until the next request) in *R; false when there is none. */
+bool rsp_prefetch_lookup(struct rsp_session *s, const char *payload, size_t len,
+                         struct rsp_reply *r);
+void rsp_prefetch_drop(struct rsp_session *s);
+
+/* xfer.c: the request for OBJECT/ANNEX at OFFSET, as rsp_xfer_read sends it,
+ * into BUF of CAP bytes; its length, or -1 when it does not fit. */
+int rsp_xfer_request(const struct rsp_session *s, const char *object, const char *annex,
+                     size_t offset, char *buf, size_t cap);
 
 /* threads.c: thread-id syntax and the Hg selection. */
 bool rsp_thread_id_read(struct rsp_cur *c, struct rsp_thread_id *out);

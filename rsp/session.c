@@ -360,28 +360,10 @@ is_error_reply(const char *p, size_t len)
            sw_hex_val((unsigned char)p[2]) >= 0;
 }
 
-int
-rsp_request(struct rsp_session *s, enum rsp_pkt kind, const char *payload, size_t len,
-            struct rsp_reply *r)
+/* The verdict on reply R to KIND, as rsp_request gives it. */
+static int
+judge_reply(struct rsp_session *s, enum rsp_pkt kind, const char *label, const struct rsp_reply *r)
 {
-    char label[96];
-    bool got;
-    int rc;
-    rsp_pkt_label(payload, len, label, sizeof label);
-    r->p = NULL;
-    r->len = 0;
-    if ((rc = gate(s, kind, label)) < 0)
-        return rc;
-    s->stats.by_kind[kind]++;
-    s->stats.round_trips++;
-    if ((rc = send_frame(s, payload, len, label)) < 0)
-        return rc;
-    struct waiter w = { label, payload,          len, pkt_rows[kind].reply == RSP_R_STOP,
-                        false, s->cfg.timeout_ms };
-    if ((rc = wait_packet(s, &w, &got)) < 0)
-        return rc;
-    r->p = (const char *)s->dec.pkt;
-    r->len = s->dec.pkt_len;
     if (r->len == 0) {
         /* Empty means unsupported; generic qXfer objects are judged one by one. */
         if (kind != RSP_PKT_XFER_OTHER)
@@ -394,19 +376,32 @@ rsp_request(struct rsp_session *s, enum rsp_pkt kind, const char *payload, size_
     return 0;
 }
 
-/* The verdict on reply R to KIND, as rsp_request gives it. */
-static int
-judge_reply(struct rsp_session *s, enum rsp_pkt kind, const char *label, const struct rsp_reply *r)
+int
+rsp_request(struct rsp_session *s, enum rsp_pkt kind, const char *payload, size_t len,
+            struct rsp_reply *r)
 {
-    if (r->len == 0) {
-        if (kind != RSP_PKT_XFER_OTHER)
-            s->unsup[kind] = true;
-        return sw_fail(&s->err, SW_EUNSUP, "'%s': not supported by the stub (empty reply)", label);
-    }
-    if (is_error_reply(r->p, r->len))
-        return sw_fail(&s->err, SW_ESTUB, "'%s': stub replied %.*s", label,
-                       (int)(r->len > 200 ? 200 : r->len), r->p);
-    return 0;
+    char label[96];
+    bool got;
+    int rc;
+    rsp_pkt_label(payload, len, label, sizeof label);
+    r->p = NULL;
+    r->len = 0;
+    if ((rc = gate(s, kind, label)) < 0)
+        return rc;
+    /* Asked for ahead of time in this stop (rsp/prefetch.c): no packet. */
+    if (s->npre > 0 && rsp_prefetch_lookup(s, payload, len, r))
+        return judge_reply(s, kind, label, r);
+    s->stats.by_kind[kind]++;
+    s->stats.round_trips++;
+    if ((rc = send_frame(s, payload, len, label)) < 0)
+        return rc;
+    struct waiter w = { label, payload,          len, pkt_rows[kind].reply == RSP_R_STOP,
+                        false, s->cfg.timeout_ms };
+    if ((rc = wait_packet(s, &w, &got)) < 0)
+        return rc;
+    r->p = (const char *)s->dec.pkt;
+    r->len = s->dec.pkt_len;
+    return judge_reply(s, kind, label, r);
 }
 
 int

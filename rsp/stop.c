@@ -149,9 +149,9 @@ rsp_stop_parse(const char *pkt, size_t len, struct rsp_stop *out, struct sw_errb
     return 0;
 }
 
-static int
-take_stop(struct rsp_session *s, const struct rsp_reply *r, const char *label, bool query,
-          struct rsp_stop *out)
+int
+rsp_take_stop(struct rsp_session *s, const struct rsp_reply *r, const char *label, bool query,
+              struct rsp_stop *out)
 {
     struct rsp_stop st;
     int rc = rsp_stop_parse(r->p, r->len, &st, &s->err);
@@ -174,7 +174,7 @@ rsp_query_stop(struct rsp_session *s, struct rsp_stop *out)
     int rc = rsp_request(s, RSP_PKT_HALT_REASON, "?", 1, &r);
     if (rc < 0)
         return rc;
-    return take_stop(s, &r, "?", true, out);
+    return rsp_take_stop(s, &r, "?", true, out);
 }
 
 int
@@ -192,7 +192,7 @@ rsp_wait_stop(struct rsp_session *s, int timeout_ms, struct rsp_stop *out)
         return sw_fail(&s->err, SW_EUNSUP, "waiting for a stop: empty reply (resume refused)");
     if (r.len == 3 && r.p[0] == 'E')
         return sw_fail(&s->err, SW_ESTUB, "waiting for a stop: stub replied %.3s", r.p);
-    return take_stop(s, &r, "stop reply", false, out);
+    return rsp_take_stop(s, &r, "stop reply", false, out);
 }
 
 int

@@ -35,25 +35,44 @@ xfer_kind(const char *object)
     return RSP_PKT_XFER_OTHER;
 }
 
+/* The longest chunk asked for: a PacketSize less the reply's framing. */
+static size_t
+xfer_chunk(const struct rsp_session *s)
+{
+    size_t chunk = s->packet_size > 32 ? s->packet_size - 16 : 16;
+    return chunk > XFER_MAX_CHUNK ? XFER_MAX_CHUNK : chunk;
+}
+
+int
+rsp_xfer_request(const struct rsp_session *s, const char *object, const char *annex,
+                 size_t offset, char *buf, size_t cap)
+{
+    int n = snprintf(buf, cap, "qXfer:%s:read:%s:%zx,%zx", object, annex, offset, xfer_chunk(s));
+    return n < 0 || (size_t)n >= cap ? -1 : n;
+}
+
 int
 rsp_xfer_read(struct rsp_session *s, const char *object, const char *annex, char **data,
               size_t *len)
 {
     struct sw_buf b;
     enum rsp_pkt kind = xfer_kind(object);
-    size_t chunk = s->packet_size > 32 ? s->packet_size - 16 : 16;
+    char req[512];
     int rc = 0;
     *data = NULL;
     *len = 0;
     if (strpbrk(object, ":#$}*") != NULL || strpbrk(annex, "#$}*") != NULL)
         return sw_fail(&s->err, SW_EINVAL, "qXfer:%s:read:%s: bad object or annex name", object,
                        annex);
-    if (chunk > XFER_MAX_CHUNK)
-        chunk = XFER_MAX_CHUNK;
     sw_buf_init(&b);
     for (;;) {
         struct rsp_reply r;
-        rc = rsp_requestf(s, kind, &r, "qXfer:%s:read:%s:%zx,%zx", object, annex, b.len, chunk);
+        int reqlen = rsp_xfer_request(s, object, annex, b.len, req, sizeof req);
+        if (reqlen < 0) {
+            rc = sw_fail(&s->err, SW_EINVAL, "qXfer:%s:read:%s: packet too long", object, annex);
+            break;
+        }
+        rc = rsp_request(s, kind, req, (size_t)reqlen, &r);
         if (rc < 0)
             break;
         if (r.p[0] != 'm' && r.p[0] != 'l') {

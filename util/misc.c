@@ -1,6 +1,6 @@
 /* util/misc.c -- debug channels, hex digits, growable buffers, the clock.
  *
- * RSPWALK_DEBUG=pkt,step,cache,all is read once; the library writes to
+ * RSPWALK_DEBUG=pkt,step,cache,time,all is read once; the library writes to
  * stderr only through sw_debug_printf.
  */
 #include "util/util.h"
@@ -12,6 +12,7 @@
 
 static unsigned debug_mask;
 static bool debug_read;
+static uint64_t debug_t0;
 
 unsigned
 sw_debug_mask(void)
@@ -19,6 +20,7 @@ sw_debug_mask(void)
     if (!debug_read) {
         const char *v = getenv("RSPWALK_DEBUG");
         debug_read = true;
+        debug_t0 = sw_now_us();
         if (v != NULL) {
             if (strstr(v, "pkt"))
                 debug_mask |= SW_DBG_PKT;
@@ -26,8 +28,10 @@ sw_debug_mask(void)
                 debug_mask |= SW_DBG_STEP;
             if (strstr(v, "cache"))
                 debug_mask |= SW_DBG_CACHE;
+            if (strstr(v, "time"))
+                debug_mask |= SW_DBG_TIME;
             if (strstr(v, "all"))
-                debug_mask = ~0u;
+                debug_mask |= SW_DBG_PKT | SW_DBG_STEP | SW_DBG_CACHE;
         }
     }
     return debug_mask;
@@ -38,6 +42,8 @@ sw_debug_printf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    if (debug_mask & SW_DBG_TIME)
+        fprintf(stderr, "[%9.3f] ", (double)(sw_now_us() - debug_t0) / 1000.0);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);

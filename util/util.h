@@ -49,11 +49,14 @@ void sw_free(void *p);
 void sw_test_fail_alloc_at(unsigned long n);
 unsigned long sw_test_alloc_count(void);
 
-/* Debug channels from RSPWALK_DEBUG=pkt,step,cache,all (read once). */
+/* Debug channels from RSPWALK_DEBUG=pkt,step,cache,time,all (read once).  TIME
+ * prefixes every debug line with the milliseconds since the variable was read
+ * (then the packet trace is no transcript for tests/tools/fake_transport.c). */
 enum sw_debug_chan {
     SW_DBG_PKT = 1u << 0,
     SW_DBG_STEP = 1u << 1,
     SW_DBG_CACHE = 1u << 2,
+    SW_DBG_TIME = 1u << 3,
 };
 unsigned sw_debug_mask(void);
 void sw_debug_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

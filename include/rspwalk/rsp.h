@@ -108,6 +108,9 @@ struct rsp_stats {
     uint64_t packets_sent, packets_received;
     uint64_t bytes_sent, bytes_received; /* every byte on the wire, acks included */
     uint64_t round_trips;                /* requests that waited for a reply */
+    uint64_t cached_replies;             /* requests answered from replies asked for
+                                          * ahead (with '?', rsp_session_config.prefetch):
+                                          * nothing sent, no round trip */
     uint64_t retransmits;                /* packets sent again after a '-' */
     uint64_t notifications;              /* '%' packets received */
     uint64_t elapsed_us;                 /* time spent waiting on the link */
@@ -126,6 +129,14 @@ struct rsp_session_config {
      * as notifications.  A stub without it leaves the link in all-stop mode:
      * check rsp_non_stop.  Default false. */
     bool non_stop;
+    /* Where the stub serves pipelined requests (gdbserver in no-ack mode), ask
+     * for target.xml, the library list, auxv and the thread list in the write
+     * that carries the connect's '?', one round trip for all; the replies
+     * answer the same requests later in this stop (rsp_stats.cached_replies).
+     * Not in non-stop mode nor with no_cache.  Default true (via
+     * rsp_session_config_init); off, each object costs its own round trip
+     * when asked for. */
+    bool prefetch;
 };
 
 SW_API void rsp_session_config_init(struct rsp_session_config *cfg);

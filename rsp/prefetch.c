@@ -115,8 +115,8 @@ rsp_prefetch_stop(struct rsp_session *s, struct rsp_stop *st)
         if (!s->feat[prefetch_objects[i].feat] || s->unsup[prefetch_objects[i].kind])
             continue;
         char *req = reqs[n - 1];
-        int len = rsp_xfer_request(s, prefetch_objects[i].object, prefetch_objects[i].annex, 0,
-                                   req, sizeof reqs[0]);
+        int len = rsp_xfer_request(s, prefetch_objects[i].object, prefetch_objects[i].annex, 0, req,
+                                   sizeof reqs[0]);
         if (len < 0)
             continue;
         items[n] = (struct rsp_batch_item){ prefetch_objects[i].kind, req, (size_t)len };

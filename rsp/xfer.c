@@ -44,8 +44,8 @@ xfer_chunk(const struct rsp_session *s)
 }
 
 int
-rsp_xfer_request(const struct rsp_session *s, const char *object, const char *annex,
-                 size_t offset, char *buf, size_t cap)
+rsp_xfer_request(const struct rsp_session *s, const char *object, const char *annex, size_t offset,
+                 char *buf, size_t cap)
 {
     int n = snprintf(buf, cap, "qXfer:%s:read:%s:%zx,%zx", object, annex, offset, xfer_chunk(s));
     return n < 0 || (size_t)n >= cap ? -1 : n;

@@ -42,8 +42,8 @@
 #define HEAD QSUP "<- " GDBSERVER_FEATURES "\n-> QStartNoAckMode\n<- OK\n"
 /* The prefetching write and its replies, LIBS_REPLY and AUXV_REPLY as given. */
 #define PREFETCH(libs_reply, auxv_reply)                                                           \
-    "-> ?\n-> qXfer:features:read:target.xml:0,f8\n-> qXfer:libraries-svr4:read::0,f8\n"          \
-    "-> qXfer:auxv:read::0,f8\n-> qXfer:threads:read::0,f8\n"                                     \
+    "-> ?\n-> qXfer:features:read:target.xml:0,f8\n-> qXfer:libraries-svr4:read::0,f8\n"           \
+    "-> qXfer:auxv:read::0,f8\n-> qXfer:threads:read::0,f8\n"                                      \
     "<- " STOP "\n<- l" XML "\n<- " libs_reply "\n<- " auxv_reply "\n<- l" THREADS "\n"
 
 struct fixture {
@@ -135,10 +135,12 @@ test_prefetch_resume_drops_the_replies(void **state)
 {
     (void)state;
     struct fixture f;
-    assert_int_equal(open_text(&f, HEAD PREFETCH("l" LIBS, "l" AUXV)
-                                   "-> vCont?\n<- vCont;c;C;t;s;S;r\n-> vCont;c\n<- " STOP "\n"
-                                   "-> qXfer:auxv:read::0,f8\n<- l" AUXV "\n"),
-                     0);
+    assert_int_equal(
+        open_text(
+            &f, HEAD PREFETCH("l" LIBS,
+                              "l" AUXV) "-> vCont?\n<- vCont;c;C;t;s;S;r\n-> vCont;c\n<- " STOP "\n"
+                                        "-> qXfer:auxv:read::0,f8\n<- l" AUXV "\n"),
+        0);
     struct rsp_stop stop;
     assert_int_equal(rsp_resume(f.s, (struct rsp_thread_id){ 0, 0 }, false, 0), 0);
     assert_int_equal(rsp_wait_stop(f.s, 200, &stop), 0);
@@ -156,9 +158,9 @@ test_prefetch_long_object_goes_on_from_the_first_chunk(void **state)
 {
     (void)state;
     struct fixture f;
-    assert_int_equal(open_text(&f, HEAD PREFETCH("m<library-list-svr4", "l" AUXV)
-                                   "-> qXfer:libraries-svr4:read::12,f8\n"
-                                   "<- l version=\"1.0\"/>\n"),
+    assert_int_equal(open_text(&f, HEAD PREFETCH("m<library-list-svr4",
+                                                 "l" AUXV) "-> qXfer:libraries-svr4:read::12,f8\n"
+                                                           "<- l version=\"1.0\"/>\n"),
                      0);
     char *data;
     size_t len;
@@ -203,8 +205,9 @@ test_prefetch_off_where_not_wanted(void **state)
     rsp_session_config_init(&cfg);
     cfg.timeout_ms = 200;
     cfg.prefetch = false;
-    assert_int_equal(open_cfg(&f, HEAD "-> ?\n<- " STOP "\n"
-                                       "-> qXfer:features:read:target.xml:0,f8\n<- l" XML "\n",
+    assert_int_equal(open_cfg(&f,
+                              HEAD "-> ?\n<- " STOP "\n"
+                                   "-> qXfer:features:read:target.xml:0,f8\n<- l" XML "\n",
                               &cfg),
                      0);
     finish(&f);

@@ -234,13 +234,36 @@ expedited_sp(struct tgt_rsp_proc *rp)
     return 0;
 }
 
+/* Plan the window a read of ADDR would fetch, for a batch: into RANGES[*K]
+ * with its own buffer, unless the cache holds ADDR or knows it unreadable,
+ * or a window planned already (RANGES[FIRST..*K)) holds it.  Returns 0 or
+ * SW_ENOMEM. */
+static int
+plan_window(struct tgt_rsp_proc *rp, sw_addr addr, struct rsp_mem_range *ranges, size_t first,
+            size_t *k)
+{
+    sw_addr miss, start;
+    bool unreadable;
+    size_t size;
+    if (mem_cache_copy(rp, addr, NULL, 1, &miss, &unreadable) || unreadable)
+        return 0;
+    for (size_t j = first; j < *k; j++)
+        if (addr >= ranges[j].addr && addr - ranges[j].addr < ranges[j].len)
+            return 0;
+    window_plan(rp, addr, 1, &start, &size);
+    uint8_t *buf = sw_malloc(size ? size : 1);
+    if (buf == NULL)
+        return SW_ENOMEM;
+    ranges[(*k)++] = (struct rsp_mem_range){ start, size, buf, 0 };
+    return 0;
+}
+
 int
 tgt_rsp_read_mem_batch(struct sw_proc *p, struct sw_mem_req *reqs, size_t n)
 {
     struct tgt_rsp_proc *rp = to_rp(p);
     struct rsp_mem_range *ranges = NULL;
-    size_t *idx = NULL, k = 0;
-    uint8_t *window = NULL;
+    size_t *idx = NULL, k = 0, nreq = 0; /* ranges [0, nreq) exact, [nreq, k) windows */
     int rc = 0;
 
     if (rp->terminated)
@@ -251,11 +274,13 @@ tgt_rsp_read_mem_batch(struct sw_proc *p, struct sw_mem_req *reqs, size_t n)
         rc = sw_fail(&p->err, SW_ENOMEM, "reading %zu memory ranges: out of memory", n);
         goto out;
     }
+    /* The exact bytes first: a batch asks for small scattered things
+     * (build-id notes), where a window each would be bytes for nothing. */
     for (size_t i = 0; i < n; i++) {
         sw_addr miss;
         bool unreadable;
         reqs[i].rc = 0;
-        if (reqs[i].len == 0)
+        if (reqs[i].len == 0 || reqs[i].buf == NULL)
             continue;
         if (reqs[i].addr + reqs[i].len < reqs[i].addr) {
             reqs[i].rc = SW_EMEM;
@@ -264,25 +289,26 @@ tgt_rsp_read_mem_batch(struct sw_proc *p, struct sw_mem_req *reqs, size_t n)
         if (!rp->no_cache &&
             mem_cache_copy(rp, reqs[i].addr, reqs[i].buf, reqs[i].len, &miss, &unreadable))
             continue;
-        /* The exact bytes: a batch asks for small scattered things (build-id
-         * notes), where a window each would be bytes for nothing. */
         ranges[k] = (struct rsp_mem_range){ reqs[i].addr, reqs[i].len, reqs[i].buf, 0 };
         idx[k++] = i;
     }
-    /* The first stack window of the stopped thread rides along when the
-     * batch costs one round trip anyway: its walk then starts with no
-     * round trip of its own. */
-    size_t nreq = k;
-    sw_addr sp = k > 0 && !rp->no_cache && rsp_session_pipelined(rp->s) ? expedited_sp(rp) : 0;
-    sw_addr miss;
-    bool unreadable;
-    if (sp != 0 && !mem_cache_copy(rp, sp, NULL, 1, &miss, &unreadable) && !unreadable) {
-        sw_addr start;
-        size_t size;
-        window_plan(rp, sp, 1, &start, &size);
-        window = sw_malloc(size);
-        if (window != NULL)
-            ranges[k++] = (struct rsp_mem_range){ start, size, window, 0 };
+    nreq = k;
+    /* Then windows, which only fill the cache: the ranges asked for without
+     * a buffer (sw_mem_req: a later read's, such as the vDSO's image), and
+     * the stopped thread's first stack window, which rides along when the
+     * batch costs one round trip anyway: its walk then starts with no round
+     * trip of its own.  None without a cache. */
+    if (!rp->no_cache) {
+        for (size_t i = 0; i < n && rc == 0; i++)
+            if (reqs[i].buf == NULL && reqs[i].len > 0)
+                rc = plan_window(rp, reqs[i].addr, ranges, nreq, &k);
+        sw_addr sp = k > 0 && rsp_session_pipelined(rp->s) ? expedited_sp(rp) : 0;
+        if (rc == 0 && sp != 0)
+            rc = plan_window(rp, sp, ranges, nreq, &k);
+        if (rc != 0) {
+            rc = sw_fail(&p->err, SW_ENOMEM, "reading memory: out of memory");
+            goto out;
+        }
     }
     if (k == 0)
         goto out;
@@ -292,9 +318,10 @@ tgt_rsp_read_mem_batch(struct sw_proc *p, struct sw_mem_req *reqs, size_t n)
         goto out;
     }
     for (size_t j = 0; j < k; j++) {
-        /* A refused window is no fact about its bytes: the walk halves it. */
+        /* A refused window is no fact about its bytes: a read halves it. */
         if (j >= nreq) {
-            if (ranges[j].rc == 0 && mem_cache_add(rp, ranges[j].addr, ranges[j].len, window) < 0)
+            if (ranges[j].rc == 0 &&
+                mem_cache_add(rp, ranges[j].addr, ranges[j].len, ranges[j].buf) < 0)
                 rc = sw_fail(&p->err, SW_ENOMEM, "reading memory: out of memory");
             continue;
         }
@@ -306,7 +333,8 @@ tgt_rsp_read_mem_batch(struct sw_proc *p, struct sw_mem_req *reqs, size_t n)
             rc = sw_fail(&p->err, SW_ENOMEM, "reading memory: out of memory");
     }
 out:
-    sw_free(window);
+    for (size_t j = nreq; ranges != NULL && j < k; j++)
+        sw_free(ranges[j].buf);
     sw_free(ranges);
     sw_free(idx);
     return rc;

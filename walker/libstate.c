@@ -50,11 +50,15 @@ struct aux_info {
 /* How a module is placed again when its checked file changes. */
 enum replace_how { REPLACE_MODULE, REPLACE_EXE, REPLACE_INTERP };
 
-/* The local files a refresh leaves to be checked in one go. */
+/* The local files a refresh leaves to be checked in one go, and the listed
+ * vDSO, placed after that check (whose batch fetches its image). */
 struct pending {
     struct sw_ls_check *v;
     enum replace_how *how;
     size_t n, cap;
+    bool has_vdso;
+    size_t vdso_idx;
+    sw_addr vdso_addr, vdso_fallback;
 };
 
 static void
@@ -455,7 +459,8 @@ place_vdso(struct sw_libstate *ls, struct sw_lib *lib, sw_addr addr, sw_addr fal
 
 /* A module from the target's list.  The vDSO has no file: its image is read
  * at AT_SYSINFO_EHDR, else at its l_addr (glibc's l_addr for the vDSO is its
- * ELF header's address when it is linked at 0, as Linux links it). */
+ * ELF header's address when it is linked at 0, as Linux links it), after
+ * the files' check, whose batch fetches it (PD->vdso_*). */
 static int
 add_module(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *libs, size_t idx,
            const struct sw_modinfo *m, struct pending *pd)
@@ -466,8 +471,16 @@ add_module(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *li
     if (lib->name == NULL)
         return SW_ENOMEM;
     lib->l_ld = m->l_ld;
-    if (vdso)
-        return place_vdso(ls, lib, aux->sysinfo_ehdr ? aux->sysinfo_ehdr : m->l_addr, m->l_addr);
+    if (vdso) {
+        if (pd->has_vdso) /* listed twice: placed at once, as a module of its own */
+            return place_vdso(ls, lib, aux->sysinfo_ehdr ? aux->sysinfo_ehdr : m->l_addr,
+                              m->l_addr);
+        pd->has_vdso = true;
+        pd->vdso_idx = idx;
+        pd->vdso_addr = aux->sysinfo_ehdr ? aux->sysinfo_ehdr : m->l_addr;
+        pd->vdso_fallback = m->l_addr;
+        return 0;
+    }
     int rc = resolve(ls, m->name, libs, idx, REPLACE_MODULE, pd);
     if (rc != 0)
         return rc;
@@ -496,14 +509,15 @@ place_interp_file(const struct aux_info *aux, struct sw_lib *lib)
 }
 
 /* Check the local files PD gathered, all at once, and place again the
- * modules whose file changed.  Returns 0, SW_ENOMEM or a link error. */
+ * modules whose file changed; the vDSO's image at WARM (0: none to read)
+ * comes in the same batch.  Returns 0, SW_ENOMEM or a link error. */
 static int
 check_pending(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *libs,
-              struct pending *pd)
+              struct pending *pd, sw_addr warm)
 {
-    if (pd->n == 0)
+    if (pd->n == 0 && warm == 0)
         return 0;
-    int rc = sw_ls_check_files(ls, libs, pd->v, pd->n);
+    int rc = sw_ls_check_files(ls, libs, pd->v, pd->n, warm);
     for (size_t i = 0; i < pd->n && rc == 0; i++) {
         struct sw_lib *lib = &libs[pd->v[i].lib];
         if (!pd->v[i].changed)
@@ -572,6 +586,17 @@ add_vdso(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *libs
     if (lib->name == NULL)
         return SW_ENOMEM;
     return place_vdso(ls, lib, aux->sysinfo_ehdr, aux->sysinfo_ehdr);
+}
+
+/* Where the vDSO's image will be read from target memory (0: nowhere, or
+ * the ELF cache has it): the listed vDSO's address, else AT_SYSINFO_EHDR. */
+static sw_addr
+vdso_to_read(struct sw_libstate *ls, const struct aux_info *aux, const struct pending *pd)
+{
+    sw_addr addr = pd->has_vdso ? pd->vdso_addr : aux->sysinfo_ehdr;
+    if (addr == 0 || sw_elfcache_lookup(ls->cache, VDSO_NAME) != NULL)
+        return 0;
+    return addr;
 }
 
 static bool
@@ -677,7 +702,9 @@ sw_libstate_refresh(struct sw_libstate *ls)
     }
     rc = add_interp(ls, &aux, libs, &n, &pd);
     if (rc == 0)
-        rc = check_pending(ls, &aux, libs, &pd);
+        rc = check_pending(ls, &aux, libs, &pd, vdso_to_read(ls, &aux, &pd));
+    if (rc == 0 && pd.has_vdso)
+        rc = place_vdso(ls, &libs[pd.vdso_idx], pd.vdso_addr, pd.vdso_fallback);
     if (rc == 0)
         rc = add_vdso(ls, &aux, libs, &n);
     if (rc != 0)

@@ -354,10 +354,12 @@ check_one(struct sw_libstate *ls, struct sw_lib *lib, struct sw_ls_check *check,
 }
 
 int
-sw_ls_check_files(struct sw_libstate *ls, struct sw_lib *libs, struct sw_ls_check *checks, size_t n)
+sw_ls_check_files(struct sw_libstate *ls, struct sw_lib *libs, struct sw_ls_check *checks, size_t n,
+                  sw_addr warm)
 {
-    struct sw_mem_req *reqs = sw_calloc(n ? n : 1, sizeof *reqs);
+    struct sw_mem_req *reqs = sw_calloc(n + 1, sizeof *reqs);
     uint8_t *bufs = sw_malloc(n ? n * SW_LS_NOTE_MAX : 1);
+    size_t nreq = n;
     int rc = 0;
 
     if (reqs == NULL || bufs == NULL) {
@@ -372,7 +374,11 @@ sw_ls_check_files(struct sw_libstate *ls, struct sw_lib *libs, struct sw_ls_chec
         sw_elf_build_id_note(lib->elf, &vaddr, &note, &len);
         reqs[i] = (struct sw_mem_req){ lib->bias + vaddr, len, bufs + i * SW_LS_NOTE_MAX, 0 };
     }
-    rc = sw_proc_read_mem_batch(ls->proc, reqs, n);
+    if (warm != 0)
+        reqs[nreq++] = (struct sw_mem_req){ warm, 1, NULL, 0 };
+    if (nreq == 0)
+        goto out;
+    rc = sw_proc_read_mem_batch(ls->proc, reqs, nreq);
     if (rc != 0) {
         rc = sw_fail(&ls->err, rc, "checking the modules' build-ids in target memory: %s",
                      sw_proc_errmsg(ls->proc));

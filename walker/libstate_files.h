@@ -59,13 +59,16 @@ struct sw_ls_check {
 
 /* Check the local files of LIBS[CHECKS[i].lib], placed at their bias, all
  * at once: each build-id note is read from target memory where the file
- * puts it (one round trip for them all where the backend batches).  A note
+ * puts it (one round trip for them all where the backend batches).  WARM,
+ * when not 0, is an address read soon after (the vDSO's image): asked for
+ * in the same batch as a read to come (sw_mem_req without a buffer), also
+ * when N is 0.  A note
  * that matches confirms the file; a readable note of another build-id drops
  * the file (a warning) and fetches the target's copy where read_file and a
  * cache directory allow; a note that cannot be read or recognised is left
  * to read_file's check, as an undeferred file.  Returns 0, SW_ENOMEM or a
  * link error (message on LS). */
 int sw_ls_check_files(struct sw_libstate *ls, struct sw_lib *libs, struct sw_ls_check *checks,
-                      size_t n);
+                      size_t n, sw_addr warm);
 
 #endif /* RSPWALK_LIBSTATE_FILES_H */

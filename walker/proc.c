@@ -70,7 +70,9 @@ sw_proc_read_mem_batch(struct sw_proc *p, struct sw_mem_req *reqs, size_t n)
     for (size_t i = 0; i < n; i++)
         reqs[i].rc = SW_ECONN; /* not read: a link error below stops the loop */
     for (size_t i = 0; i < n; i++) {
-        reqs[i].rc = reqs[i].len ? p->ops->read_mem(p, reqs[i].addr, reqs[i].buf, reqs[i].len) : 0;
+        /* A range without a buffer only warms a cache, which this backend has not. */
+        bool read = reqs[i].len > 0 && reqs[i].buf != NULL;
+        reqs[i].rc = read ? p->ops->read_mem(p, reqs[i].addr, reqs[i].buf, reqs[i].len) : 0;
         int rc = reqs[i].rc;
         if (rc == SW_ETIMEDOUT || rc == SW_ECONN || rc == SW_EEXITED || rc == SW_ENOMEM)
             return rc;

@@ -25,11 +25,15 @@ struct sw_modinfo {
     sw_addr lm;     /* address of its link_map, 0 if unknown */
 };
 
-/* One range of a batched memory read (sw_proc_ops.read_mem_batch). */
+/* One range of a batched memory read (sw_proc_ops.read_mem_batch).  A range
+ * with BUF NULL (and LEN > 0) asks for nothing to be copied: it says that a
+ * read at ADDR comes soon, and a backend with a memory cache fetches what
+ * that read would fetch (the RSP backend: its window at ADDR) in the same
+ * round trip; its RC is 0 whether or not anything was read. */
 struct sw_mem_req {
     sw_addr addr;
     size_t len;
-    void *buf; /* borrowed: LEN bytes, written when RC is 0 */
+    void *buf; /* borrowed: LEN bytes, written when RC is 0; or NULL (above) */
     int rc;    /* out: 0, or SW_EMEM (unreadable) and other codes of read_mem */
 };
 

@@ -45,6 +45,9 @@ struct fake_proc {
     int auxv_fail_code;
     int fail_code;
     unsigned reads;
+    unsigned batches;                 /* read_mem_batch calls (fake_proc_enable_batch) */
+    sw_addr warmed[FAKE_MAX_REGIONS]; /* their ranges without a buffer, in order */
+    size_t nwarmed;
     char *file_target[FAKE_MAX_FILES]; /* the target's path */
     char *file_host[FAKE_MAX_FILES];   /* the host file served for it */
     size_t nfiles;
@@ -198,6 +201,28 @@ fake_destroy(struct sw_proc *p)
     free(f->auxv);
 }
 
+/* A batch as a backend with a cache sees one: exact ranges read, ranges
+ * without a buffer only noted (there is no cache to warm). */
+static int
+fake_read_mem_batch(struct sw_proc *p, struct sw_mem_req *reqs, size_t n)
+{
+    struct fake_proc *f = to_fake(p);
+    f->batches++;
+    for (size_t i = 0; i < n; i++) {
+        reqs[i].rc = 0;
+        if (reqs[i].buf == NULL) {
+            if (f->nwarmed < FAKE_MAX_REGIONS)
+                f->warmed[f->nwarmed++] = reqs[i].addr;
+            continue;
+        }
+        if (reqs[i].len > 0)
+            reqs[i].rc = fake_read_mem(p, reqs[i].addr, reqs[i].buf, reqs[i].len);
+        if (reqs[i].rc != 0 && reqs[i].rc != SW_EMEM)
+            return reqs[i].rc;
+    }
+    return 0;
+}
+
 static const struct sw_proc_ops fake_ops = {
     .read_mem = fake_read_mem,
     .read_reg = fake_read_reg,
@@ -208,6 +233,38 @@ static const struct sw_proc_ops fake_ops = {
     .destroy = fake_destroy,
     .read_file = fake_read_file,
 };
+
+static const struct sw_proc_ops fake_batch_ops = {
+    .read_mem = fake_read_mem,
+    .read_reg = fake_read_reg,
+    .threads = fake_threads,
+    .modules = fake_modules,
+    .exec_path = fake_exec_path,
+    .auxv = fake_auxv,
+    .destroy = fake_destroy,
+    .read_file = fake_read_file,
+    .read_mem_batch = fake_read_mem_batch,
+};
+
+void
+fake_proc_enable_batch(struct sw_proc *p)
+{
+    p->ops = &fake_batch_ops;
+}
+
+unsigned
+fake_proc_batches(const struct sw_proc *p)
+{
+    return ((const struct fake_proc *)p)->batches;
+}
+
+size_t
+fake_proc_warmed(const struct sw_proc *p, const sw_addr **addrs)
+{
+    const struct fake_proc *f = (const struct fake_proc *)p;
+    *addrs = f->warmed;
+    return f->nwarmed;
+}
 
 struct sw_proc *
 fake_proc_new(const struct arch_desc *a)

@@ -51,6 +51,14 @@ void fake_proc_fail_reads(struct sw_proc *p, int code);
 /* Memory reads served so far. */
 unsigned fake_proc_reads(const struct sw_proc *p);
 
+/* Give P a read_mem_batch op: exact ranges read as single reads are, ranges
+ * without a buffer (sw_mem_req) only noted.  fake_proc_batches counts its
+ * calls; fake_proc_warmed points *ADDRS at the noted addresses, in order,
+ * and returns how many. */
+void fake_proc_enable_batch(struct sw_proc *p);
+unsigned fake_proc_batches(const struct sw_proc *p);
+size_t fake_proc_warmed(const struct sw_proc *p, const sw_addr **addrs);
+
 /* Serve the host file HOST_PATH as the target's file TARGET_PATH through
  * read_file (vFile).  Until a file is added, read_file fails with
  * SW_EUNSUP, as a stub without Host I/O does; an unknown path is SW_ENOENT. */

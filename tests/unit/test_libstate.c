@@ -916,6 +916,31 @@ test_libstate_listed_vdso_read_at_at_sysinfo_ehdr_once(void **state)
 }
 
 static void
+test_libstate_vdso_image_asked_for_in_the_build_id_batch(void **state)
+{
+    struct fixture *f = *state;
+    const uint64_t pairs[][2] = { { AT_SYSINFO_EHDR, VDSO_BASE } };
+    if (!fake_vdso(f->proc))
+        skip();
+    fake_proc_enable_batch(f->proc);
+    set_auxv_pairs(f->proc, pairs, 1);
+    fake_proc_add_module(f->proc, "linux-vdso.so.1", 0x1000);
+    struct sw_libstate *ls = new_ls(f, NULL);
+
+    /* The batch that checks the files' build-ids (none here) says the vDSO's
+     * image is read next: a backend with a cache fetches it in that round trip. */
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    const sw_addr *warmed;
+    assert_int_equal(fake_proc_batches(f->proc), 1);
+    assert_int_equal(fake_proc_warmed(f->proc, &warmed), 1);
+    assert_int_equal(warmed[0], VDSO_BASE);
+    assert_non_null(find_lib(ls, "[vdso]")->elf);
+    /* Cached in the ELF cache: the next refresh asks for nothing. */
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_int_equal(fake_proc_batches(f->proc), 1);
+}
+
+static void
 test_libstate_listed_vdso_without_auxv_read_at_l_addr(void **state)
 {
     struct fixture *f = *state;
@@ -1264,6 +1289,7 @@ main(void)
         T(test_libstate_auxv_dead_link_fails_refresh_naming_auxv),
         T(test_libstate_vdso_from_at_sysinfo_ehdr_resolves_through_symlookup),
         T(test_libstate_listed_vdso_read_at_at_sysinfo_ehdr_once),
+        T(test_libstate_vdso_image_asked_for_in_the_build_id_batch),
         T(test_libstate_listed_vdso_without_auxv_read_at_l_addr),
         T(test_libstate_unreadable_vdso_listed_without_symbols),
         T(test_libstate_vdso_not_elf_or_too_large_listed_without_symbols),

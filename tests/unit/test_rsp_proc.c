@@ -511,6 +511,53 @@ test_rsp_proc_batch_is_one_round_trip_and_carries_the_stopped_threads_window(voi
 }
 
 static void
+test_rsp_proc_batch_warms_the_window_of_a_range_without_a_buffer(void **state)
+{
+    (void)state;
+    struct rp_fixture fx;
+    /* A range with no buffer (the vDSO's image, read right after the batch)
+     * is fetched as the window a read there would fetch, in the same write;
+     * a second one inside that window, or one the cache holds, adds nothing. */
+    char *t = script_head("qXfer:threads:read+");
+    char m1[300], m2[300];
+    m_reply(m1, 0x7ff000);
+    m_reply(m2, RSP);
+    sprintf(t + strlen(t),
+            "-> m401000,8\n<- 0001020304050607\n-> m7ff000,80\n<- %s\n"
+            "-> m7ffe0000e000,80\n<- %s\n",
+            m1, m2);
+    rp_open(&fx, t, NULL, 0);
+    uint64_t rt0 = rp_stats(&fx)->round_trips;
+
+    uint8_t a[8];
+    struct sw_mem_req reqs[3] = { { 0x401000, 8, a, 1 },
+                                  { 0x7ff010, 1, NULL, 1 },
+                                  { 0x7ff040, 4, NULL, 1 } };
+    assert_int_equal(sw_proc_read_mem_batch(fx.p, reqs, 3), 0);
+    assert_int_equal(reqs[0].rc, 0);
+    assert_int_equal(reqs[1].rc, 0);
+    assert_int_equal(reqs[2].rc, 0);
+    assert_int_equal(rp_stats(&fx)->round_trips, rt0 + 1);
+    assert_true(fake_script_done(fx.fs));
+    uint8_t buf[64];
+    assert_int_equal(fx.p->ops->read_mem(fx.p, 0x7ff000, buf, 64), 0); /* the image, cached */
+    assert_int_equal(buf[63], 0x3f);
+    /* Again: everything cached, nothing sent. */
+    assert_int_equal(sw_proc_read_mem_batch(fx.p, reqs + 1, 1), 0);
+    assert_int_equal(rp_stats(&fx)->round_trips, rt0 + 1);
+    rp_close(&fx);
+
+    /* Without the cache a range without a buffer reads nothing. */
+    t = script_head("qXfer:threads:read+");
+    strcat(t, "-> m401000,8\n<- 0001020304050607\n");
+    rp_open(&fx, t, &(struct sw_rsp_config){ .no_cache = true }, 0);
+    assert_int_equal(sw_proc_read_mem_batch(fx.p, reqs, 3), 0);
+    assert_int_equal(reqs[1].rc, 0);
+    assert_true(fake_script_done(fx.fs));
+    rp_close(&fx);
+}
+
+static void
 test_rsp_proc_batch_without_pipelining_reads_one_range_after_the_other(void **state)
 {
     (void)state;
@@ -569,6 +616,7 @@ main(void)
         cmocka_unit_test(test_rsp_proc_window_stops_at_the_main_stack_end),
         cmocka_unit_test(
             test_rsp_proc_batch_is_one_round_trip_and_carries_the_stopped_threads_window),
+        cmocka_unit_test(test_rsp_proc_batch_warms_the_window_of_a_range_without_a_buffer),
         cmocka_unit_test(test_rsp_proc_batch_without_pipelining_reads_one_range_after_the_other),
         cmocka_unit_test(test_rsp_proc_batch_on_a_dead_link_is_a_link_error),
     };

@@ -23,11 +23,15 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat
         -Wundef -Wwrite-strings -Wvla -Wimplicit-fallthrough
 WERROR ?= -Werror
 INCS := -I. -Iinclude -I/usr/include/libdwarf $(shell pkg-config --cflags capstone 2>/dev/null)
-LIBS := -lelf -ldwarf -lcapstone -lexpat -lz -liberty
+# capstone is opened with dlopen on first use (walker/capstone_dl.h), by the SONAME of the
+# libcapstone.so found here; libcapstone.so.4 (Debian 12's) when none is installed yet.
+CAPSTONE_SONAME = $(or $(shell readelf -d "$$($(CC) -print-file-name=libcapstone.so)" 2>/dev/null                     | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p'),libcapstone.so.4)
+LIBS := -lelf -ldwarf -lexpat -lz -liberty
 OPT ?= -O2 -g
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-BASE_CFLAGS = $(CSTD) $(WARN) $(WERROR) $(INCS) -MMD -MP -DSW_VERSION='"$(VERSION)"'
+BASE_CFLAGS = $(CSTD) $(WARN) $(WERROR) $(INCS) -MMD -MP -DSW_VERSION='"$(VERSION)"' \
+              -DSW_CAPSTONE_SONAME='"$(CAPSTONE_SONAME)"'
 
 LIB_SRCS := $(sort $(wildcard util/*.c rsp/*.c arch/*.c targets/*.c walker/*.c walker/steppers/*.c))
 CLI_SRCS := $(sort $(wildcard cli/*.c))

@@ -29,6 +29,15 @@ sw_disasm_new(const struct arch_desc *a)
     return d;
 }
 
+bool
+sw_disasm_available(const char **why)
+{
+    bool ok = sw_cs_load();
+    if (!ok && why != NULL)
+        *why = sw_cs_load_error();
+    return ok;
+}
+
 void
 sw_disasm_free(struct sw_disasm *d)
 {

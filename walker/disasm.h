@@ -122,11 +122,16 @@ struct sw_insn {
 };
 
 /* A decoder for architecture A (borrowed: static).  Returns NULL when out
- * of memory or capstone lacks the architecture.  Free with sw_disasm_free. */
+ * of memory, when capstone lacks the architecture, or when capstone cannot
+ * be loaded (sw_disasm_available).  Free with sw_disasm_free. */
 struct sw_disasm *sw_disasm_new(const struct arch_desc *a);
 
 /* NULL is a no-op. */
 void sw_disasm_free(struct sw_disasm *d);
+
+/* Whether capstone can be loaded (walker/capstone_dl.h: opened on first
+ * use); false leaves the reason in *WHY (may be NULL). */
+bool sw_disasm_available(const char **why);
 
 /* Decode the instruction at ADDR from the LEN bytes at CODE into *OUT.
  * Returns 0, or SW_EINVAL if the bytes are not a valid instruction (or, on

@@ -9,6 +9,7 @@
 
 #include <capstone/capstone.h>
 
+#include "walker/capstone_dl.h"
 #include "walker/disasm.h"
 
 struct sw_disasm {

@@ -131,6 +131,14 @@ an_dis(struct sw_an_cache *c, const struct arch_desc *a, struct sw_disasm **tmp)
     return c->dis;
 }
 
+/* Why there is no decoder: SW_EUNSUP when capstone cannot be loaded (no
+ * analysis at all: the frame is not this stepper's), else SW_ENOMEM. */
+static int
+an_no_dis(void)
+{
+    return sw_disasm_available(NULL) ? SW_ENOMEM : SW_EUNSUP;
+}
+
 /* Whether NAME is the split-off part of a function (gcc's
  * -freorder-blocks-and-partition: "NAME.cold", older gcc "NAME.cold.N"):
  * then the parent's name goes to BUF. */
@@ -247,7 +255,7 @@ an_func_for(struct sw_walker *w, struct sw_an_cache *c, sw_addr pc, bool parent_
     struct sw_an_func sum;
     struct an_func f = { 0 };
     struct sw_an_exits exits = { .edges = f.exits, .max = AN_MAX_EXITS };
-    rc = dis && code && st ? 0 : SW_ENOMEM;
+    rc = dis == NULL ? an_no_dis() : code && st ? 0 : SW_ENOMEM;
     if (rc == 0)
         rc = sw_walker_read_code(w, sym.start, code, (size_t)sym.size);
     if (rc == 0)
@@ -381,7 +389,7 @@ sw_analysis_exit(struct sw_walker *w, sw_addr pc, struct sw_an_pc *out)
     struct sw_disasm *tmp;
     struct sw_disasm *dis = an_dis(an_cache_of(w), a, &tmp);
     if (dis == NULL)
-        return SW_ENOMEM;
+        return an_no_dis();
     /* Offsets from the SP at PC: where SP is now, where FP, the return
      * address and (PowerPC) r0 were reloaded from. */
     int64_t delta = 0, fp_at = 0, ra_at = 0, r0_at = 0;

@@ -55,15 +55,15 @@ rsp_dec_fini(struct rsp_dec *d)
     d->pkt_len = d->cap = 0;
 }
 
-/* Append N copies of C to the payload; past max_len only note the overflow. */
-static void
-put(struct rsp_dec *d, uint8_t c, size_t n)
+/* Make room for N more payload bytes; false past max_len (the overflow noted). */
+static bool
+reserve(struct rsp_dec *d, size_t n)
 {
     if (d->overflow)
-        return;
+        return false;
     if (n > d->max_len - d->pkt_len) {
         d->overflow = true;
-        return;
+        return false;
     }
     if (d->pkt_len + n + 1 > d->cap) {
         size_t cap = d->cap;
@@ -75,12 +75,31 @@ put(struct rsp_dec *d, uint8_t c, size_t n)
         if (p == NULL) {
             /* Out of memory is reported as an oversize packet: discarded. */
             d->overflow = true;
-            return;
+            return false;
         }
         d->pkt = p;
         d->cap = cap;
     }
+    return true;
+}
+
+/* Append N copies of C to the payload; past max_len only note the overflow. */
+static void
+put(struct rsp_dec *d, uint8_t c, size_t n)
+{
+    if (!reserve(d, n))
+        return;
     memset(d->pkt + d->pkt_len, c, n);
+    d->pkt_len += n;
+}
+
+/* Append the N bytes at P, as put does one. */
+static void
+put_run(struct rsp_dec *d, const uint8_t *p, size_t n)
+{
+    if (!reserve(d, n))
+        return;
+    memcpy(d->pkt + d->pkt_len, p, n);
     d->pkt_len += n;
 }
 
@@ -126,6 +145,17 @@ rsp_dec_feed(struct rsp_dec *d, const uint8_t *buf, size_t len, enum rsp_dec_eve
             }
             break;
         case ST_DATA:
+            if (c != '#' && c != '$' && c != '*') {
+                /* Most of a packet: a run of plain bytes, summed and kept at once. */
+                size_t j = i;
+                uint8_t sum = d->sum;
+                while (j < len && buf[j] != '#' && buf[j] != '$' && buf[j] != '*')
+                    sum = (uint8_t)(sum + buf[j++]);
+                d->sum = sum;
+                put_run(d, buf + i, j - i);
+                i = j - 1;
+                break;
+            }
             if (c == '#') {
                 d->state = ST_CS1;
             } else if (c == '$') {
@@ -133,14 +163,11 @@ rsp_dec_feed(struct rsp_dec *d, const uint8_t *buf, size_t len, enum rsp_dec_eve
                  * so what came before is garbage and a new packet starts. */
                 d->garbage += d->pkt_len + 1;
                 start_packet(d, false);
-            } else if (c == '*') {
-                d->sum += c;
+            } else {
+                d->sum += c; /* '*' */
                 if (d->pkt_len == 0 && !d->overflow)
                     d->bad_rle = true; /* nothing to repeat */
                 d->state = ST_COUNT;
-            } else {
-                d->sum += c;
-                put(d, c, 1);
             }
             break;
         case ST_COUNT:

@@ -57,6 +57,7 @@ struct di_parse {
     struct di_cu *cu;
     sw_addr base;
     unsigned ndies;
+    bool c_only; /* a C unit: its types hold no functions */
 };
 
 static int
@@ -288,7 +289,11 @@ parse_die(struct di_parse *p, Dwarf_Die die, uint32_t scope, uint32_t func, unsi
     case DW_TAG_union_type:
         /* Functions defined in a class (a lambda's operator() in the
          * closure type of the function that holds it): code of their own,
-         * not inside the enclosing function's ranges, so top-level scopes. */
+         * not inside the enclosing function's ranges, so top-level scopes.
+         * C has none: a C unit's members are not read (libc's units hold
+         * thousands, from the headers they include). */
+        if (p->c_only)
+            return 0;
         return parse_children(p, die, DI_NONE, DI_NONE, depth + 1);
     default:
         return 0;
@@ -339,6 +344,12 @@ cu_parse(struct sw_dinfo *d, struct di_cu *cu)
     }
     if (dwarf_lowpc(die, &base, &de) == DW_DLV_OK)
         p.base = base;
+    sw_di_drop_error(d->dbg, de);
+    de = NULL;
+    Dwarf_Unsigned lang = 0;
+    if (dwarf_srclang(die, &lang, &de) == DW_DLV_OK)
+        p.c_only = lang == DW_LANG_C89 || lang == DW_LANG_C || lang == DW_LANG_C99 ||
+                   lang == DW_LANG_C11 || lang == 0x2c /* DW_LANG_C17 */;
     sw_di_drop_error(d->dbg, de);
     rc = parse_children(&p, die, DI_NONE, DI_NONE, 0);
     dwarf_dealloc_die(die);

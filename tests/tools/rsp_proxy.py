@@ -30,6 +30,10 @@ client and in total, when the proxy exits.
 
 --once: exit when the first client leaves, so the next client gets a fresh upstream connection
 (gdbserver: a new connection starts in ack mode, as gdb and rspwalk each expect; scripts/bench).
+--hold (with --once): when the client has left, wait for SIGTERM (or --idle) before exiting:
+a Python interpreter's exit costs milliseconds of CPU, which on a small machine delayed the end
+of the very client process a benchmark was timing (scripts/bench sends SIGTERM after reaping it).
+SIGTERM ends the proxy like an interrupt, stats written.
 
 Exits 0 when the upstream closes, or after --idle seconds (default 300) without traffic
 either way (a silent client is dropped with it); 2 on bad usage, 3 if the upstream cannot be reached.  It never kills anything:
@@ -41,6 +45,7 @@ import json
 import os
 import re
 import selectors
+import signal
 import socket
 import sys
 import time
@@ -160,6 +165,7 @@ class Proxy:
         self.last_activity = time.monotonic()
         self.transparent = args.transparent
         self.once = args.once
+        self.hold = args.hold
         self.stop_thread = None  # thread id of the last 'T' stop reply
         self.client_set_hg = False
         self.restores = 0
@@ -253,6 +259,13 @@ class Proxy:
     def run(self):
         while True:
             if self.once and self.clients and self.client is None and not self.queue["up"]:
+                if self.hold:
+                    # Quiet until told to go: the caller times a client's whole
+                    # process, whose end this proxy's own must not compete with.
+                    self.sel.unregister(self.listener)
+                    self.listener.close()
+                    time.sleep(self.idle_s)
+                    return "the client left (--once --hold), no signal for %g s" % self.idle_s
                 return "the client left (--once)"
             events = self.sel.select(self._next_timeout())
             self._flush_due()
@@ -316,6 +329,10 @@ class Proxy:
         }
 
 
+def _terminated(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("upstream", help="HOST:PORT or unix:PATH")
@@ -330,6 +347,8 @@ def main():
     ap.add_argument("--stats", metavar="FILE", help="write JSON counters here on exit")
     ap.add_argument("--once", action="store_true",
                     help="exit when the first client leaves (a fresh upstream per client)")
+    ap.add_argument("--hold", action="store_true",
+                    help="with --once: after the client leaves, exit on SIGTERM (or --idle)")
     ap.add_argument("--transparent", action="store_true",
                     help="never send anything of our own (no Hg restore between clients)")
     args = ap.parse_args()
@@ -353,6 +372,7 @@ def main():
     print(listener.getsockname()[1], flush=True)
 
     proxy = Proxy(up, listener, args)
+    signal.signal(signal.SIGTERM, _terminated)
     try:
         why = proxy.run()
     except KeyboardInterrupt:

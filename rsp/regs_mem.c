@@ -215,6 +215,13 @@ mem_batch_reply(void *arg, size_t i, int rc, const struct rsp_reply *r)
 int
 rsp_mem_read_batch(struct rsp_session *s, struct rsp_mem_range *ranges, size_t n)
 {
+    return rsp_mem_read_batch_while(s, ranges, n, NULL, NULL);
+}
+
+int
+rsp_mem_read_batch_while(struct rsp_session *s, struct rsp_mem_range *ranges, size_t n,
+                         bool (*while_fn)(void *), void *arg)
+{
     struct rsp_batch_item *items = sw_calloc(n ? n : 1, sizeof *items);
     size_t *idx = sw_calloc(n ? n : 1, sizeof *idx);
     char *text = sw_malloc(n ? n * 40 : 1);
@@ -236,7 +243,8 @@ rsp_mem_read_batch(struct rsp_session *s, struct rsp_mem_range *ranges, size_t n
         idx[k++] = i;
     }
     struct mem_batch b = { s, ranges, idx };
-    if (k > 0 && (rc = rsp_request_batch(s, items, k, mem_batch_reply, &b)) < 0)
+    if (k > 0 &&
+        (rc = rsp_request_batch_while(s, items, k, mem_batch_reply, &b, while_fn, arg)) < 0)
         goto out;
     /* Long ranges, and the ranges a short (partial) reply left unfinished,
      * read on their own through rsp_mem_read, which goes on after a short

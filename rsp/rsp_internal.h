@@ -150,6 +150,12 @@ typedef int (*rsp_batch_fn)(void *arg, size_t i, int rc, const struct rsp_reply 
  * link error, or FN's first negative code. */
 int rsp_request_batch(struct rsp_session *s, const struct rsp_batch_item *items, size_t n,
                       rsp_batch_fn fn, void *arg);
+/* The same, doing the caller's work while the first write's replies are on
+ * their way: WHILE_FN(WHILE_ARG) (when not NULL) is called again and again,
+ * each call a bounded piece of work, until it returns false (nothing left)
+ * or a reply starts to arrive; the pieces not done then are not done. */
+int rsp_request_batch_while(struct rsp_session *s, const struct rsp_batch_item *items, size_t n,
+                            rsp_batch_fn fn, void *arg, bool (*while_fn)(void *), void *while_arg);
 /* Two requests in one write, both replies read in order: one round trip.
  * Only where s->pipeline (no-ack mode on a stub known to serve its input in
  * sequence, notes/rsp.md 4.3).  The first reply is copied to R1 (at most

@@ -7,6 +7,7 @@
  */
 #include "rsp/rsp_internal.h"
 
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -376,9 +377,35 @@ judge_reply(struct rsp_session *s, enum rsp_pkt kind, const char *label, const s
     return 0;
 }
 
-int
-rsp_request(struct rsp_session *s, enum rsp_pkt kind, const char *payload, size_t len,
-            struct rsp_reply *r)
+/* Whether a reply has begun to arrive: bytes read ahead, or the link readable
+ * now.  True when the transport has no descriptor to ask (nothing is known). */
+static bool
+reply_arriving(struct rsp_session *s)
+{
+    if (s->rpos < s->rlen || s->t->fd < 0)
+        return true;
+    struct pollfd pfd = { .fd = s->t->fd, .events = POLLIN };
+    return poll(&pfd, 1, 0) != 0;
+}
+
+/* The caller's work while a reply is on its way: WHILE_FN(ARG), one bounded
+ * piece at a time, until it has nothing left or the reply is here (so the
+ * work never delays the reply by more than one piece).  Without a
+ * descriptor to ask, every piece is done. */
+static void
+idle_while(struct rsp_session *s, bool (*while_fn)(void *), void *arg)
+{
+    if (while_fn == NULL)
+        return;
+    bool unknown = s->t->fd < 0;
+    while ((unknown || !reply_arriving(s)) && while_fn(arg))
+        ;
+}
+
+/* rsp_request, doing the caller's work (idle_while) once the packet is out. */
+static int
+request_1(struct rsp_session *s, enum rsp_pkt kind, const char *payload, size_t len,
+          struct rsp_reply *r, bool (*while_fn)(void *), void *while_arg)
 {
     char label[96];
     bool got;
@@ -395,6 +422,7 @@ rsp_request(struct rsp_session *s, enum rsp_pkt kind, const char *payload, size_
     s->stats.round_trips++;
     if ((rc = send_frame(s, payload, len, label)) < 0)
         return rc;
+    idle_while(s, while_fn, while_arg);
     struct waiter w = { label, payload,          len, pkt_rows[kind].reply == RSP_R_STOP,
                         false, s->cfg.timeout_ms };
     if ((rc = wait_packet(s, &w, &got)) < 0)
@@ -402,6 +430,13 @@ rsp_request(struct rsp_session *s, enum rsp_pkt kind, const char *payload, size_
     r->p = (const char *)s->dec.pkt;
     r->len = s->dec.pkt_len;
     return judge_reply(s, kind, label, r);
+}
+
+int
+rsp_request(struct rsp_session *s, enum rsp_pkt kind, const char *payload, size_t len,
+            struct rsp_reply *r)
+{
+    return request_1(s, kind, payload, len, r, NULL, NULL);
 }
 
 int
@@ -496,13 +531,22 @@ int
 rsp_request_batch(struct rsp_session *s, const struct rsp_batch_item *items, size_t n,
                   rsp_batch_fn fn, void *arg)
 {
+    return rsp_request_batch_while(s, items, n, fn, arg, NULL, NULL);
+}
+
+int
+rsp_request_batch_while(struct rsp_session *s, const struct rsp_batch_item *items, size_t n,
+                        rsp_batch_fn fn, void *arg, bool (*while_fn)(void *), void *while_arg)
+{
     char label[96];
     bool got;
     int rc, first_err = 0;
     if (!s->pipeline || !s->noack) {
+        /* One request at a time: the work goes while the first is on its way. */
         for (size_t i = 0; i < n; i++) {
             struct rsp_reply r;
-            rc = rsp_request(s, items[i].kind, items[i].payload, items[i].len, &r);
+            rc = request_1(s, items[i].kind, items[i].payload, items[i].len, &r,
+                           i == 0 ? while_fn : NULL, while_arg);
             if (rc < 0 && rc != SW_EUNSUP && rc != SW_ESTUB)
                 return rc;
             if ((rc = fn(arg, i, rc, &r)) < 0)
@@ -529,6 +573,9 @@ rsp_request_batch(struct rsp_session *s, const struct rsp_batch_item *items, siz
         s->stats.packets_sent += k;
         if ((rc = wire_write(s, s->out.data, len, label)) < 0)
             return rc;
+        /* The caller's work while the first write's replies are on their way. */
+        idle_while(s, while_fn, while_arg);
+        while_fn = NULL;
         /* Every reply is read, in order, even after a failure, so the next
          * request meets its own reply. */
         for (size_t j = i; j < i + k; j++) {

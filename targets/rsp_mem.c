@@ -261,6 +261,13 @@ plan_window(struct tgt_rsp_proc *rp, sw_addr addr, struct rsp_mem_range *ranges,
 int
 tgt_rsp_read_mem_batch(struct sw_proc *p, struct sw_mem_req *reqs, size_t n)
 {
+    return tgt_rsp_read_mem_batch_while(p, reqs, n, NULL, NULL);
+}
+
+int
+tgt_rsp_read_mem_batch_while(struct sw_proc *p, struct sw_mem_req *reqs, size_t n,
+                             bool (*while_fn)(void *), void *arg)
+{
     struct tgt_rsp_proc *rp = to_rp(p);
     struct rsp_mem_range *ranges = NULL;
     size_t *idx = NULL, k = 0, nreq = 0; /* ranges [0, nreq) exact, [nreq, k) windows */
@@ -311,8 +318,8 @@ tgt_rsp_read_mem_batch(struct sw_proc *p, struct sw_mem_req *reqs, size_t n)
         }
     }
     if (k == 0)
-        goto out;
-    rc = rsp_mem_read_batch(rp->s, ranges, k);
+        goto out; /* nothing goes on the link: no round trip to fill */
+    rc = rsp_mem_read_batch_while(rp->s, ranges, k, while_fn, arg);
     if (rc < 0) {
         rc = proc_fail_from_session(rp, rc);
         goto out;

@@ -384,6 +384,7 @@ static const struct sw_proc_ops rsp_proc_ops = {
     .exec_path = rsp_exec_path,
     .destroy = rsp_destroy,
     .read_file = rsp_read_file,
+    .read_mem_batch_while = tgt_rsp_read_mem_batch_while,
 };
 
 /* ---- one process of several on a link ------------------------------------ */
@@ -415,6 +416,14 @@ shared_read_mem_batch(struct sw_proc *p, struct sw_mem_req *reqs, size_t n)
 }
 
 static int
+shared_read_mem_batch_while(struct sw_proc *p, struct sw_mem_req *reqs, size_t n,
+                            bool (*while_fn)(void *), void *arg)
+{
+    int rc = select_own(to_rp(p));
+    return rc < 0 ? rc : tgt_rsp_read_mem_batch_while(p, reqs, n, while_fn, arg);
+}
+
+static int
 shared_modules(struct sw_proc *p, struct sw_modinfo **mods, size_t *n)
 {
     int rc = select_own(to_rp(p));
@@ -431,6 +440,7 @@ shared_auxv(struct sw_proc *p, uint8_t **buf, size_t *len)
 static const struct sw_proc_ops rsp_proc_shared_ops = {
     .read_mem = shared_read_mem,
     .read_mem_batch = shared_read_mem_batch,
+    .read_mem_batch_while = shared_read_mem_batch_while,
     .read_reg = rsp_read_reg,
     .threads = rsp_proc_threads,
     .thread_label = rsp_thread_label,

@@ -65,6 +65,8 @@ to_rp(struct sw_proc *p)
 /* rsp_mem.c: sw_proc_ops.read_mem and read_mem_batch; drop the memory cache. */
 int tgt_rsp_read_mem(struct sw_proc *p, sw_addr addr, void *buf, size_t len);
 int tgt_rsp_read_mem_batch(struct sw_proc *p, struct sw_mem_req *reqs, size_t n);
+int tgt_rsp_read_mem_batch_while(struct sw_proc *p, struct sw_mem_req *reqs, size_t n,
+                                 bool (*while_fn)(void *), void *arg);
 void tgt_rsp_mem_drop(struct tgt_rsp_proc *rp);
 
 /* rsp_proc.c: drop the per-stop register and memory caches. */

@@ -202,20 +202,17 @@ out:
     return ok;
 }
 
-int
-sw_debug_plain_path(const char *cache_dir, const char *debug_path, const uint8_t *id, size_t id_len,
-                    char **out)
+/* CACHE_DIR/<hex of ID> and the copy's path in it (both owned: sw_free).
+ * Returns 0, SW_ENOENT (no usable id), SW_ENOMEM. */
+static int
+copy_paths(const char *cache_dir, const uint8_t *id, size_t id_len, char **dirp, char **finalp)
 {
-    struct sw_errbuf err;
-    const char *why = NULL;
     size_t cl = strlen(cache_dir);
-    char *dir = NULL, *final = NULL;
-
-    *out = NULL;
+    *dirp = *finalp = NULL;
     if (id_len == 0 || id_len > SW_FETCH_MAX_BUILD_ID)
-        return 0;
-    dir = sw_malloc(cl + 1 + 2 * id_len + 1);
-    final = sw_malloc(cl + 1 + 2 * id_len + sizeof "/" PLAIN_NAME);
+        return SW_ENOENT;
+    char *dir = sw_malloc(cl + 1 + 2 * id_len + 1);
+    char *final = sw_malloc(cl + 1 + 2 * id_len + sizeof "/" PLAIN_NAME);
     if (dir == NULL || final == NULL) {
         sw_free(dir);
         sw_free(final);
@@ -226,6 +223,23 @@ sw_debug_plain_path(const char *cache_dir, const char *debug_path, const uint8_t
     sw_hex_encode(id, id_len, dir + cl + 1);
     dir[cl + 1 + 2 * id_len] = '\0';
     snprintf(final, cl + 1 + 2 * id_len + sizeof "/" PLAIN_NAME, "%s/" PLAIN_NAME, dir);
+    *dirp = dir;
+    *finalp = final;
+    return 0;
+}
+
+int
+sw_debug_plain_path(const char *cache_dir, const char *debug_path, const uint8_t *id, size_t id_len,
+                    char **out)
+{
+    struct sw_errbuf err;
+    const char *why = NULL;
+    char *dir, *final;
+
+    *out = NULL;
+    int rc = copy_paths(cache_dir, id, id_len, &dir, &final);
+    if (rc != 0)
+        return rc == SW_ENOENT ? 0 : rc;
     if (good_copy(final, id, id_len)) {
         *out = final;
         final = NULL;
@@ -238,6 +252,23 @@ sw_debug_plain_path(const char *cache_dir, const char *debug_path, const uint8_t
     }
     if (*out == NULL)
         sw_debug(SW_DBG_CACHE, "elf: %s: no uncompressed copy (%s)", debug_path, why ? why : "?");
+    sw_free(dir);
+    sw_free(final);
+    return 0;
+}
+
+int
+sw_debug_plain_existing(const char *cache_dir, const uint8_t *id, size_t id_len, char **out)
+{
+    char *dir, *final;
+    *out = NULL;
+    int rc = copy_paths(cache_dir, id, id_len, &dir, &final);
+    if (rc != 0)
+        return rc == SW_ENOENT ? 0 : rc;
+    if (good_copy(final, id, id_len)) {
+        *out = final;
+        final = NULL;
+    }
     sw_free(dir);
     sw_free(final);
     return 0;

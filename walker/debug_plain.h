@@ -27,4 +27,8 @@
 int sw_debug_plain_path(const char *cache_dir, const char *debug_path, const uint8_t *id,
                         size_t id_len, char **out);
 
+/* The copy sw_debug_plain_path would give if it is there already: never
+ * made here (*OUT NULL when absent).  Returns 0 or SW_ENOMEM. */
+int sw_debug_plain_existing(const char *cache_dir, const uint8_t *id, size_t id_len, char **out);
+
 #endif /* RSPWALK_DEBUG_PLAIN_H */

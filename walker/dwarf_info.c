@@ -576,6 +576,36 @@ load_aranges(struct sw_dinfo *d)
     return rc < 0 ? rc : 0;
 }
 
+/* The sorted table from .debug_aranges (or the cache), read once. */
+static int
+ensure_aranges(struct sw_dinfo *d)
+{
+    if (!d->aranges_read) {
+        int rc = load_aranges(d);
+        if (rc < 0) {
+            d->nspans = 0;
+            return rc;
+        }
+        d->aranges_read = true;
+    }
+    return 0;
+}
+
+int
+sw_dinfo_warm(struct sw_dinfo *d)
+{
+    if (d == NULL || d->dbg == NULL)
+        return 0;
+    int rc = ensure_aranges(d);
+    if (rc < 0 || d->nspans == 0)
+        return rc;
+    /* Any unit's DIE: the sections load with the first one. */
+    Dwarf_Die die = sw_di_die_at(d, d->spans[0].cu_off);
+    if (die != NULL)
+        dwarf_dealloc_die(die);
+    return 0;
+}
+
 /* The unit covering VADDR: from .debug_aranges first, then, once, from every
  * unit's own ranges.  Returns 0 with *OUT, SW_ENOENT, SW_ENOMEM. */
 int
@@ -584,14 +614,8 @@ sw_di_find_cu(struct sw_dinfo *d, sw_addr vaddr, struct di_cu **out)
     const struct di_span *sp;
     int rc;
 
-    if (!d->aranges_read) {
-        rc = load_aranges(d);
-        if (rc < 0) {
-            d->nspans = 0;
-            return rc;
-        }
-        d->aranges_read = true;
-    }
+    if ((rc = ensure_aranges(d)) < 0)
+        return rc;
     sp = span_lookup(d, vaddr);
     if (sp == NULL && !d->units_scanned) {
         size_t before = d->nspans;

@@ -70,6 +70,18 @@ const char *sw_elf_debug_path(const struct sw_elf *e);
  * compressed sections and the cache allows it (sw_elfcache_set_cache_dir,
  * not RSPWALK_NO_CACHE), else sw_elf_debug_path. */
 const char *sw_elf_dwarf_path(struct sw_elf *e);
+/* Whether sw_elf_dwarf_path is known without work: no copy is needed, or it
+ * was made before (then taken).  False while making it is still to come. */
+bool sw_elf_dwarf_ready(struct sw_elf *e);
+/* The file's DWARF (walker/dwarf_info.h), opened on the first call from the
+ * file and its sw_elf_dwarf_path, owned by E and shared by every walk that
+ * looks at the file.  0 with *D NULL when there is none or it cannot be read
+ * (remembered, with a debug message; no error for a walk), or SW_ENOMEM
+ * with the message in ERR (a later call tries again).  An image read from
+ * memory (the vDSO) has none. */
+struct sw_dinfo;
+int sw_elf_dinfo(struct sw_elf *e, struct sw_dinfo **d, struct sw_errbuf *err);
+
 /* The architecture from the ELF header; NULL if unsupported. */
 const struct arch_desc *sw_elf_arch(const struct sw_elf *e);
 /* ET_EXEC (false) or ET_DYN (true). */
@@ -108,6 +120,10 @@ bool sw_elf_build_id_note(const struct sw_elf *e, sw_addr *vaddr, const uint8_t 
  * Returns 0, SW_ENOSYM, or SW_ENOMEM (reading the tables; a later call
  * retries). */
 int sw_elf_symbol_at(struct sw_elf *e, sw_addr vaddr, struct sw_elfsym *out);
+
+/* Read the symbol tables now, as sw_elf_symbol_at's first call would
+ * (libstate: while a round trip is under way).  Returns 0 or SW_ENOMEM. */
+int sw_elf_load_symbols(struct sw_elf *e);
 
 /* The symbol named NAME, or NAME@VERSION: the file's before its debug
  * file's, then table order.  Returns 0, SW_ENOSYM or SW_ENOMEM. */

@@ -69,6 +69,8 @@ struct sw_elf {
      * entries), [1] its debug file's .symtab (elfsyms.c). */
     struct elf_symtab tabs[2];
     struct elf_symtab aliases; /* ELFv1 descriptor names at their entries: for name lookups */
+    struct sw_dinfo *dinfo;    /* owned: its DWARF (sw_elf_dinfo), opened on first use */
+    bool dinfo_tried;          /* opened, or its opening failed for good (DINFO NULL) */
 };
 
 struct sw_elfcache {

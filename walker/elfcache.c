@@ -24,6 +24,7 @@
 #include "util/util.h"
 #include "walker/elf_internal.h"
 #include "walker/debug_plain.h"
+#include "walker/dwarf_info.h"
 #include "walker/libstate_fetch.h"
 
 #define ELF_DEFAULT_DEBUG_DIR "/usr/lib/debug"
@@ -60,6 +61,7 @@ file_close(struct elf_file *f)
 static void
 elf_destroy(struct sw_elf *e)
 {
+    sw_dinfo_close(e->dinfo); /* first: it names addresses through E's symbols */
     file_close(&e->main);
     file_close(&e->dbg);
     sw_elf_syms_free(e);
@@ -618,6 +620,40 @@ sw_elf_dwarf_path(struct sw_elf *e)
                                   &e->dwarf_path);
     }
     return e->dwarf_path ? e->dwarf_path : e->debug_path;
+}
+
+int
+sw_elf_dinfo(struct sw_elf *e, struct sw_dinfo **d, struct sw_errbuf *err)
+{
+    struct sw_errbuf oerr = { 0 };
+    if (!e->dinfo_tried && e->main.image == NULL) {
+        int rc = sw_dinfo_open(e->path, sw_elf_dwarf_path(e), e, &e->dinfo, &oerr);
+        if (rc == SW_ENOMEM)
+            return sw_fail(err, rc, "%s", oerr.msg);
+        if (rc < 0) {
+            /* Remembered: a file whose DWARF is bad is not retried at every frame. */
+            sw_debug(SW_DBG_STEP, "virtual frames: %s", oerr.msg);
+            e->dinfo = NULL;
+        }
+    }
+    e->dinfo_tried = true;
+    *d = e->dinfo;
+    return 0;
+}
+
+bool
+sw_elf_dwarf_ready(struct sw_elf *e)
+{
+    if (e->dwarf_path_tried || e->debug_path == NULL || e->cache->cache_dir == NULL ||
+        getenv("RSPWALK_NO_CACHE") != NULL)
+        return true;
+    char *copy = NULL;
+    if (sw_debug_plain_existing(e->cache->cache_dir, e->build_id, e->build_id_len, &copy) != 0 ||
+        copy == NULL)
+        return false;
+    e->dwarf_path = copy;
+    e->dwarf_path_tried = true;
+    return true;
 }
 
 const struct arch_desc *

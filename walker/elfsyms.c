@@ -415,6 +415,12 @@ load_symbols(struct sw_elf *e)
     return 0;
 }
 
+int
+sw_elf_load_symbols(struct sw_elf *e)
+{
+    return load_symbols(e);
+}
+
 /* ---- by address ----------------------------------------------------------- */
 
 /* gdb's lookup_minimal_symbol_by_pc_section over one table, for a pc in

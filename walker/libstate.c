@@ -512,12 +512,12 @@ place_interp_file(const struct aux_info *aux, struct sw_lib *lib)
  * modules whose file changed; the vDSO's image at WARM (0: none to read)
  * comes in the same batch.  Returns 0, SW_ENOMEM or a link error. */
 static int
-check_pending(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *libs,
+check_pending(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *libs, size_t nlibs,
               struct pending *pd, sw_addr warm)
 {
     if (pd->n == 0 && warm == 0)
         return 0;
-    int rc = sw_ls_check_files(ls, libs, pd->v, pd->n, warm);
+    int rc = sw_ls_check_files(ls, libs, pd->v, pd->n, warm, nlibs);
     for (size_t i = 0; i < pd->n && rc == 0; i++) {
         struct sw_lib *lib = &libs[pd->v[i].lib];
         if (!pd->v[i].changed)
@@ -702,7 +702,7 @@ sw_libstate_refresh(struct sw_libstate *ls)
     }
     rc = add_interp(ls, &aux, libs, &n, &pd);
     if (rc == 0)
-        rc = check_pending(ls, &aux, libs, &pd, vdso_to_read(ls, &aux, &pd));
+        rc = check_pending(ls, &aux, libs, n, &pd, vdso_to_read(ls, &aux, &pd));
     if (rc == 0 && pd.has_vdso)
         rc = place_vdso(ls, &libs[pd.vdso_idx], pd.vdso_addr, pd.vdso_fallback);
     if (rc == 0)

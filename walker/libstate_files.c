@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "rspwalk/proc.h"
+#include "walker/dwarf_info.h"
 #include "walker/elf.h"
 #include "walker/libstate_fetch.h"
 #include "walker/walker_internal.h"
@@ -353,10 +354,48 @@ check_one(struct sw_libstate *ls, struct sw_lib *lib, struct sw_ls_check *check,
     return remember(ls, check->target, lib->path);
 }
 
+/* What a walk reads of the modules first, read while the check's round trip
+ * is under way: each module's symbol tables, then its DWARF's unit table and
+ * sections, one piece a call (module I, piece STEP). */
+struct ls_warm {
+    struct sw_lib *libs;
+    size_t n, i;
+    int step;
+};
+
+static bool
+warm_modules(void *arg)
+{
+    struct ls_warm *w = arg;
+    struct sw_errbuf err;
+    struct sw_dinfo *d;
+    /* A failure (no memory) is met again, and reported, at first use. */
+    for (; w->i < w->n; w->i++, w->step = 0) {
+        struct sw_lib *lib = &w->libs[w->i];
+        if (lib->elf == NULL)
+            continue;
+        if (w->step == 0) {
+            w->step = 1;
+            (void)sw_elf_load_symbols(lib->elf);
+            return true;
+        }
+        /* DWARF only where that is cheap: an uncompressed copy not made yet
+         * is made at the first use, not speculatively. */
+        if (w->step == 1 && lib->path != NULL && sw_elf_dwarf_ready(lib->elf) &&
+            sw_elf_dinfo(lib->elf, &d, &err) == 0) {
+            w->step = 2;
+            (void)sw_dinfo_warm(d);
+            return true;
+        }
+    }
+    return false;
+}
+
 int
 sw_ls_check_files(struct sw_libstate *ls, struct sw_lib *libs, struct sw_ls_check *checks, size_t n,
-                  sw_addr warm)
+                  sw_addr warm, size_t nlibs)
 {
+    struct ls_warm w = { libs, nlibs, 0, 0 };
     struct sw_mem_req *reqs = sw_calloc(n + 1, sizeof *reqs);
     uint8_t *bufs = sw_malloc(n ? n * SW_LS_NOTE_MAX : 1);
     size_t nreq = n;
@@ -378,7 +417,7 @@ sw_ls_check_files(struct sw_libstate *ls, struct sw_lib *libs, struct sw_ls_chec
         reqs[nreq++] = (struct sw_mem_req){ warm, 1, NULL, 0 };
     if (nreq == 0)
         goto out;
-    rc = sw_proc_read_mem_batch(ls->proc, reqs, nreq);
+    rc = sw_proc_read_mem_batch_while(ls->proc, reqs, nreq, warm_modules, &w);
     if (rc != 0) {
         rc = sw_fail(&ls->err, rc, "checking the modules' build-ids in target memory: %s",
                      sw_proc_errmsg(ls->proc));

@@ -59,7 +59,10 @@ struct sw_ls_check {
 
 /* Check the local files of LIBS[CHECKS[i].lib], placed at their bias, all
  * at once: each build-id note is read from target memory where the file
- * puts it (one round trip for them all where the backend batches).  WARM,
+ * puts it (one round trip for them all where the backend batches), and while
+ * that round trip is under way the symbol tables of LIBS[0..NLIBS) are read
+ * (a walk names frames in them next; a file the check drops was read for
+ * nothing, harmlessly).  WARM,
  * when not 0, is an address read soon after (the vDSO's image): asked for
  * in the same batch as a read to come (sw_mem_req without a buffer), also
  * when N is 0.  A note
@@ -69,6 +72,6 @@ struct sw_ls_check {
  * to read_file's check, as an undeferred file.  Returns 0, SW_ENOMEM or a
  * link error (message on LS). */
 int sw_ls_check_files(struct sw_libstate *ls, struct sw_lib *libs, struct sw_ls_check *checks,
-                      size_t n, sw_addr warm);
+                      size_t n, sw_addr warm, size_t nlibs);
 
 #endif /* RSPWALK_LIBSTATE_FILES_H */

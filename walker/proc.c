@@ -81,6 +81,15 @@ sw_proc_read_mem_batch(struct sw_proc *p, struct sw_mem_req *reqs, size_t n)
 }
 
 int
+sw_proc_read_mem_batch_while(struct sw_proc *p, struct sw_mem_req *reqs, size_t n,
+                             bool (*while_fn)(void *), void *arg)
+{
+    if (p->ops->read_mem_batch_while)
+        return p->ops->read_mem_batch_while(p, reqs, n, while_fn, arg);
+    return sw_proc_read_mem_batch(p, reqs, n); /* no round trip to fill */
+}
+
+int
 sw_proc_thread_label(struct sw_proc *p, sw_tid tid, char *buf, size_t len)
 {
     if (p->ops->thread_label)

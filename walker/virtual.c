@@ -19,11 +19,6 @@
 #define VIRT_MAX_INLINE 32
 #define VIRT_MAX_TAIL   32
 
-struct virt_module {
-    char *path;         /* owned: the key (sw_lib.path) */
-    struct sw_dinfo *d; /* owned; NULL when the file could not be opened */
-};
-
 /* A name a call site declares, as the modules resolved it. */
 struct virt_name {
     char *name;   /* owned */
@@ -32,8 +27,6 @@ struct virt_name {
 };
 
 struct sw_virtual {
-    struct virt_module *mods;
-    size_t n, cap;
     struct virt_name *names; /* valid for the module list NAMES_KEY summarizes */
     size_t nnames, capnames;
     uint64_t names_key;
@@ -52,53 +45,23 @@ sw_virtual_free(struct sw_virtual *v)
 {
     if (v == NULL)
         return;
-    for (size_t i = 0; i < v->n; i++) {
-        sw_dinfo_close(v->mods[i].d);
-        sw_free(v->mods[i].path);
-    }
-    sw_free(v->mods);
     names_clear(v);
     sw_free(v->names);
     sw_free(v);
 }
 
-/* The DWARF of LIB, opened on first use: *D NULL when it has none or cannot
- * be read (that is no error for a walk).  Returns 0 or SW_ENOMEM. */
+/* The DWARF of LIB: its file's (sw_elf_dinfo: opened on first use, shared
+ * with every walker of the file); *D NULL when it has none or cannot be
+ * read (that is no error for a walk).  Returns 0 or SW_ENOMEM. */
 static int
 module_dinfo(struct sw_virtual *v, const struct sw_lib *lib, struct sw_dinfo **d,
              struct sw_errbuf *err)
 {
-    struct sw_errbuf oerr = { 0 };
-    int rc;
-
+    (void)v;
     *d = NULL;
     if (lib->path == NULL || lib->elf == NULL)
         return 0; /* the vDSO read from memory: no debug info */
-    for (size_t i = 0; i < v->n; i++)
-        if (strcmp(v->mods[i].path, lib->path) == 0) {
-            *d = v->mods[i].d;
-            return 0;
-        }
-    struct virt_module *m = sw_grow(v->mods, &v->cap, v->n + 1, sizeof *m, 8);
-    if (m == NULL)
-        return sw_fail(err, SW_ENOMEM, "reading debug info of %s: out of memory", lib->path);
-    v->mods = m;
-    char *path = sw_strdup(lib->path);
-    if (path == NULL)
-        return sw_fail(err, SW_ENOMEM, "reading debug info of %s: out of memory", lib->path);
-    rc = sw_dinfo_open(lib->path, sw_elf_dwarf_path(lib->elf), lib->elf, d, &oerr);
-    if (rc == SW_ENOMEM) {
-        sw_free(path);
-        return sw_fail(err, rc, "%s", oerr.msg);
-    }
-    if (rc < 0) {
-        /* Remembered as NULL: a module whose file went bad is not retried
-         * at every frame. */
-        sw_debug(SW_DBG_STEP, "virtual frames: %s", oerr.msg);
-        *d = NULL;
-    }
-    v->mods[v->n++] = (struct virt_module){ .path = path, .d = *d };
-    return 0;
+    return sw_elf_dinfo(lib->elf, d, err);
 }
 
 /* The module covering PC and its DWARF; *D NULL if none. */

@@ -95,6 +95,16 @@ struct sw_proc_ops {
      * RC (unreadable ranges included), or a link error (SW_ECONN,
      * SW_ETIMEDOUT, SW_EEXITED, SW_ENOMEM) with the message in P->err. */
     int (*read_mem_batch)(struct sw_proc *p, struct sw_mem_req *reqs, size_t n);
+
+    /* OPTIONAL (default: read_mem_batch, WHILE_FN never called).
+     * read_mem_batch, with the caller's local work done while the requests
+     * are on their way: WHILE_FN(ARG) is called again and again, each call a
+     * bounded piece of work, until it returns false (nothing left) or the
+     * replies start to arrive; what is not done then is left undone.  The
+     * work fills the round trip and delays the walk by one piece at most.
+     * WHILE_FN must not use P. */
+    int (*read_mem_batch_while)(struct sw_proc *p, struct sw_mem_req *reqs, size_t n,
+                                bool (*while_fn)(void *), void *arg);
 };
 
 /* ProcDebug: control of a target that can be stopped and resumed.  Every
@@ -146,6 +156,8 @@ SW_API int sw_proc_read_word(struct sw_proc *p, sw_addr addr, sw_word *val);
 /* The OPTIONAL wrappers: apply the defaults named in struct sw_proc_ops. */
 SW_API int sw_proc_threads(struct sw_proc *p, sw_tid *tids, size_t max, size_t *n);
 SW_API int sw_proc_read_mem_batch(struct sw_proc *p, struct sw_mem_req *reqs, size_t n);
+SW_API int sw_proc_read_mem_batch_while(struct sw_proc *p, struct sw_mem_req *reqs, size_t n,
+                                        bool (*while_fn)(void *), void *arg);
 SW_API int sw_proc_thread_label(struct sw_proc *p, sw_tid tid, char *buf, size_t len);
 
 /* The message of the last failure on P; valid until the next call on P. */

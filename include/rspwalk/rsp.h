@@ -211,6 +211,14 @@ struct rsp_mem_range {
  * round trip for all; elsewhere one range after the other, as rsp_mem_read.
  * Returns 0 when each range has its RC, or a link error. */
 SW_API int rsp_mem_read_batch(struct rsp_session *s, struct rsp_mem_range *ranges, size_t n);
+/* The same, with local work while the batch is on the link: after its first
+ * write, WHILE_FN(ARG) is called again and again, each call a bounded piece
+ * of work, until it returns false (nothing left) or a reply starts to
+ * arrive, so the work fills the round trip without delaying the replies by
+ * more than one piece; what is not done then is left undone.  WHILE_FN must
+ * not use S. */
+SW_API int rsp_mem_read_batch_while(struct rsp_session *s, struct rsp_mem_range *ranges, size_t n,
+                                    bool (*while_fn)(void *), void *arg);
 
 /* Read the whole qXfer OBJECT with ANNEX ("" for none), in chunks.
  * *DATA is NUL-terminated; caller frees with free().  SW_EUNSUP when the stub

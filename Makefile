@@ -23,15 +23,21 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat
         -Wundef -Wwrite-strings -Wvla -Wimplicit-fallthrough
 WERROR ?= -Werror
 INCS := -I. -Iinclude -I/usr/include/libdwarf $(shell pkg-config --cflags capstone 2>/dev/null)
-# capstone is opened with dlopen on first use (walker/capstone_dl.h), by the SONAME of the
-# libcapstone.so found here; libcapstone.so.4 (Debian 12's) when none is installed yet.
-CAPSTONE_SONAME = $(or $(shell readelf -d "$$($(CC) -print-file-name=libcapstone.so)" 2>/dev/null                     | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p'),libcapstone.so.4)
-LIBS := -lelf -ldwarf -lexpat -lz -liberty
+# capstone, libdwarf and libdw are opened with dlopen on first use (util/dl.h: start-up, and
+# libdwarf and libdw export 34 functions of the same names), by the SONAMEs of the libraries
+# found here (Debian 12's when none is installed yet).
+soname_of = $(or $(shell readelf -d "$$($(CC) -print-file-name=$(1).so)" 2>/dev/null \
+              | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p'),$(2))
+CAPSTONE_SONAME = $(call soname_of,libcapstone,libcapstone.so.4)
+LIBDWARF_SONAME = $(call soname_of,libdwarf,libdwarf.so.1)
+LIBDW_SONAME = $(call soname_of,libdw,libdw.so.1)
+LIBS := -lelf -lexpat -lz -liberty
 OPT ?= -O2 -g
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 BASE_CFLAGS = $(CSTD) $(WARN) $(WERROR) $(INCS) -MMD -MP -DSW_VERSION='"$(VERSION)"' \
-              -DSW_CAPSTONE_SONAME='"$(CAPSTONE_SONAME)"'
+              -DSW_CAPSTONE_SONAME='"$(CAPSTONE_SONAME)"' -DSW_LIBDWARF_SONAME='"$(LIBDWARF_SONAME)"' \
+              -DSW_LIBDW_SONAME='"$(LIBDW_SONAME)"'
 
 LIB_SRCS := $(sort $(wildcard util/*.c rsp/*.c arch/*.c targets/*.c walker/*.c walker/steppers/*.c))
 CLI_SRCS := $(sort $(wildcard cli/*.c))

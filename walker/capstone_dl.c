@@ -2,20 +2,13 @@
 #define SW_CAPSTONE_DL_IMPL
 #include "walker/capstone_dl.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <string.h>
-
-#include "util/util.h"
+#include "util/dl.h"
 
 #ifndef SW_CAPSTONE_SONAME
 #define SW_CAPSTONE_SONAME "libcapstone.so.4"
 #endif
 
 static struct {
-    void *lib; /* never closed: decoders may live until exit */
-    char error[256];
     cs_err (*open)(cs_arch, cs_mode, csh *);
     cs_err (*close)(csh *);
     cs_err (*option)(csh, cs_opt_type, size_t);
@@ -24,57 +17,26 @@ static struct {
     cs_err (*regs_access)(csh, const cs_insn *, cs_regs, uint8_t *, cs_regs, uint8_t *);
 } cs;
 
-static pthread_once_t cs_once = PTHREAD_ONCE_INIT;
+static const struct sw_dl_sym cs_syms[] = {
+    { "cs_open", &cs.open },     { "cs_close", &cs.close }, { "cs_option", &cs.option },
+    { "cs_disasm", &cs.disasm }, { "cs_free", &cs.free },   { "cs_regs_access", &cs.regs_access },
+};
 
-/* dlsym's void * to a function pointer: through memcpy, which ISO C allows. */
-#define RESOLVE(field, name)                                                                       \
-    do {                                                                                           \
-        void *sym = dlsym(cs.lib, name);                                                           \
-        if (sym == NULL) {                                                                         \
-            snprintf(cs.error, sizeof cs.error, "%s: no %s", SW_CAPSTONE_SONAME, name);            \
-            return false;                                                                          \
-        }                                                                                          \
-        memcpy(&cs.field, &sym, sizeof sym);                                                       \
-    } while (0)
-
-static bool
-resolve_all(void)
-{
-    RESOLVE(open, "cs_open");
-    RESOLVE(close, "cs_close");
-    RESOLVE(option, "cs_option");
-    RESOLVE(disasm, "cs_disasm");
-    RESOLVE(free, "cs_free");
-    RESOLVE(regs_access, "cs_regs_access");
-    return true;
-}
-
-static void
-load_once(void)
-{
-    cs.lib = dlopen(SW_CAPSTONE_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (cs.lib == NULL) {
-        const char *e = dlerror();
-        snprintf(cs.error, sizeof cs.error, "%s", e ? e : SW_CAPSTONE_SONAME ": cannot be loaded");
-    } else if (!resolve_all()) {
-        dlclose(cs.lib);
-        cs.lib = NULL;
-    }
-    if (cs.lib == NULL)
-        sw_debug(SW_DBG_STEP, "capstone: %s: no instruction analysis", cs.error);
-}
+static struct sw_dl cs_dl = { .soname = SW_CAPSTONE_SONAME,
+                              .syms = cs_syms,
+                              .nsyms = sizeof cs_syms / sizeof cs_syms[0],
+                              .lock = PTHREAD_MUTEX_INITIALIZER };
 
 bool
 sw_cs_load(void)
 {
-    pthread_once(&cs_once, load_once);
-    return cs.lib != NULL;
+    return sw_dl_load(&cs_dl);
 }
 
 const char *
 sw_cs_load_error(void)
 {
-    return cs.error;
+    return cs_dl.error;
 }
 
 cs_err

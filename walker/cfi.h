@@ -1,6 +1,7 @@
 /* walker/cfi.h -- DWARF call frame information for one ELF file.
  *
- * The only interface to libdwarf for unwinding: open a file's .eh_frame and
+ * The only interface to libdwarf (opened on first use: walker/cfi_libdwarf.h)
+ * for unwinding: open a file's .eh_frame and
  * .debug_frame (also those of its separate debug file), or an in-memory
  * image's (the vDSO's), and give the row of
  * rules that holds at a link-time address.  Implemented in
@@ -55,7 +56,8 @@ struct sw_cfi_row {
 
 /* Open the CFI of PATH and of DEBUG_PATH (may be NULL).  ADDR_SIZE is the
  * target's word size.  Returns 0, SW_ENOCFI (neither file has frame
- * information), SW_EBADELF, SW_ENOMEM; message in ERR.  *OUT: sw_cfi_close. */
+ * information), SW_EBADELF, SW_ENOMEM, SW_EUNSUP (libdwarf cannot be
+ * loaded); message in ERR.  *OUT: sw_cfi_close. */
 int sw_cfi_open(const char *path, const char *debug_path, unsigned addr_size, struct sw_cfi **out,
                 struct sw_errbuf *err);
 

@@ -20,14 +20,63 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <dwarf.h>
-#include <libdwarf.h>
 #include <gelf.h>
 #include <libelf.h>
 
+#include "util/dl.h"
 #include "util/util.h"
+#include "walker/cfi_libdwarf.h"
 #include "walker/cfi_ra_state.h"
 #include "walker/eh_frame_hdr.h"
+
+/* ---- libdwarf, opened on first use (walker/cfi_libdwarf.h) ----------------------------- */
+
+#ifndef SW_LIBDWARF_SONAME
+#define SW_LIBDWARF_SONAME "libdwarf.so.1"
+#endif
+
+struct sw_libdwarf_fns sw_libdwarf;
+
+#define SYM(field)                                                                                 \
+    {                                                                                              \
+        "dwarf_" #field, &sw_libdwarf.field                                                        \
+    }
+static const struct sw_dl_sym libdwarf_syms[] = {
+    SYM(dealloc_error),
+    SYM(elf_init_b),
+    SYM(errmsg),
+    SYM(fde_cie_list_dealloc),
+    SYM(finish),
+    SYM(get_address_size),
+    SYM(get_cie_info_b),
+    SYM(get_cie_of_fde),
+    SYM(get_fde_at_pc),
+    SYM(get_fde_info_for_all_regs3),
+    SYM(get_fde_info_for_cfa_reg3_b),
+    SYM(get_fde_instr_bytes),
+    SYM(get_fde_list),
+    SYM(get_fde_list_eh),
+    SYM(set_frame_cfa_value),
+    SYM(set_frame_rule_initial_value),
+    SYM(set_frame_rule_table_size),
+    SYM(set_frame_same_value),
+    SYM(set_frame_undefined_value),
+};
+#undef SYM
+
+static struct sw_dl libdwarf_dl = { .soname = SW_LIBDWARF_SONAME,
+                                    .syms = libdwarf_syms,
+                                    .nsyms = sizeof libdwarf_syms / sizeof libdwarf_syms[0],
+                                    .lock = PTHREAD_MUTEX_INITIALIZER };
+
+bool
+sw_libdwarf_load(const char **why)
+{
+    bool ok = sw_dl_load(&libdwarf_dl);
+    if (!ok && why != NULL)
+        *why = libdwarf_dl.error;
+    return ok;
+}
 
 /* Rule table columns libdwarf tracks.  A DW_CFA_* on a register at or past
  * this fails the whole FDE (DW_DLE_DF_REG_NUM_TOO_HIGH), so it must cover
@@ -453,8 +502,11 @@ sw_cfi_open(const char *path, const char *debug_path, unsigned addr_size, struct
     struct sw_errbuf why;
     int rc;
 
+    const char *lib_why;
     if (path == NULL || out == NULL)
         return sw_fail(err, SW_EINVAL, "opening CFI: no file");
+    if (!sw_libdwarf_load(&lib_why))
+        return sw_fail(err, SW_EUNSUP, "reading CFI of %s: %s", path, lib_why);
     struct sw_cfi *c = sw_calloc(1, sizeof *c);
     if (c == NULL)
         return sw_fail(err, SW_ENOMEM, "opening CFI of %s: out of memory", path);
@@ -514,8 +566,11 @@ sw_cfi_open_mem(const uint8_t *image, size_t len, const char *name, unsigned add
 
     if (name == NULL)
         name = "an in-memory image";
+    const char *lib_why;
     if (image == NULL || out == NULL || len < 4 || memcmp(image, "\177ELF", 4) != 0)
         return sw_fail(err, SW_EBADELF, "reading CFI of %s: not an ELF image", name);
+    if (!sw_libdwarf_load(&lib_why))
+        return sw_fail(err, SW_EUNSUP, "reading CFI of %s: %s", name, lib_why);
     struct sw_cfi *c = sw_calloc(1, sizeof *c);
     if (c == NULL)
         return sw_fail(err, SW_ENOMEM, "opening CFI of %s: out of memory", name);

@@ -1,10 +1,14 @@
-/* walker/dwarf_info.c -- the debug information of one file through libdwarf.
+/* walker/dwarf_info.c -- the debug information of one file through elfutils' libdw.
  *
- * Debian 12's 20210528 API, which reads SHF_COMPRESSED sections itself.  The
- * handle (open, close), attribute and range helpers every walker/dwarf_*.c
- * file uses, and a table from address to compilation unit (.debug_aranges,
- * else the units' own ranges).  What a unit holds is dwarf_scopes.c's; no
- * CFI (walker/dwarf_adapter.c), no line table.
+ * libdw, not libdwarf (which reads frames, walker/dwarf_adapter.c): reaching
+ * a unit far into a file costs libdw the headers of the units before it,
+ * libdwarf 20210528 a context per unit, each built from the unit's DIE and
+ * its abbreviation table (a walk of four threads into libc: 52 M
+ * instructions and 14 M more to free them, where libdw reads the same units
+ * and their DIEs in 8 M).  The handle (open, close), attribute and range
+ * helpers every walker/dwarf_*.c file uses, and a table from address to
+ * compilation unit (.debug_aranges, else the units' own ranges).  What a
+ * unit holds is dwarf_scopes.c's; no CFI, no line table.
  */
 #include "walker/dwarf_info.h"
 
@@ -16,130 +20,145 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <gelf.h>
+
+#include "util/dl.h"
 #include "walker/dwarf_info_internal.h"
 #include "walker/elf.h"
 
-/* ---- libdwarf helpers ------------------------------------------------------------------ */
+/* ---- libdw, opened on first use (walker/dwarf_libdw.h) --------------------------------- */
+
+#ifndef SW_LIBDW_SONAME
+#define SW_LIBDW_SONAME "libdw.so.1"
+#endif
+
+struct sw_libdw_fns sw_libdw;
+
+#define SYM(field, name)                                                                           \
+    {                                                                                              \
+        name, &sw_libdw.field                                                                      \
+    }
+static const struct sw_dl_sym libdw_syms[] = {
+    SYM(attr, "dwarf_attr"),
+    SYM(begin_elf, "dwarf_begin_elf"),
+    SYM(child, "dwarf_child"),
+    SYM(diecu, "dwarf_diecu"),
+    SYM(dieoffset, "dwarf_dieoffset"),
+    SYM(end, "dwarf_end"),
+    SYM(errmsg, "dwarf_errmsg"),
+    SYM(errno_, "dwarf_errno"),
+    SYM(formaddr, "dwarf_formaddr"),
+    SYM(formblock, "dwarf_formblock"),
+    SYM(formflag, "dwarf_formflag"),
+    SYM(formref_die, "dwarf_formref_die"),
+    SYM(formsdata, "dwarf_formsdata"),
+    SYM(formstring, "dwarf_formstring"),
+    SYM(formudata, "dwarf_formudata"),
+    SYM(getarangeinfo, "dwarf_getarangeinfo"),
+    SYM(getaranges, "dwarf_getaranges"),
+    SYM(getlocations, "dwarf_getlocations"),
+    SYM(hasattr, "dwarf_hasattr"),
+    SYM(nextcu, "dwarf_nextcu"),
+    SYM(offdie, "dwarf_offdie"),
+    SYM(onearange, "dwarf_onearange"),
+    SYM(ranges, "dwarf_ranges"),
+    SYM(siblingof, "dwarf_siblingof"),
+    SYM(srclang, "dwarf_srclang"),
+    SYM(tag, "dwarf_tag"),
+    SYM(whatform, "dwarf_whatform"),
+};
+#undef SYM
+
+static struct sw_dl libdw_dl = { .soname = SW_LIBDW_SONAME,
+                                 .syms = libdw_syms,
+                                 .nsyms = sizeof libdw_syms / sizeof libdw_syms[0],
+                                 .lock = PTHREAD_MUTEX_INITIALIZER };
+
+bool
+sw_libdw_load(const char **why)
+{
+    bool ok = sw_dl_load(&libdw_dl);
+    if (!ok && why != NULL)
+        *why = libdw_dl.error;
+    return ok;
+}
+
+/* ---- libdw helpers -------------------------------------------------------------------- */
 
 int
-sw_di_fail(struct sw_dinfo *d, int code, Dwarf_Error de, const char *what)
+sw_di_fail(struct sw_dinfo *d, int code, const char *what)
 {
-    const char *m = de ? dwarf_errmsg(de) : NULL;
+    int e = dwarf_errno(); /* and clears it */
+    const char *m = e ? dwarf_errmsg(e) : NULL;
     sw_fail(&d->err, code, "reading debug info of %s: %s%s%s", d->source ? d->source : d->path,
             what, m ? ": " : "", m ? m : "");
-    sw_di_drop_error(d->dbg, de);
     return code;
 }
 
-/* Fetch attribute AT of DIE into *A; false (no error kept) when it is absent
- * or unreadable.  Pair with attr_close. */
-static bool
-attr_open(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at, Dwarf_Attribute *a)
-{
-    Dwarf_Error de = NULL;
-    if (dwarf_attr(die, at, a, &de) == DW_DLV_OK)
-        return true;
-    sw_di_drop_error(d->dbg, de);
-    return false;
-}
-
-/* Release A and the error DE of reading its form. */
-static void
-attr_close(struct sw_dinfo *d, Dwarf_Attribute a, Dwarf_Error de)
-{
-    sw_di_drop_error(d->dbg, de);
-    dwarf_dealloc_attribute(a);
-}
-
 bool
-sw_di_attr_string(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at, const char **out)
+sw_di_attr_string(struct sw_dinfo *d, Dwarf_Die *die, unsigned at, const char **out)
 {
-    Dwarf_Attribute a = NULL;
-    Dwarf_Error de = NULL;
-    char *s = NULL;
-    if (!attr_open(d, die, at, &a))
+    Dwarf_Attribute a;
+    (void)d;
+    const char *s = dwarf_attr(die, at, &a) ? dwarf_formstring(&a) : NULL;
+    if (s == NULL || s[0] == 0)
         return false;
-    int rc = dwarf_formstring(a, &s, &de);
-    attr_close(d, a, de);
-    if (rc != DW_DLV_OK || s == NULL || s[0] == 0)
-        return false;
-    *out = s; /* in the string section: valid until dwarf_finish */
+    *out = s; /* in the string section: valid until dwarf_end */
     return true;
 }
 
 bool
-sw_di_attr_ref(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at, Dwarf_Off *off)
+sw_di_attr_ref(struct sw_dinfo *d, Dwarf_Die *die, unsigned at, Dwarf_Off *off)
 {
-    Dwarf_Attribute a = NULL;
-    Dwarf_Error de = NULL;
-    if (!attr_open(d, die, at, &a))
+    Dwarf_Attribute a;
+    Dwarf_Die ref;
+    (void)d;
+    if (dwarf_attr(die, at, &a) == NULL || dwarf_formref_die(&a, &ref) == NULL)
         return false;
-    int rc = dwarf_global_formref(a, off, &de);
-    attr_close(d, a, de);
-    return rc == DW_DLV_OK;
+    *off = dwarf_dieoffset(&ref);
+    return true;
 }
 
 bool
-sw_di_attr_flag(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at)
+sw_di_attr_flag(struct sw_dinfo *d, Dwarf_Die *die, unsigned at)
 {
-    Dwarf_Attribute a = NULL;
-    Dwarf_Error de = NULL;
-    Dwarf_Bool v = 0;
-    if (!attr_open(d, die, at, &a))
-        return false;
-    int rc = dwarf_formflag(a, &v, &de);
-    attr_close(d, a, de);
-    return rc == DW_DLV_OK && v;
+    Dwarf_Attribute a;
+    bool v = false;
+    (void)d;
+    return dwarf_attr(die, at, &a) != NULL && dwarf_formflag(&a, &v) == 0 && v;
 }
 
 bool
-sw_di_attr_addr(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at, sw_addr *out)
+sw_di_attr_addr(struct sw_dinfo *d, Dwarf_Die *die, unsigned at, sw_addr *out)
 {
-    Dwarf_Attribute a = NULL;
-    Dwarf_Error de = NULL;
+    Dwarf_Attribute a;
     Dwarf_Addr v = 0;
-    if (!attr_open(d, die, at, &a))
-        return false;
-    int rc = dwarf_formaddr(a, &v, &de);
-    attr_close(d, a, de);
-    if (rc != DW_DLV_OK)
+    (void)d;
+    if (dwarf_attr(die, at, &a) == NULL || dwarf_formaddr(&a, &v) != 0)
         return false;
     *out = v;
     return true;
 }
 
 bool
-sw_di_attr_udata(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at, Dwarf_Unsigned *out)
+sw_di_attr_udata(struct sw_dinfo *d, Dwarf_Die *die, unsigned at, Dwarf_Word *out)
 {
-    Dwarf_Attribute a = NULL;
-    Dwarf_Error de = NULL;
-    if (!attr_open(d, die, at, &a))
-        return false;
-    int rc = dwarf_formudata(a, out, &de);
-    attr_close(d, a, de);
-    return rc == DW_DLV_OK;
+    Dwarf_Attribute a;
+    (void)d;
+    return dwarf_attr(die, at, &a) != NULL && dwarf_formudata(&a, out) == 0;
 }
 
 bool
-sw_di_has_attr(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at)
+sw_di_has_attr(struct sw_dinfo *d, Dwarf_Die *die, unsigned at)
 {
-    Dwarf_Bool v = 0;
-    Dwarf_Error de = NULL;
-    int rc = dwarf_hasattr(die, at, &v, &de);
-    sw_di_drop_error(d->dbg, de);
-    return rc == DW_DLV_OK && v;
+    (void)d;
+    return dwarf_hasattr(die, at) != 0;
 }
 
-Dwarf_Die
-sw_di_die_at(struct sw_dinfo *d, Dwarf_Off off)
+bool
+sw_di_die_at(struct sw_dinfo *d, Dwarf_Off off, Dwarf_Die *out)
 {
-    Dwarf_Die die = NULL;
-    Dwarf_Error de = NULL;
-    if (dwarf_offdie_b(d->dbg, off, true, &die, &de) != DW_DLV_OK) {
-        sw_di_drop_error(d->dbg, de);
-        return NULL;
-    }
-    return die;
+    return d->dbg != NULL && dwarf_offdie(d->dbg, off, out) != NULL;
 }
 
 /* ---- ranges ---------------------------------------------------------------------------- */
@@ -159,127 +178,22 @@ rbuf_add(struct di_rbuf *rb, sw_addr lo, sw_addr hi)
     return 0;
 }
 
-static int
-ranges_v5(struct sw_dinfo *d, Dwarf_Attribute a, Dwarf_Half form, Dwarf_Unsigned val,
-          struct di_rbuf *rb)
-{
-    Dwarf_Rnglists_Head head = NULL;
-    Dwarf_Unsigned count = 0, goff = 0;
-    Dwarf_Error de = NULL;
-    int rc = dwarf_rnglists_get_rle_head(a, form, val, &head, &count, &goff, &de);
-    if (rc != DW_DLV_OK) {
-        sw_di_drop_error(d->dbg, de);
-        return 0; /* a bad list: no ranges, as gdb's complaint */
-    }
-    rc = 0;
-    for (Dwarf_Unsigned i = 0; i < count && i < DI_MAX_RANGES && rc == 0; i++) {
-        unsigned len = 0, code = 0;
-        Dwarf_Unsigned raw1, raw2, lo = 0, hi = 0;
-        Dwarf_Bool no_addr = 0;
-        if (dwarf_get_rnglists_entry_fields_a(head, i, &len, &code, &raw1, &raw2, &no_addr, &lo,
-                                              &hi, &de) != DW_DLV_OK) {
-            sw_di_drop_error(d->dbg, de);
-            break;
-        }
-        /* The cooked values are addresses: base and .debug_addr applied. */
-        if (no_addr)
-            continue;
-        switch (code) {
-        case DW_RLE_startx_endx:
-        case DW_RLE_startx_length:
-        case DW_RLE_offset_pair:
-        case DW_RLE_start_end:
-        case DW_RLE_start_length:
-            rc = rbuf_add(rb, lo, hi);
-            break;
-        default:
-            break;
-        }
-    }
-    dwarf_dealloc_rnglists_head(head);
-    return rc;
-}
-
-static int
-ranges_v4(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Off off, sw_addr base, struct di_rbuf *rb)
-{
-    Dwarf_Ranges *r = NULL;
-    Dwarf_Signed count = 0;
-    Dwarf_Unsigned bytes = 0;
-    Dwarf_Off real = 0;
-    Dwarf_Error de = NULL;
-    int rc = dwarf_get_ranges_b(d->dbg, off, die, &real, &r, &count, &bytes, &de);
-    if (rc != DW_DLV_OK) {
-        sw_di_drop_error(d->dbg, de);
-        return 0;
-    }
-    rc = 0;
-    for (Dwarf_Signed i = 0; i < count && i < DI_MAX_RANGES && rc == 0; i++) {
-        if (r[i].dwr_type == DW_RANGES_END)
-            break;
-        if (r[i].dwr_type == DW_RANGES_ADDRESS_SELECTION)
-            base = r[i].dwr_addr2;
-        else
-            rc = rbuf_add(rb, base + r[i].dwr_addr1, base + r[i].dwr_addr2);
-    }
-    dwarf_ranges_dealloc(d->dbg, r, count);
-    return rc;
-}
-
-/* Append DIE's address ranges to RB, as gdb's dwarf2_get_pc_bounds reads them:
- * DW_AT_low_pc with DW_AT_high_pc, else DW_AT_ranges.  CU_BASE is the unit's
- * DW_AT_low_pc, the base of DWARF 4 range lists.  Adds nothing for a DIE
- * without code; 0 or SW_ENOMEM. */
 int
-sw_di_die_ranges(struct sw_dinfo *d, Dwarf_Die die, sw_addr cu_base, struct di_rbuf *rb)
+sw_di_die_ranges(struct sw_dinfo *d, Dwarf_Die *die, struct di_rbuf *rb)
 {
-    Dwarf_Error de = NULL;
-    Dwarf_Addr lo = 0, hi = 0;
-    Dwarf_Half form = 0;
-    enum Dwarf_Form_Class cls = DW_FORM_CLASS_UNKNOWN;
-
-    if (dwarf_lowpc(die, &lo, &de) == DW_DLV_OK) {
-        if (dwarf_highpc_b(die, &hi, &form, &cls, &de) == DW_DLV_OK) {
-            if (cls == DW_FORM_CLASS_CONSTANT)
-                hi += lo;
-            return rbuf_add(rb, lo, hi);
-        }
-    }
-    sw_di_drop_error(d->dbg, de);
-    de = NULL;
-
-    Dwarf_Attribute a = NULL;
-    if (dwarf_attr(die, DW_AT_ranges, &a, &de) != DW_DLV_OK) {
-        sw_di_drop_error(d->dbg, de);
-        return 0;
-    }
-    Dwarf_Half version = 0, offsize = 0;
-    Dwarf_Unsigned val = 0;
-    Dwarf_Off off = 0;
+    Dwarf_Addr base = 0, lo = 0, hi = 0;
+    ptrdiff_t off = 0;
     int rc = 0;
-    dwarf_get_version_of_die(die, &version, &offsize);
-    if (dwarf_whatform(a, &form, &de) != DW_DLV_OK) {
-        sw_di_drop_error(d->dbg, de);
-    } else if (form == DW_FORM_rnglistx) {
-        if (dwarf_formudata(a, &val, &de) == DW_DLV_OK)
-            rc = ranges_v5(d, a, form, val, rb);
-        sw_di_drop_error(d->dbg, de);
-    } else {
-        /* DW_FORM_sec_offset (DWARF 4 and 5), or data4/data8 in DWARF 2-3. */
-        bool ok = dwarf_global_formref(a, &off, &de) == DW_DLV_OK;
-        if (!ok) {
-            sw_di_drop_error(d->dbg, de);
-            de = NULL;
-            ok = dwarf_formudata(a, &val, &de) == DW_DLV_OK;
-            off = val;
-        }
-        if (ok)
-            rc =
-                version >= 5 ? ranges_v5(d, a, form, off, rb) : ranges_v4(d, die, off, cu_base, rb);
-        else
-            sw_di_drop_error(d->dbg, de);
+    (void)d;
+    /* libdw reads DW_AT_low_pc with DW_AT_high_pc, else DW_AT_ranges (DWARF 4
+     * lists from the unit's base address, DWARF 5 rnglists and their index);
+     * a malformed list ends with what was read, as gdb's complaint does. */
+    for (size_t n = 0; rc == 0 && n < DI_MAX_RANGES; n++) {
+        off = dwarf_ranges(die, off, &base, &lo, &hi);
+        if (off <= 0)
+            break;
+        rc = rbuf_add(rb, lo, hi);
     }
-    dwarf_dealloc_attribute(a);
     return rc;
 }
 
@@ -344,31 +258,21 @@ span_cmp(const void *a, const void *b)
 static int
 read_aranges(struct sw_dinfo *d)
 {
-    Dwarf_Arange *ar = NULL;
-    Dwarf_Signed n = 0;
-    Dwarf_Error de = NULL;
+    Dwarf_Aranges *ar = NULL;
+    size_t n = 0;
     int rc = 0;
 
-    if (dwarf_get_aranges(d->dbg, &ar, &n, &de) != DW_DLV_OK) {
-        sw_di_drop_error(d->dbg, de); /* no .debug_aranges, or a bad one: scan the units */
-        return 0;
-    }
-    for (Dwarf_Signed i = 0; i < n; i++) {
-        Dwarf_Unsigned seg = 0, segsize = 0, len = 0;
+    if (dwarf_getaranges(d->dbg, &ar, &n) != 0)
+        return 0; /* no .debug_aranges, or a bad one: scan the units */
+    for (size_t i = 0; i < n && rc == 0; i++) {
         Dwarf_Addr start = 0;
-        Dwarf_Off cu_off = 0;
-        if (rc == 0) {
-            if (dwarf_get_arange_info_b(ar[i], &seg, &segsize, &start, &len, &cu_off, &de) ==
-                DW_DLV_OK)
-                rc = add_span(d, start, start + len, cu_off);
-            else
-                sw_di_drop_error(d->dbg, de);
-            de = NULL;
-        }
-        dwarf_dealloc(d->dbg, ar[i], DW_DLA_ARANGE);
+        Dwarf_Word len = 0;
+        Dwarf_Off cu_off = 0; /* the unit's DIE */
+        Dwarf_Arange *a = dwarf_onearange(ar, i);
+        if (a != NULL && dwarf_getarangeinfo(a, &start, &len, &cu_off) == 0)
+            rc = add_span(d, start, start + len, cu_off);
     }
-    dwarf_dealloc(d->dbg, ar, DW_DLA_LIST);
-    return rc;
+    return rc; /* the table is libdw's, freed with the handle */
 }
 
 /* One pass over every unit's own ranges, for files without .debug_aranges or
@@ -377,49 +281,22 @@ static int
 scan_units(struct sw_dinfo *d)
 {
     struct di_rbuf rb = { 0 };
+    Dwarf_Off off = 0, next = 0;
+    size_t hsize = 0;
     int rc = 0;
 
-    for (;;) {
-        Dwarf_Unsigned hlen = 0, typeoff = 0, next = 0;
-        Dwarf_Half version = 0, asize = 0, lsize = 0, xsize = 0, type = 0;
-        Dwarf_Off abbrev = 0, off = 0;
-        Dwarf_Sig8 sig;
-        Dwarf_Error de = NULL;
-        Dwarf_Die cu = NULL;
-        Dwarf_Addr base = 0;
-
-        int r = dwarf_next_cu_header_d(d->dbg, true, &hlen, &version, &abbrev, &asize, &lsize,
-                                       &xsize, &sig, &typeoff, &next, &type, &de);
-        if (r == DW_DLV_NO_ENTRY)
-            break;
-        if (r != DW_DLV_OK) {
-            rc = sw_di_fail(d, SW_EBADELF, de, "unit headers");
-            break;
-        }
-        /* libdwarf's unit iterator keeps its place: after SW_ENOMEM it is run to
-         * its end, so that a retry starts again at the first unit. */
-        if (rc < 0)
-            continue;
-        if (dwarf_siblingof_b(d->dbg, NULL, true, &cu, &de) != DW_DLV_OK) {
-            sw_di_drop_error(d->dbg, de);
-            continue;
-        }
-        if (dwarf_dieoffset(cu, &off, &de) == DW_DLV_OK) {
-            if (dwarf_lowpc(cu, &base, &de) != DW_DLV_OK) {
-                sw_di_drop_error(d->dbg, de);
-                base = 0;
-            }
+    while (rc == 0 && dwarf_nextcu(d->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+        Dwarf_Die cu;
+        if (dwarf_offdie(d->dbg, off + hsize, &cu) != NULL) {
             rb.n = 0;
-            rc = sw_di_die_ranges(d, cu, base, &rb);
+            rc = sw_di_die_ranges(d, &cu, &rb);
             for (size_t i = 0; i < rb.n && rc == 0; i++)
-                rc = add_span(d, rb.v[i].lo, rb.v[i].hi, off);
-        } else {
-            sw_di_drop_error(d->dbg, de);
+                rc = add_span(d, rb.v[i].lo, rb.v[i].hi, off + hsize);
         }
-        dwarf_dealloc_die(cu);
+        off = next;
     }
     sw_free(rb.v);
-    return rc == SW_EBADELF ? 0 : rc; /* the spans found so far stand */
+    return rc;
 }
 
 static const struct di_span *
@@ -600,9 +477,8 @@ sw_dinfo_warm(struct sw_dinfo *d)
     if (rc < 0 || d->nspans == 0)
         return rc;
     /* Any unit's DIE: the sections load with the first one. */
-    Dwarf_Die die = sw_di_die_at(d, d->spans[0].cu_off);
-    if (die != NULL)
-        dwarf_dealloc_die(die);
+    Dwarf_Die die;
+    (void)sw_di_die_at(d, d->spans[0].cu_off, &die);
     return 0;
 }
 
@@ -651,16 +527,13 @@ check_elf_magic(const char *path, struct sw_errbuf *err)
     return 0;
 }
 
-/* Close what open_info opened: the libdwarf handle, then the mapping under it. */
+/* Close what open_info opened: the libdw handle, then the mapping under it. */
 static void
-close_info(Dwarf_Debug *dbg, Elf **elf, int *fd)
+close_info(Dwarf **dbg, Elf **elf, int *fd)
 {
-    if (*dbg != NULL) {
-        Dwarf_Error de = NULL;
-        if (dwarf_finish(*dbg, &de) == DW_DLV_ERROR)
-            sw_di_drop_error(NULL, de);
-        *dbg = NULL;
-    }
+    if (*dbg != NULL)
+        dwarf_end(*dbg);
+    *dbg = NULL;
     if (*elf != NULL)
         elf_end(*elf);
     *elf = NULL;
@@ -669,19 +542,33 @@ close_info(Dwarf_Debug *dbg, Elf **elf, int *fd)
     *fd = -1;
 }
 
-/* Open PATH with libdwarf if it has a non-empty .debug_info: *DBG NULL if not.
- * Through libelf's read-only mapping (dwarf_elf_init_b): libdwarf's sections
- * then point into the mapped file, where its own reader (dwarf_init_path)
- * would read() each whole section into memory of its own (libc's debug
- * information: 8.5 MB copied and faulted in on every run, for the few units
- * a walk looks at).  A compressed section is still inflated by libdwarf. */
-static int
-open_info(const char *path, Dwarf_Debug *dbg, Elf **elfp, int *fdp, struct sw_errbuf *err)
+/* Whether ELF has a .debug_info section with something in it. */
+static bool
+has_debug_info(Elf *elf)
 {
-    Dwarf_Error de = NULL;
-    Dwarf_Addr addr = 0;
-    Dwarf_Unsigned size = 0;
+    size_t shstrndx;
+    Elf_Scn *scn = NULL;
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return false;
+    while ((scn = elf_nextscn(elf, scn)) != NULL) {
+        GElf_Shdr sh;
+        const char *name;
+        if (gelf_getshdr(scn, &sh) != NULL && sh.sh_type != SHT_NOBITS && sh.sh_size > 0 &&
+            (name = elf_strptr(elf, shstrndx, sh.sh_name)) != NULL &&
+            strcmp(name, ".debug_info") == 0)
+            return true;
+    }
+    return false;
+}
 
+/* Open PATH with libdw if it has a non-empty .debug_info: *DBG NULL if not.
+ * Through libelf's read-only mapping: the sections point into the mapped
+ * file, read only where a query looks (a compressed section is inflated
+ * whole by libdw; the cache directory keeps an uncompressed copy of such a
+ * debug file, walker/debug_plain.h). */
+static int
+open_info(const char *path, Dwarf **dbg, Elf **elfp, int *fdp, struct sw_errbuf *err)
+{
     *dbg = NULL;
     *elfp = NULL;
     *fdp = open(path, O_RDONLY | O_CLOEXEC);
@@ -696,25 +583,16 @@ open_info(const char *path, Dwarf_Debug *dbg, Elf **elfp, int *fdp, struct sw_er
         close_info(dbg, elfp, fdp);
         return SW_EBADELF;
     }
-    int rc = dwarf_elf_init_b(*elfp, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, dbg, &de);
-    if (rc == DW_DLV_NO_ENTRY) {
-        *dbg = NULL;
+    /* No .debug_info (a file with only CFI, or none): nothing to read. */
+    if (!has_debug_info(*elfp)) {
         close_info(dbg, elfp, fdp);
         return 0;
     }
-    if (rc != DW_DLV_OK) {
-        const char *m = de ? dwarf_errmsg(de) : NULL;
-        sw_fail(err, SW_EBADELF, "opening %s for its debug info: %s", path,
-                m ? m : "libdwarf refused it");
-        sw_di_drop_error(NULL, de);
-        *dbg = NULL;
+    *dbg = dwarf_begin_elf(*elfp, DWARF_C_READ, NULL);
+    if (*dbg == NULL) {
+        sw_fail(err, SW_EBADELF, "opening %s for its debug info: %s", path, dwarf_errmsg(-1));
         close_info(dbg, elfp, fdp);
         return SW_EBADELF;
-    }
-    if (dwarf_get_section_info_by_name(*dbg, ".debug_info", &addr, &size, &de) != DW_DLV_OK ||
-        size == 0) {
-        sw_di_drop_error(*dbg, de);
-        close_info(dbg, elfp, fdp);
     }
     return 0;
 }
@@ -726,8 +604,11 @@ sw_dinfo_open(const char *path, const char *debug_path, struct sw_elf *elf, stru
     struct sw_dinfo *d;
     int rc;
 
+    const char *why;
     if (path == NULL)
         return sw_fail(err, SW_EINVAL, "opening debug info: no file");
+    if (!sw_libdw_load(&why))
+        return sw_fail(err, SW_EUNSUP, "opening the debug info of %s: %s", path, why);
     rc = check_elf_magic(path, err);
     if (rc < 0)
         return rc;

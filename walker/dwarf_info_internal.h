@@ -5,7 +5,9 @@
  * (dwarf_inline.c), types (dwarf_types.c), variables (dwarf_vars.c) and
  * C++ names without a linkage name (dwarf_names.c).
  * Included only by those six files: they are the ones that include
- * <libdwarf.h> besides walker/dwarf_adapter.c (CFI).  Not an interface.
+ * elfutils' <elfutils/libdw.h> (the CFI adapter, walker/dwarf_adapter.c,
+ * reads frames with libdwarf; the two libraries export 34 functions of the
+ * same names, so no file includes both).  Not an interface.
  */
 #ifndef RSPWALK_WALKER_DWARF_INFO_INTERNAL_H
 #define RSPWALK_WALKER_DWARF_INFO_INTERNAL_H
@@ -15,7 +17,7 @@
 #include <stdint.h>
 
 #include <dwarf.h>
-#include <libdwarf.h>
+#include "walker/dwarf_libdw.h"
 #include <libelf.h>
 
 #include "util/util.h"
@@ -51,7 +53,7 @@ struct di_scope {
     uint32_t parent;         /* DI_NONE at the top of the unit */
     uint32_t first, nranges; /* in cu->ranges, in DWARF order */
     uint8_t kind;            /* enum di_scope_kind */
-    const char *name;        /* DI_FUNC, DI_INLINED: gdb's name; borrowed from libdwarf */
+    const char *name;        /* DI_FUNC, DI_INLINED: gdb's name; in the mapped file */
     Dwarf_Off die;           /* the DIE's global offset (local variables) */
 };
 
@@ -95,9 +97,9 @@ struct di_span {
 };
 
 struct sw_dinfo {
-    Dwarf_Debug dbg; /* NULL: no .debug_info */
-    Elf *dbg_elf;    /* owned: the mapping DBG's sections point into (elf_end after dwarf_finish) */
-    int dbg_fd;      /* owned: its descriptor, -1 when none */
+    Dwarf *dbg;   /* owned: libdw's handle; NULL: no .debug_info */
+    Elf *dbg_elf; /* owned: the mapping DBG's sections point into (elf_end after dwarf_end) */
+    int dbg_fd;   /* owned: its descriptor, -1 when none */
     struct sw_elf *elf;
     char *path;
     char *source; /* the file DBG reads */
@@ -110,35 +112,38 @@ struct sw_dinfo {
     struct di_names *names; /* dwarf_names.c's, made on first use; NULL: none yet */
 };
 
-/* ---- libdwarf helpers (dwarf_info.c) --------------------------------------------------- */
+/* ---- libdw helpers (dwarf_info.c) ------------------------------------------------------- */
 
-static inline void
-sw_di_drop_error(Dwarf_Debug dbg, Dwarf_Error de)
+/* Record libdw's last failure on D, naming the source file; returns CODE. */
+int sw_di_fail(struct sw_dinfo *d, int code, const char *what);
+
+/* Attribute AT of DIE itself (no abstract origin followed); false when it is
+ * absent or of another form.  Strings point into the mapped file, valid until
+ * sw_dinfo_close. */
+bool sw_di_attr_string(struct sw_dinfo *d, Dwarf_Die *die, unsigned at, const char **out);
+/* The global offset of the DIE reference AT names. */
+bool sw_di_attr_ref(struct sw_dinfo *d, Dwarf_Die *die, unsigned at, Dwarf_Off *off);
+bool sw_di_attr_flag(struct sw_dinfo *d, Dwarf_Die *die, unsigned at);
+bool sw_di_attr_addr(struct sw_dinfo *d, Dwarf_Die *die, unsigned at, sw_addr *out);
+bool sw_di_attr_udata(struct sw_dinfo *d, Dwarf_Die *die, unsigned at, Dwarf_Word *out);
+bool sw_di_has_attr(struct sw_dinfo *d, Dwarf_Die *die, unsigned at);
+
+/* The DIE at global offset OFF into *OUT (a value: nothing to free); false
+ * when there is none. */
+bool sw_di_die_at(struct sw_dinfo *d, Dwarf_Off off, Dwarf_Die *out);
+
+/* The offset of DIE (the libdw handle's own). */
+static inline Dwarf_Off
+sw_di_off(Dwarf_Die *die)
 {
-    if (de)
-        dwarf_dealloc_error(dbg, de);
+    return dwarf_dieoffset(die);
 }
 
-/* Record a libdwarf failure on D, naming the source file; returns CODE. */
-int sw_di_fail(struct sw_dinfo *d, int code, Dwarf_Error de, const char *what);
-
-/* Attribute AT of DIE; false (no error kept) when it is absent or of another
- * form.  Strings are borrowed from libdwarf, valid until sw_dinfo_close. */
-bool sw_di_attr_string(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at, const char **out);
-bool sw_di_attr_ref(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at, Dwarf_Off *off);
-bool sw_di_attr_flag(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at);
-bool sw_di_attr_addr(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at, sw_addr *out);
-bool sw_di_attr_udata(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at, Dwarf_Unsigned *out);
-bool sw_di_has_attr(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at);
-
-/* The DIE at global offset OFF, or NULL.  Caller frees with dwarf_dealloc_die. */
-Dwarf_Die sw_di_die_at(struct sw_dinfo *d, Dwarf_Off off);
-
 /* Append DIE's address ranges to RB, as gdb's dwarf2_get_pc_bounds reads them:
- * DW_AT_low_pc with DW_AT_high_pc, else DW_AT_ranges.  CU_BASE is the unit's
- * DW_AT_low_pc, the base of DWARF 4 range lists.  Adds nothing for a DIE
- * without code; 0 or SW_ENOMEM.  RB->v: caller frees with sw_free. */
-int sw_di_die_ranges(struct sw_dinfo *d, Dwarf_Die die, sw_addr cu_base, struct di_rbuf *rb);
+ * DW_AT_low_pc with DW_AT_high_pc, else DW_AT_ranges (a DWARF 4 list counts
+ * from the base address of DIE's own unit).  Adds nothing for a DIE without
+ * code; 0 or SW_ENOMEM.  RB->v: caller frees with sw_free. */
+int sw_di_die_ranges(struct sw_dinfo *d, Dwarf_Die *die, struct di_rbuf *rb);
 
 /* The unit covering VADDR (its object, not yet parsed): from .debug_aranges
  * first, then, once, from every unit's own ranges.  Returns 0 with *OUT
@@ -192,7 +197,7 @@ struct di_vars {
     struct sw_dinfo *d;
     struct sw_dinfo_func *fn;
     struct di_blk *arena;
-    sw_addr vaddr, base; /* the pc, the unit's base address */
+    sw_addr vaddr; /* the pc */
     unsigned addr_size;
     struct di_tcache *tc;
     size_t ntc, captc;
@@ -212,7 +217,7 @@ const char *sw_di_cat(struct di_vars *c, const char *a, const char *b);
 
 /* The type DIE refers to by DW_AT_type (void when it has none), read at
  * nesting DEPTH, in C's arena and type cache; never NULL. */
-const struct sw_dinfo_type *sw_di_die_type(struct di_vars *c, Dwarf_Die die, unsigned depth);
+const struct sw_dinfo_type *sw_di_die_type(struct di_vars *c, Dwarf_Die *die, unsigned depth);
 
 /* The type of a variable whose type cannot be read. */
 extern const struct sw_dinfo_type sw_di_type_unknown;

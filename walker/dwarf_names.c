@@ -3,7 +3,7 @@
  * gdb qualifies such a name with the namespaces and classes around its
  * declaration (gdb/dwarf2/read.c determine_prefix): "std::condition_variable::
  * wait<...>", "(anonymous namespace)::helper", a local class's "Local::method"
- * (a function resets the prefix).  libdwarf keeps no parent links, so the
+ * (a function resets the prefix).  libdw keeps no parent links, so the
  * namespaces, classes and functions of a unit are read once, as nested offset
  * intervals, the first time one of its names is asked for.  Not the choice of
  * the function (dwarf_scopes.c), not linkage names (walker/demangle.c).
@@ -21,7 +21,7 @@ struct nm_scope {
     uint32_t parent;  /* DI_NONE at the top of the unit */
     uint8_t kind;     /* enum nm_kind */
     bool named;       /* NAME given (an anonymous namespace is named by gdb) */
-    const char *name; /* borrowed from libdwarf */
+    const char *name; /* in the mapped file */
 };
 
 struct nm_unit {
@@ -38,7 +38,7 @@ struct di_names {
 };
 
 static bool
-is_cplus(Dwarf_Unsigned lang)
+is_cplus(Dwarf_Word lang)
 {
     return lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
            lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
@@ -59,76 +59,63 @@ scope_add(struct nm_unit *u, const struct nm_scope *s)
  * namespaces, classes, enumerations and functions, lexical blocks looked
  * through.  0, SW_ENOMEM or SW_EBADELF. */
 static int
-read_children(struct sw_dinfo *d, struct nm_unit *u, Dwarf_Die parent, Dwarf_Off end, uint32_t up,
+read_children(struct sw_dinfo *d, struct nm_unit *u, Dwarf_Die *parent, Dwarf_Off end, uint32_t up,
               unsigned depth)
 {
-    Dwarf_Error de = NULL;
-    Dwarf_Die child = NULL;
+    Dwarf_Die child;
     if (depth >= DI_MAX_DEPTH)
         return 0;
-    int rc = dwarf_child(parent, &child, &de);
-    if (rc == DW_DLV_NO_ENTRY)
+    int rc = dwarf_child(parent, &child);
+    if (rc > 0)
         return 0;
-    if (rc != DW_DLV_OK)
-        return sw_di_fail(d, SW_EBADELF, de, "children of a DIE");
-    while (child != NULL) {
-        Dwarf_Die sib = NULL;
-        Dwarf_Off off = 0, next = end;
-        Dwarf_Half tag = 0;
-        rc = dwarf_siblingof_b(d->dbg, child, true, &sib, &de);
-        if (rc == DW_DLV_ERROR) {
-            dwarf_dealloc_die(child);
-            return sw_di_fail(d, SW_EBADELF, de, "siblings of a DIE");
+    if (rc < 0)
+        return sw_di_fail(d, SW_EBADELF, "children of a DIE");
+    for (;;) {
+        Dwarf_Die sib;
+        Dwarf_Off off = sw_di_off(&child), next = end;
+        int more = dwarf_siblingof(&child, &sib);
+        if (more < 0)
+            return sw_di_fail(d, SW_EBADELF, "siblings of a DIE");
+        if (more == 0)
+            next = sw_di_off(&sib);
+        enum nm_kind kind = NM_OTHER;
+        switch (dwarf_tag(&child)) {
+        case DW_TAG_namespace:
+            kind = NM_NAMESPACE;
+            break;
+        case DW_TAG_class_type:
+        case DW_TAG_structure_type:
+        case DW_TAG_union_type:
+        case DW_TAG_interface_type:
+            kind = NM_CLASS;
+            break;
+        case DW_TAG_enumeration_type:
+            /* An enum class names its scope; a plain enum is looked through. */
+            kind = sw_di_attr_flag(d, &child, DW_AT_enum_class) ? NM_CLASS : NM_ENUM;
+            break;
+        case DW_TAG_subprogram:
+        case DW_TAG_inlined_subroutine:
+            kind = NM_FUNCTION;
+            break;
+        case DW_TAG_lexical_block:
+            kind = NM_OTHER;
+            break;
+        default:
+            kind = (enum nm_kind) - 1;
         }
-        if (sib != NULL && dwarf_dieoffset(sib, &next, &de) != DW_DLV_OK)
-            sw_di_drop_error(d->dbg, de);
-        rc = 0;
-        if (dwarf_dieoffset(child, &off, &de) == DW_DLV_OK &&
-            dwarf_tag(child, &tag, &de) == DW_DLV_OK) {
-            enum nm_kind kind = NM_OTHER;
-            switch (tag) {
-            case DW_TAG_namespace:
-                kind = NM_NAMESPACE;
-                break;
-            case DW_TAG_class_type:
-            case DW_TAG_structure_type:
-            case DW_TAG_union_type:
-            case DW_TAG_interface_type:
-                kind = NM_CLASS;
-                break;
-            case DW_TAG_enumeration_type:
-                /* An enum class names its scope; a plain enum is looked through. */
-                kind = sw_di_attr_flag(d, child, DW_AT_enum_class) ? NM_CLASS : NM_ENUM;
-                break;
-            case DW_TAG_subprogram:
-            case DW_TAG_inlined_subroutine:
-                kind = NM_FUNCTION;
-                break;
-            case DW_TAG_lexical_block:
-                kind = NM_OTHER;
-                break;
-            default:
-                kind = (enum nm_kind) - 1;
-            }
-            if ((int)kind >= 0) {
-                struct nm_scope s = { .lo = off, .hi = next, .parent = up, .kind = (uint8_t)kind };
-                s.named = sw_di_attr_string(d, child, DW_AT_name, &s.name);
-                rc = scope_add(u, &s);
-                if (rc == 0)
-                    rc = read_children(d, u, child, next, (uint32_t)(u->n - 1), depth + 1);
-            }
-        } else {
-            sw_di_drop_error(d->dbg, de);
+        if ((int)kind >= 0) {
+            struct nm_scope s = { .lo = off, .hi = next, .parent = up, .kind = (uint8_t)kind };
+            s.named = sw_di_attr_string(d, &child, DW_AT_name, &s.name);
+            rc = scope_add(u, &s);
+            if (rc == 0)
+                rc = read_children(d, u, &child, next, (uint32_t)(u->n - 1), depth + 1);
+            if (rc < 0)
+                return rc;
         }
-        dwarf_dealloc_die(child);
-        if (rc < 0) {
-            if (sib)
-                dwarf_dealloc_die(sib);
-            return rc;
-        }
+        if (more > 0)
+            return 0;
         child = sib;
     }
-    return 0;
 }
 
 /* The unit at CU_OFF, read on first use; NULL when out of memory or
@@ -151,19 +138,18 @@ unit_at(struct sw_dinfo *d, Dwarf_Off cu_off)
     nm->units = v;
     struct nm_unit *u = &nm->units[nm->nunits];
     *u = (struct nm_unit){ .off = cu_off };
-    Dwarf_Die cu = sw_di_die_at(d, cu_off);
-    Dwarf_Unsigned lang = 0;
-    if (cu != NULL && sw_di_attr_udata(d, cu, DW_AT_language, &lang) && is_cplus(lang)) {
+    Dwarf_Die cu;
+    Dwarf_Word lang = 0;
+    if (sw_di_die_at(d, cu_off, &cu) && sw_di_attr_udata(d, &cu, DW_AT_language, &lang) &&
+        is_cplus(lang)) {
         u->cplus = true;
-        if (read_children(d, u, cu, (Dwarf_Off)-1, DI_NONE, 0) < 0) {
+        if (read_children(d, u, &cu, (Dwarf_Off)-1, DI_NONE, 0) < 0) {
             sw_free(u->v);
             u->v = NULL;
             u->n = 0;
             u->cplus = false;
         }
     }
-    if (cu != NULL)
-        dwarf_dealloc_die(cu);
     nm->nunits++;
     return u;
 }
@@ -200,18 +186,11 @@ keep(struct di_names *nm, size_t len)
 const char *
 sw_di_cxx_name(struct sw_dinfo *d, Dwarf_Off decl, const char *name)
 {
-    Dwarf_Die die = name ? sw_di_die_at(d, decl) : NULL;
-    Dwarf_Off cu_off = 0;
-    Dwarf_Error de = NULL;
-    if (die == NULL)
+    Dwarf_Die die, cudie;
+    if (name == NULL || !sw_di_die_at(d, decl, &die) ||
+        dwarf_diecu(&die, &cudie, NULL, NULL) == NULL)
         return name;
-    int rc = dwarf_CU_dieoffset_given_die(die, &cu_off, &de);
-    dwarf_dealloc_die(die);
-    if (rc != DW_DLV_OK) {
-        sw_di_drop_error(d->dbg, de);
-        return name;
-    }
-    struct nm_unit *u = unit_at(d, cu_off);
+    struct nm_unit *u = unit_at(d, sw_di_off(&cudie));
     if (u == NULL || !u->cplus)
         return name;
     /* gdb's determine_prefix: up to a function (which resets it) or an

@@ -17,34 +17,28 @@
  * qualified by the scopes around the last DIE of the chain (the
  * declaration: dwarf_names.c). */
 static const char *
-die_gdb_name(struct sw_dinfo *d, Dwarf_Die die)
+die_gdb_name(struct sw_dinfo *d, Dwarf_Die *die)
 {
     const char *linkage = NULL, *name = NULL, *s;
-    Dwarf_Die cur = die, owned = NULL;
+    Dwarf_Die cur = *die;
     Dwarf_Off decl = 0;
 
-    for (int hop = 0; hop < DI_MAX_HOPS && cur != NULL; hop++) {
+    for (int hop = 0; hop < DI_MAX_HOPS; hop++) {
         Dwarf_Off off;
-        Dwarf_Error de = NULL;
-        if (dwarf_dieoffset(cur, &decl, &de) != DW_DLV_OK)
-            sw_di_drop_error(d->dbg, de);
-        if (sw_di_attr_string(d, cur, DW_AT_linkage_name, &s) ||
-            sw_di_attr_string(d, cur, DW_AT_MIPS_linkage_name, &s)) {
+        decl = sw_di_off(&cur);
+        if (sw_di_attr_string(d, &cur, DW_AT_linkage_name, &s) ||
+            sw_di_attr_string(d, &cur, DW_AT_MIPS_linkage_name, &s)) {
             linkage = s;
             break;
         }
-        if (name == NULL && sw_di_attr_string(d, cur, DW_AT_name, &s))
+        if (name == NULL && sw_di_attr_string(d, &cur, DW_AT_name, &s))
             name = s;
-        if (!sw_di_attr_ref(d, cur, DW_AT_abstract_origin, &off) &&
-            !sw_di_attr_ref(d, cur, DW_AT_specification, &off))
+        if (!sw_di_attr_ref(d, &cur, DW_AT_abstract_origin, &off) &&
+            !sw_di_attr_ref(d, &cur, DW_AT_specification, &off))
             break;
-        Dwarf_Die next = sw_di_die_at(d, off);
-        if (owned)
-            dwarf_dealloc_die(owned);
-        owned = cur = next;
+        if (!sw_di_die_at(d, off, &cur))
+            break;
     }
-    if (owned)
-        dwarf_dealloc_die(owned);
     if (linkage == NULL && name != NULL && decl != 0)
         return sw_di_cxx_name(d, decl, name);
     return linkage ? linkage : name;
@@ -55,7 +49,6 @@ die_gdb_name(struct sw_dinfo *d, Dwarf_Die die)
 struct di_parse {
     struct sw_dinfo *d;
     struct di_cu *cu;
-    sw_addr base;
     unsigned ndies;
     bool c_only; /* a C unit: its types hold no functions */
 };
@@ -75,37 +68,31 @@ add_scope(struct di_cu *cu, const struct di_scope *s)
  * DW_AT_abstract_origin names (and so on), has attribute AT; *FLAG its value
  * as a flag when FLAG is not NULL. */
 static bool
-attr_along(struct sw_dinfo *d, Dwarf_Die die, Dwarf_Half at, bool *flag)
+attr_along(struct sw_dinfo *d, Dwarf_Die *die, unsigned at, bool *flag)
 {
-    Dwarf_Die cur = die, owned = NULL;
-    bool found = false;
+    Dwarf_Die cur = *die;
 
-    for (int hop = 0; hop < DI_MAX_HOPS && cur != NULL && !found; hop++) {
+    for (int hop = 0; hop < DI_MAX_HOPS; hop++) {
         Dwarf_Off off;
-        if (sw_di_has_attr(d, cur, at)) {
-            found = true;
+        if (sw_di_has_attr(d, &cur, at)) {
             if (flag != NULL)
-                *flag = sw_di_attr_flag(d, cur, at);
-            break;
+                *flag = sw_di_attr_flag(d, &cur, at);
+            return true;
         }
-        if (!sw_di_attr_ref(d, cur, DW_AT_specification, &off) &&
-            !sw_di_attr_ref(d, cur, DW_AT_abstract_origin, &off))
+        if (!sw_di_attr_ref(d, &cur, DW_AT_specification, &off) &&
+            !sw_di_attr_ref(d, &cur, DW_AT_abstract_origin, &off))
             break;
-        Dwarf_Die next = sw_di_die_at(d, off);
-        if (owned)
-            dwarf_dealloc_die(owned);
-        owned = cur = next;
+        if (!sw_di_die_at(d, off, &cur))
+            break;
     }
-    if (owned)
-        dwarf_dealloc_die(owned);
-    return found;
+    return false;
 }
 
 /* gdb's die_is_declaration: DW_AT_declaration along the origins and no
  * DW_AT_specification.  An LTO unit's concrete DIE that only names its
  * abstract origin in the early-debug unit is a declaration when that is. */
 static bool
-die_is_declaration(struct sw_dinfo *d, Dwarf_Die die)
+die_is_declaration(struct sw_dinfo *d, Dwarf_Die *die)
 {
     bool decl = false;
     return attr_along(d, die, DW_AT_declaration, &decl) && decl &&
@@ -120,10 +107,11 @@ die_is_declaration(struct sw_dinfo *d, Dwarf_Die die)
  * start of each range (gdb 13's call_site_target::ADDRESSES), of which only
  * the first can be a function's entry.  0 or SW_ENOMEM. */
 static int
-site_target(struct di_parse *p, Dwarf_Die die, struct di_site *s)
+site_target(struct di_parse *p, Dwarf_Die *die, struct di_site *s)
 {
     struct sw_dinfo *d = p->d;
     Dwarf_Off off;
+    Dwarf_Die t;
     int rc = 0;
 
     s->tkind = DI_TGT_NONE;
@@ -133,45 +121,31 @@ site_target(struct di_parse *p, Dwarf_Die die, struct di_site *s)
     if (!sw_di_attr_ref(d, die, DW_AT_call_origin, &off) &&
         !sw_di_attr_ref(d, die, DW_AT_abstract_origin, &off))
         return 0;
-    Dwarf_Die t = sw_di_die_at(d, off);
-    if (t == NULL)
+    if (!sw_di_die_at(d, off, &t))
         return 0;
-    if (die_is_declaration(d, t)) {
-        const char *name = die_gdb_name(d, t);
+    if (die_is_declaration(d, &t)) {
+        const char *name = die_gdb_name(d, &t);
         if (name != NULL) {
             s->tkind = DI_TGT_NAME;
             s->tname = name;
         }
     } else {
+        /* A DWARF 4 range list counts from the target's own unit: libdw's
+         * ranges take the base of the unit a DIE is in. */
         struct di_rbuf rb = { 0 };
-        sw_addr base = p->base;
-        Dwarf_Off cu_off = 0;
-        Dwarf_Error de = NULL;
-        /* A DWARF 4 range list counts from the target's own unit. */
-        if (dwarf_CU_dieoffset_given_die(t, &cu_off, &de) == DW_DLV_OK && cu_off != p->cu->off) {
-            Dwarf_Die cu = sw_di_die_at(d, cu_off);
-            Dwarf_Addr b = 0;
-            base = 0;
-            if (cu != NULL && dwarf_lowpc(cu, &b, &de) == DW_DLV_OK)
-                base = b;
-            if (cu != NULL)
-                dwarf_dealloc_die(cu);
-        }
-        sw_di_drop_error(d->dbg, de);
-        rc = sw_di_die_ranges(d, t, base, &rb);
+        rc = sw_di_die_ranges(d, &t, &rb);
         if (rc == 0 && rb.n > 0) {
             s->tkind = DI_TGT_ADDR;
             s->taddr = rb.v[0].lo;
-            s->tmulti = rb.n > 1 && sw_di_has_attr(d, t, DW_AT_ranges);
+            s->tmulti = rb.n > 1 && sw_di_has_attr(d, &t, DW_AT_ranges);
         }
         sw_free(rb.v);
     }
-    dwarf_dealloc_die(t);
     return rc;
 }
 
 static int
-read_site(struct di_parse *p, Dwarf_Die die, uint32_t func)
+read_site(struct di_parse *p, Dwarf_Die *die, uint32_t func)
 {
     struct di_cu *cu = p->cu;
     struct di_site s = { .func = func };
@@ -192,64 +166,52 @@ read_site(struct di_parse *p, Dwarf_Die die, uint32_t func)
     return 0;
 }
 
-static int parse_die(struct di_parse *p, Dwarf_Die die, uint32_t scope, uint32_t func,
+static int parse_die(struct di_parse *p, Dwarf_Die *die, uint32_t scope, uint32_t func,
                      unsigned depth);
 
 static int
-parse_children(struct di_parse *p, Dwarf_Die parent, uint32_t scope, uint32_t func, unsigned depth)
+parse_children(struct di_parse *p, Dwarf_Die *parent, uint32_t scope, uint32_t func, unsigned depth)
 {
-    Dwarf_Debug dbg = p->d->dbg;
-    Dwarf_Error de = NULL;
-    Dwarf_Die child = NULL;
+    Dwarf_Die child;
     int rc;
 
     if (depth >= DI_MAX_DEPTH)
         return 0; /* deeper scopes of garbage are ignored, not an error */
-    rc = dwarf_child(parent, &child, &de);
-    if (rc == DW_DLV_NO_ENTRY)
+    rc = dwarf_child(parent, &child);
+    if (rc > 0)
         return 0;
-    if (rc != DW_DLV_OK)
-        return sw_di_fail(p->d, SW_EBADELF, de, "children of a DIE");
-    while (child != NULL) {
-        Dwarf_Die sib = NULL;
-        rc = parse_die(p, child, scope, func, depth);
-        if (rc == 0) {
-            int r = dwarf_siblingof_b(dbg, child, true, &sib, &de);
-            if (r == DW_DLV_ERROR)
-                rc = sw_di_fail(p->d, SW_EBADELF, de, "siblings of a DIE");
-        }
-        dwarf_dealloc_die(child);
-        if (rc < 0) {
-            if (sib)
-                dwarf_dealloc_die(sib);
+    if (rc < 0)
+        return sw_di_fail(p->d, SW_EBADELF, "children of a DIE");
+    do {
+        if ((rc = parse_die(p, &child, scope, func, depth)) < 0)
             return rc;
-        }
-        child = sib;
-    }
+        rc = dwarf_siblingof(&child, &child);
+        if (rc < 0)
+            return sw_di_fail(p->d, SW_EBADELF, "siblings of a DIE");
+    } while (rc == 0);
     return 0;
 }
 
 static int
-parse_die(struct di_parse *p, Dwarf_Die die, uint32_t scope, uint32_t func, unsigned depth)
+parse_die(struct di_parse *p, Dwarf_Die *die, uint32_t scope, uint32_t func, unsigned depth)
 {
     struct di_cu *cu = p->cu;
-    Dwarf_Error de = NULL;
-    Dwarf_Half tag = 0;
     int rc;
 
     if (++p->ndies > DI_MAX_DIES)
         return sw_fail(&p->d->err, SW_EBADELF,
                        "reading debug info of %s: the unit at 0x%llx has over %u DIEs",
                        p->d->source, (unsigned long long)cu->off, DI_MAX_DIES);
-    if (dwarf_tag(die, &tag, &de) != DW_DLV_OK)
-        return sw_di_fail(p->d, SW_EBADELF, de, "a DIE's tag");
+    int tag = dwarf_tag(die);
+    if (tag == DW_TAG_invalid)
+        return sw_di_fail(p->d, SW_EBADELF, "a DIE's tag");
 
     switch (tag) {
     case DW_TAG_subprogram:
     case DW_TAG_inlined_subroutine:
     case DW_TAG_lexical_block: {
         size_t first = cu->ranges.n;
-        rc = sw_di_die_ranges(p->d, die, p->base, &cu->ranges);
+        rc = sw_di_die_ranges(p->d, die, &cu->ranges);
         if (rc < 0)
             return rc;
         if (cu->ranges.n == first) {
@@ -270,8 +232,7 @@ parse_die(struct di_parse *p, Dwarf_Die die, uint32_t scope, uint32_t func, unsi
         };
         if (s.kind != DI_BLOCK)
             s.name = die_gdb_name(p->d, die);
-        if (dwarf_dieoffset(die, &s.die, &de) != DW_DLV_OK)
-            sw_di_drop_error(p->d->dbg, de);
+        s.die = sw_di_off(die);
         rc = add_scope(cu, &s);
         if (rc < 0)
             return rc;
@@ -330,29 +291,20 @@ static int
 cu_parse(struct sw_dinfo *d, struct di_cu *cu)
 {
     struct di_parse p = { .d = d, .cu = cu };
-    Dwarf_Error de = NULL;
-    Dwarf_Addr base = 0;
     int rc;
 
     if (cu->state != 0)
         return 0;
-    Dwarf_Die die = sw_di_die_at(d, cu->off);
-    if (die == NULL) {
+    Dwarf_Die die;
+    if (!sw_di_die_at(d, cu->off, &die)) {
         cu->state = -1;
         return sw_fail(&d->err, SW_EBADELF, "reading debug info of %s: no unit DIE at 0x%llx",
                        d->source, (unsigned long long)cu->off);
     }
-    if (dwarf_lowpc(die, &base, &de) == DW_DLV_OK)
-        p.base = base;
-    sw_di_drop_error(d->dbg, de);
-    de = NULL;
-    Dwarf_Unsigned lang = 0;
-    if (dwarf_srclang(die, &lang, &de) == DW_DLV_OK)
-        p.c_only = lang == DW_LANG_C89 || lang == DW_LANG_C || lang == DW_LANG_C99 ||
-                   lang == DW_LANG_C11 || lang == 0x2c /* DW_LANG_C17 */;
-    sw_di_drop_error(d->dbg, de);
-    rc = parse_children(&p, die, DI_NONE, DI_NONE, 0);
-    dwarf_dealloc_die(die);
+    int lang = dwarf_srclang(&die);
+    p.c_only = lang == DW_LANG_C89 || lang == DW_LANG_C || lang == DW_LANG_C99 ||
+               lang == DW_LANG_C11 || lang == 0x2c /* DW_LANG_C17 */;
+    rc = parse_children(&p, &die, DI_NONE, DI_NONE, 0);
     if (rc == 0 && cu->nsites > 0) {
         cu->by_pc = sw_malloc(cu->nsites * sizeof cu->by_pc[0]);
         if (cu->by_pc == NULL) {

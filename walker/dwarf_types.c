@@ -43,7 +43,7 @@ const struct sw_dinfo_type sw_di_type_unknown = { .kind = SW_DT_OTHER, .name = "
 
 /* The type DIE refers to by DW_AT_type; void when it has none. */
 const struct sw_dinfo_type *
-sw_di_die_type(struct di_vars *c, Dwarf_Die die, unsigned depth)
+sw_di_die_type(struct di_vars *c, Dwarf_Die *die, unsigned depth)
 {
     Dwarf_Off off;
     if (!sw_di_attr_ref(c->d, die, DW_AT_type, &off))
@@ -52,7 +52,7 @@ sw_di_die_type(struct di_vars *c, Dwarf_Die die, unsigned depth)
 }
 
 static enum sw_dinfo_tkind
-base_kind(Dwarf_Unsigned enc)
+base_kind(Dwarf_Word enc)
 {
     switch (enc) {
     case DW_ATE_signed:
@@ -75,60 +75,40 @@ base_kind(Dwarf_Unsigned enc)
 
 /* Members (or enumerators: name and value in OFFSET) of the DIE's children. */
 static void
-read_members(struct di_vars *c, Dwarf_Die die, struct sw_dinfo_type *t, Dwarf_Half want,
-             unsigned depth)
+read_members(struct di_vars *c, Dwarf_Die *die, struct sw_dinfo_type *t, int want, unsigned depth)
 {
     struct sw_dinfo *d = c->d;
     struct sw_dinfo_member tmp[DI_MAX_MEMBERS];
     size_t n = 0;
-    Dwarf_Error de = NULL;
-    Dwarf_Die child = NULL;
+    Dwarf_Die child;
 
-    if (dwarf_child(die, &child, &de) != DW_DLV_OK) {
-        sw_di_drop_error(d->dbg, de);
+    if (dwarf_child(die, &child) != 0)
         return;
-    }
-    while (child != NULL && n < DI_MAX_MEMBERS) {
-        Dwarf_Half tag = 0;
-        Dwarf_Die sib = NULL;
-        if (dwarf_tag(child, &tag, &de) == DW_DLV_OK && tag == want) {
-            struct sw_dinfo_member m = { 0 };
-            Dwarf_Unsigned u = 0;
-            Dwarf_Signed sv = 0;
-            sw_di_attr_string(d, child, DW_AT_name, &m.name);
-            if (want == DW_TAG_enumerator) {
-                Dwarf_Attribute a = NULL;
-                if (dwarf_attr(child, DW_AT_const_value, &a, &de) == DW_DLV_OK) {
-                    if (dwarf_formsdata(a, &sv, &de) == DW_DLV_OK)
-                        m.offset = (uint64_t)sv;
-                    else if (sw_di_drop_error(d->dbg, de), de = NULL,
-                             dwarf_formudata(a, &u, &de) == DW_DLV_OK)
-                        m.offset = u;
-                    dwarf_dealloc_attribute(a);
-                }
-                sw_di_drop_error(d->dbg, de);
-                de = NULL;
-                m.type = &di_type_void;
-                tmp[n++] = m;
-            } else if (!sw_di_has_attr(d, child, DW_AT_bit_size)) {
-                /* Bit fields are left out: one level of whole members. */
-                if (sw_di_attr_udata(d, child, DW_AT_data_member_location, &u))
+    do {
+        if (dwarf_tag(&child) != want)
+            continue;
+        struct sw_dinfo_member m = { 0 };
+        Dwarf_Word u = 0;
+        Dwarf_Sword sv = 0;
+        sw_di_attr_string(d, &child, DW_AT_name, &m.name);
+        if (want == DW_TAG_enumerator) {
+            Dwarf_Attribute a;
+            if (dwarf_attr(&child, DW_AT_const_value, &a) != NULL) {
+                if (dwarf_formsdata(&a, &sv) == 0)
+                    m.offset = (uint64_t)sv;
+                else if (dwarf_formudata(&a, &u) == 0)
                     m.offset = u;
-                m.type = sw_di_die_type(c, child, depth);
-                tmp[n++] = m;
             }
-        } else {
-            sw_di_drop_error(d->dbg, de);
-            de = NULL;
+            m.type = &di_type_void;
+            tmp[n++] = m;
+        } else if (!sw_di_has_attr(d, &child, DW_AT_bit_size)) {
+            /* Bit fields are left out: one level of whole members. */
+            if (sw_di_attr_udata(d, &child, DW_AT_data_member_location, &u))
+                m.offset = u;
+            m.type = sw_di_die_type(c, &child, depth);
+            tmp[n++] = m;
         }
-        if (dwarf_siblingof_b(d->dbg, child, true, &sib, &de) == DW_DLV_ERROR)
-            sw_di_drop_error(d->dbg, de);
-        de = NULL;
-        dwarf_dealloc_die(child);
-        child = sib;
-    }
-    if (child != NULL)
-        dwarf_dealloc_die(child);
+    } while (n < DI_MAX_MEMBERS && dwarf_siblingof(&child, &child) == 0);
     if (n > 0) {
         struct sw_dinfo_member *v = sw_di_alloc(c, n * sizeof *v);
         if (v != NULL) {
@@ -142,37 +122,29 @@ read_members(struct di_vars *c, Dwarf_Die die, struct sw_dinfo_type *t, Dwarf_Ha
 /* The element count of an array DIE's first dimension; false when it has
  * more than one, or none is given. */
 static bool
-array_count(struct di_vars *c, Dwarf_Die die, uint64_t *count)
+array_count(struct di_vars *c, Dwarf_Die *die, uint64_t *count)
 {
     struct sw_dinfo *d = c->d;
-    Dwarf_Error de = NULL;
-    Dwarf_Die child = NULL, sib = NULL;
-    Dwarf_Unsigned u = 0;
+    Dwarf_Die child, sib;
+    Dwarf_Word u = 0;
     bool ok = false;
 
-    if (dwarf_child(die, &child, &de) != DW_DLV_OK) {
-        sw_di_drop_error(d->dbg, de);
+    if (dwarf_child(die, &child) != 0)
         return false;
-    }
-    if (sw_di_attr_udata(d, child, DW_AT_count, &u)) {
+    if (sw_di_attr_udata(d, &child, DW_AT_count, &u)) {
         *count = u;
         ok = true;
-    } else if (sw_di_attr_udata(d, child, DW_AT_upper_bound, &u)) {
+    } else if (sw_di_attr_udata(d, &child, DW_AT_upper_bound, &u)) {
         *count = u + 1;
         ok = true;
     }
-    if (dwarf_siblingof_b(d->dbg, child, true, &sib, &de) == DW_DLV_ERROR)
-        sw_di_drop_error(d->dbg, de);
-    if (sib != NULL) {
+    if (dwarf_siblingof(&child, &sib) == 0)
         ok = false;
-        dwarf_dealloc_die(sib);
-    }
-    dwarf_dealloc_die(child);
     return ok;
 }
 
 static const char *
-tagged_name(struct di_vars *c, Dwarf_Die die, const char *prefix)
+tagged_name(struct di_vars *c, Dwarf_Die *die, const char *prefix)
 {
     const char *n = NULL;
     if (!sw_di_attr_string(c->d, die, DW_AT_name, &n))
@@ -184,28 +156,22 @@ static const struct sw_dinfo_type *
 type_at(struct di_vars *c, Dwarf_Off off, unsigned depth)
 {
     struct sw_dinfo *d = c->d;
-    Dwarf_Half tag = 0;
-    Dwarf_Error de = NULL;
-    Dwarf_Unsigned u = 0;
+    Dwarf_Word u = 0;
 
     for (size_t i = 0; i < c->ntc; i++)
         if (c->tc[i].off == off)
             return c->tc[i].t;
     if (depth > DI_MAX_TYPE_DEPTH)
         return &sw_di_type_unknown;
-    Dwarf_Die die = sw_di_die_at(d, off);
-    if (die == NULL)
+    Dwarf_Die die_v, *die = &die_v;
+    if (!sw_di_die_at(d, off, die))
         return &sw_di_type_unknown;
-    if (dwarf_tag(die, &tag, &de) != DW_DLV_OK) {
-        sw_di_drop_error(d->dbg, de);
-        dwarf_dealloc_die(die);
+    int tag = dwarf_tag(die);
+    if (tag == DW_TAG_invalid)
         return &sw_di_type_unknown;
-    }
     struct sw_dinfo_type *t = sw_di_alloc(c, sizeof *t);
-    if (t == NULL) {
-        dwarf_dealloc_die(die);
+    if (t == NULL)
         return &sw_di_type_unknown;
-    }
     t->name = "?";
     /* Cached before its parts, so a structure that points to itself ends. */
     if (c->ntc == c->captc) {
@@ -213,7 +179,6 @@ type_at(struct di_vars *c, Dwarf_Off off, unsigned depth)
         struct di_tcache *v = sw_realloc(c->tc, cap * sizeof *v);
         if (v == NULL) {
             c->oom = true;
-            dwarf_dealloc_die(die);
             return &sw_di_type_unknown;
         }
         c->tc = v;
@@ -300,6 +265,5 @@ type_at(struct di_vars *c, Dwarf_Off off, unsigned depth)
     default:
         break;
     }
-    dwarf_dealloc_die(die);
     return t;
 }

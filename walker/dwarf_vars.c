@@ -3,8 +3,8 @@
  * Parameters and the locals of the lexical blocks covering the pc, read on
  * demand from the DIE of a function or of an inlined subroutine (with what
  * its abstract instance adds, as gdb reads it); location lists and expressions are encoded
- * again from libdwarf's decoding so that walker/locals.c can evaluate them
- * without libdwarf.  Types are dwarf_types.c's.
+ * again from libdw's decoding so that walker/locals.c can evaluate them
+ * without libdw.  Types are dwarf_types.c's.
  */
 #include "walker/dwarf_info.h"
 
@@ -12,7 +12,7 @@
 
 #include "walker/dwarf_info_internal.h"
 
-/* ---- location expressions, encoded again from libdwarf's decoding ---- */
+/* ---- location expressions, encoded again from libdw's decoding ---- */
 
 struct di_bytes {
     uint8_t buf[512];
@@ -57,10 +57,8 @@ b_sleb(struct di_bytes *b, int64_t v)
  * operand, DW_OP_constNu/s become DW_OP_constu/consts.  Branches (whose
  * offsets would change) and typed operations become 0x00. */
 static void
-encode_op(struct di_bytes *b, Dwarf_Small op, Dwarf_Unsigned o1, Dwarf_Unsigned o2,
-          Dwarf_Unsigned o3)
+encode_op(struct di_bytes *b, uint8_t op, Dwarf_Word o1, Dwarf_Word o2)
 {
-    (void)o3;
     if ((op >= DW_OP_lit0 && op <= DW_OP_lit31) || (op >= DW_OP_reg0 && op <= DW_OP_reg31)) {
         b_put(b, op);
         return;
@@ -112,10 +110,15 @@ encode_op(struct di_bytes *b, Dwarf_Small op, Dwarf_Unsigned o1, Dwarf_Unsigned 
         b_put(b, (uint8_t)o1);
         return;
     case DW_OP_implicit_value: {
+        /* libdw: O1 the length, O2 the block with its ULEB128 length first. */
         const uint8_t *p = (const uint8_t *)(uintptr_t)o2;
+        while (p != NULL && (*p & 0x80))
+            p++;
+        if (p != NULL)
+            p++;
         b_put(b, op);
         b_uleb(b, o1);
-        for (Dwarf_Unsigned i = 0; i < o1 && p != NULL && !b->over; i++)
+        for (Dwarf_Word i = 0; i < o1 && p != NULL && !b->over; i++)
             b_put(b, p[i]);
         return;
     }
@@ -164,60 +167,29 @@ encode_op(struct di_bytes *b, Dwarf_Small op, Dwarf_Unsigned o1, Dwarf_Unsigned 
 
 /* The location list (or single expression) of attribute AT of DIE. */
 static void
-read_locs(struct di_vars *c, Dwarf_Die die, Dwarf_Half at, const struct sw_dinfo_loc **out,
+read_locs(struct di_vars *c, Dwarf_Die *die, unsigned at, const struct sw_dinfo_loc **out,
           size_t *nout)
 {
-    struct sw_dinfo *d = c->d;
-    Dwarf_Attribute a = NULL;
-    Dwarf_Error de = NULL;
-    Dwarf_Loc_Head_c head = NULL;
-    Dwarf_Unsigned count = 0;
-    struct sw_dinfo_loc *v;
-    size_t n = 0;
+    struct sw_dinfo_loc tmp[64], *v = tmp;
+    size_t n = 0, cap = sizeof tmp / sizeof tmp[0];
+    Dwarf_Attribute a;
+    Dwarf_Addr base = 0, lo = 0, hi = 0;
+    Dwarf_Op *ops = NULL;
+    size_t nops = 0;
+    ptrdiff_t off = 0;
 
     *out = NULL;
     *nout = 0;
-    if (dwarf_attr(die, at, &a, &de) != DW_DLV_OK) {
-        sw_di_drop_error(d->dbg, de);
+    if (dwarf_attr(die, at, &a) == NULL)
         return;
-    }
-    if (dwarf_get_loclist_c(a, &head, &count, &de) != DW_DLV_OK) {
-        sw_di_drop_error(d->dbg, de);
-        dwarf_dealloc_attribute(a);
-        return;
-    }
-    if (count > DI_MAX_LOCS)
-        count = DI_MAX_LOCS;
-    v = count ? sw_di_alloc(c, count * sizeof *v) : NULL;
-    for (Dwarf_Unsigned i = 0; i < count && v != NULL; i++) {
-        Dwarf_Small lle = 0, source = 0;
-        Dwarf_Unsigned rawlo = 0, rawhi = 0, nops = 0, eoff = 0, doff = 0;
-        Dwarf_Bool unavail = 0;
-        Dwarf_Addr lo = 0, hi = 0;
-        Dwarf_Locdesc_c desc = NULL;
+    /* A single expression comes as one entry over every address. */
+    while (n < DI_MAX_LOCS &&
+           (off = dwarf_getlocations(&a, off, &base, &lo, &hi, &ops, &nops)) > 0) {
         struct di_bytes b = { .n = 0 };
-        if (dwarf_get_locdesc_entry_d(head, i, &lle, &rawlo, &rawhi, &unavail, &lo, &hi, &nops,
-                                      &desc, &source, &eoff, &doff, &de) != DW_DLV_OK) {
-            sw_di_drop_error(d->dbg, de);
-            break;
-        }
-        if (source == 0) {
-            lo = 0;
-            hi = UINT64_MAX;
-        } else if (unavail || lo >= hi || nops == 0) {
-            continue; /* base address selections, end markers, empty ranges */
-        }
-        for (Dwarf_Unsigned k = 0; k < nops && k < DI_MAX_OPS; k++) {
-            Dwarf_Small op = 0;
-            Dwarf_Unsigned o1 = 0, o2 = 0, o3 = 0, br = 0;
-            if (dwarf_get_location_op_value_c(desc, k, &op, &o1, &o2, &o3, &br, &de) != DW_DLV_OK) {
-                sw_di_drop_error(d->dbg, de);
-                de = NULL;
-                b_put(&b, 0x00);
-                break;
-            }
-            encode_op(&b, op, o1, o2, o3);
-        }
+        if (lo >= hi || nops == 0)
+            continue; /* empty ranges */
+        for (size_t k = 0; k < nops && k < DI_MAX_OPS; k++)
+            encode_op(&b, ops[k].atom, ops[k].number, ops[k].number2);
         if (b.over)
             b.n = 1, b.buf[0] = 0x00;
         uint8_t *e = b.n ? sw_di_alloc(c, b.n) : NULL;
@@ -225,10 +197,24 @@ read_locs(struct di_vars *c, Dwarf_Die die, Dwarf_Half at, const struct sw_dinfo
             break;
         if (e != NULL)
             memcpy(e, b.buf, b.n);
+        if (n == cap) { /* more than fit on the stack: into the arena, doubled */
+            struct sw_dinfo_loc *nv = sw_di_alloc(c, 2 * cap * sizeof *nv);
+            if (nv == NULL)
+                break;
+            memcpy(nv, v, n * sizeof *nv);
+            v = nv;
+            cap *= 2;
+        }
         v[n++] = (struct sw_dinfo_loc){ .lo = lo, .hi = hi, .expr = e, .len = b.n };
     }
-    dwarf_loc_head_c_dealloc(head);
-    dwarf_dealloc_attribute(a);
+    if (n == 0)
+        return;
+    if (v == tmp) {
+        v = sw_di_alloc(c, n * sizeof *v);
+        if (v == NULL)
+            return;
+        memcpy(v, tmp, n * sizeof *v);
+    }
     *out = v;
     *nout = n;
 }
@@ -239,60 +225,43 @@ read_locs(struct di_vars *c, Dwarf_Die die, Dwarf_Half at, const struct sw_dinfo
  * (0xfeedface in DW_FORM_data4 is 4277009102 for an unsigned long, not
  * sign-extended), DW_FORM_udata is unsigned. */
 static bool
-const_number(struct sw_dinfo *d, Dwarf_Attribute a, Dwarf_Signed *out)
+const_number(Dwarf_Attribute *a, Dwarf_Sword *out)
 {
-    Dwarf_Half form = 0;
-    Dwarf_Unsigned u = 0;
-    Dwarf_Error de = NULL;
-    int rc;
-
-    if (dwarf_whatform(a, &form, &de) != DW_DLV_OK) {
-        sw_di_drop_error(d->dbg, de);
+    unsigned form = dwarf_whatform(a);
+    if (form == DW_FORM_sdata || form == DW_FORM_implicit_const)
+        return dwarf_formsdata(a, out) == 0;
+    Dwarf_Word u = 0;
+    if (dwarf_formudata(a, &u) != 0)
         return false;
-    }
-    if (form == DW_FORM_sdata || form == DW_FORM_implicit_const) {
-        rc = dwarf_formsdata(a, out, &de);
-    } else {
-        rc = dwarf_formudata(a, &u, &de);
-        *out = (Dwarf_Signed)u;
-    }
-    sw_di_drop_error(d->dbg, de);
-    return rc == DW_DLV_OK;
+    *out = (Dwarf_Sword)u;
+    return true;
 }
 
 /* DW_AT_const_value as a DW_OP_implicit_value of the type's size. */
 static void
-read_const_value(struct di_vars *c, Dwarf_Die die, struct sw_dinfo_var *var)
+read_const_value(struct di_vars *c, Dwarf_Die *die, struct sw_dinfo_var *var)
 {
-    struct sw_dinfo *d = c->d;
-    Dwarf_Attribute a = NULL;
-    Dwarf_Error de = NULL;
-    Dwarf_Signed sv = 0;
-    Dwarf_Block *blk = NULL;
+    Dwarf_Attribute a;
+    Dwarf_Sword sv = 0;
+    Dwarf_Block blk;
     struct di_bytes b = { .n = 0 };
 
-    if (dwarf_attr(die, DW_AT_const_value, &a, &de) != DW_DLV_OK) {
-        sw_di_drop_error(d->dbg, de);
+    if (dwarf_attr(die, DW_AT_const_value, &a) == NULL)
         return;
-    }
     b_put(&b, DW_OP_implicit_value);
-    if (dwarf_formblock(a, &blk, &de) == DW_DLV_OK) {
-        b_uleb(&b, blk->bl_len);
-        for (Dwarf_Unsigned i = 0; i < blk->bl_len && !b.over; i++)
-            b_put(&b, ((const uint8_t *)blk->bl_data)[i]);
-        dwarf_dealloc(d->dbg, blk, DW_DLA_BLOCK);
-    } else if (sw_di_drop_error(d->dbg, de), de = NULL,
-               const_number(d, a, &sv) && var->type->size <= 8) {
+    if (dwarf_formblock(&a, &blk) == 0) {
+        b_uleb(&b, blk.length);
+        for (Dwarf_Word i = 0; i < blk.length && !b.over; i++)
+            b_put(&b, blk.data[i]);
+    } else if (const_number(&a, &sv) && var->type->size <= 8) {
         /* A constant: the value in host order, marked by a zero length
          * followed by the SLEB128 value (walker/locals.c stores it in the
          * target's order). */
         b_uleb(&b, 0);
         b_sleb(&b, sv);
     } else {
-        sw_di_drop_error(d->dbg, de);
         b.n = 0;
     }
-    dwarf_dealloc_attribute(a);
     if (b.n == 0 || b.over)
         return;
     struct sw_dinfo_loc *l = sw_di_alloc(c, sizeof *l);
@@ -309,54 +278,35 @@ read_const_value(struct di_vars *c, Dwarf_Die die, struct sw_dinfo_var *var)
 
 /* Call FN for each child of PARENT with its tag, until C runs out of memory. */
 static void
-each_child(struct di_vars *c, Dwarf_Die parent,
-           void (*fn)(struct di_vars *, Dwarf_Die, Dwarf_Half, unsigned), unsigned depth)
+each_child(struct di_vars *c, Dwarf_Die *parent,
+           void (*fn)(struct di_vars *, Dwarf_Die *, int, unsigned), unsigned depth)
 {
-    struct sw_dinfo *d = c->d;
-    Dwarf_Error de = NULL;
-    Dwarf_Die child = NULL;
+    Dwarf_Die child;
 
-    if (depth >= DI_MAX_DEPTH || dwarf_child(parent, &child, &de) != DW_DLV_OK) {
-        sw_di_drop_error(d->dbg, de);
+    if (depth >= DI_MAX_DEPTH || dwarf_child(parent, &child) != 0)
         return;
-    }
-    while (child != NULL && !c->oom) {
-        Dwarf_Half tag = 0;
-        Dwarf_Die sib = NULL;
-        if (dwarf_tag(child, &tag, &de) == DW_DLV_OK)
-            fn(c, child, tag, depth);
-        sw_di_drop_error(d->dbg, de);
-        de = NULL;
-        if (dwarf_siblingof_b(d->dbg, child, true, &sib, &de) == DW_DLV_ERROR)
-            sw_di_drop_error(d->dbg, de);
-        de = NULL;
-        dwarf_dealloc_die(child);
-        child = sib;
-    }
-    if (child != NULL)
-        dwarf_dealloc_die(child);
+    do {
+        int tag = dwarf_tag(&child);
+        if (tag != DW_TAG_invalid)
+            fn(c, &child, tag, depth);
+    } while (!c->oom && dwarf_siblingof(&child, &child) == 0);
 }
 
 /* The abstract instance DIE is a copy of: its DW_AT_abstract_origin, followed
- * to the end (GCC before 4.5 made chains, PR 40573); else DIE itself.  False
- * when DIE's offset cannot be read. */
+ * to the end (GCC before 4.5 made chains, PR 40573); else DIE itself. */
 static bool
-origin_of(struct di_vars *c, Dwarf_Die die, Dwarf_Off *out)
+origin_of(struct di_vars *c, Dwarf_Die *die, Dwarf_Off *out)
 {
-    Dwarf_Error de = NULL;
     Dwarf_Off off;
     if (!sw_di_attr_ref(c->d, die, DW_AT_abstract_origin, &off)) {
-        bool ok = dwarf_dieoffset(die, out, &de) == DW_DLV_OK;
-        sw_di_drop_error(c->d->dbg, de);
-        return ok;
+        *out = sw_di_off(die);
+        return true;
     }
     for (int hop = 1; hop < DI_MAX_HOPS; hop++) {
-        Dwarf_Die next = sw_di_die_at(c->d, off);
+        Dwarf_Die next;
         Dwarf_Off up;
-        bool more = next != NULL && sw_di_attr_ref(c->d, next, DW_AT_abstract_origin, &up);
-        if (next != NULL)
-            dwarf_dealloc_die(next);
-        if (!more)
+        if (!sw_di_die_at(c->d, off, &next) ||
+            !sw_di_attr_ref(c->d, &next, DW_AT_abstract_origin, &up))
             break;
         off = up;
     }
@@ -402,30 +352,25 @@ offs_add(struct di_vars *c, struct di_offs *s, Dwarf_Off off)
  * in the block at DEPTH: name and type may be on the abstract instance, the
  * location is DIE's own (none: optimized out). */
 static void
-add_var(struct di_vars *c, Dwarf_Die die, Dwarf_Off origin, bool param, unsigned depth)
+add_var(struct di_vars *c, Dwarf_Die *die, Dwarf_Off origin, bool param, unsigned depth)
 {
     struct sw_dinfo *d = c->d;
     struct sw_dinfo_var v = { .param = param };
-    Dwarf_Die cur = die, owned = NULL;
+    Dwarf_Die cur = *die;
     const char *s;
 
     if (sw_di_attr_flag(d, die, DW_AT_declaration))
         return; /* an extern declared inside the function: not a local */
-    for (int hop = 0; hop < DI_MAX_HOPS && cur != NULL; hop++) {
+    for (int hop = 0; hop < DI_MAX_HOPS; hop++) {
         Dwarf_Off off;
-        if (v.name == NULL && sw_di_attr_string(d, cur, DW_AT_name, &s))
+        if (v.name == NULL && sw_di_attr_string(d, &cur, DW_AT_name, &s))
             v.name = s;
-        if (v.type == NULL && sw_di_has_attr(d, cur, DW_AT_type))
-            v.type = sw_di_die_type(c, cur, 0);
-        if ((v.name && v.type) || !sw_di_attr_ref(d, cur, DW_AT_abstract_origin, &off))
+        if (v.type == NULL && sw_di_has_attr(d, &cur, DW_AT_type))
+            v.type = sw_di_die_type(c, &cur, 0);
+        if ((v.name && v.type) || !sw_di_attr_ref(d, &cur, DW_AT_abstract_origin, &off) ||
+            !sw_di_die_at(d, off, &cur))
             break;
-        Dwarf_Die next = sw_di_die_at(d, off);
-        if (owned)
-            dwarf_dealloc_die(owned);
-        owned = cur = next;
     }
-    if (owned)
-        dwarf_dealloc_die(owned);
     if (v.name == NULL)
         return; /* gdb does not list unnamed parameters */
     if (v.type == NULL)
@@ -467,7 +412,7 @@ struct di_inherit {
 };
 
 static void
-note_direct(struct di_vars *c, Dwarf_Die child, Dwarf_Half tag, unsigned depth)
+note_direct(struct di_vars *c, Dwarf_Die *child, int tag, unsigned depth)
 {
     Dwarf_Off off;
     (void)depth;
@@ -477,7 +422,7 @@ note_direct(struct di_vars *c, Dwarf_Die child, Dwarf_Half tag, unsigned depth)
 }
 
 static void
-inherit_child(struct di_vars *c, Dwarf_Die child, Dwarf_Half tag, unsigned depth)
+inherit_child(struct di_vars *c, Dwarf_Die *child, int tag, unsigned depth)
 {
     Dwarf_Off off;
     bool param = tag == DW_TAG_formal_parameter;
@@ -496,39 +441,37 @@ inherit_child(struct di_vars *c, Dwarf_Die child, Dwarf_Half tag, unsigned depth
 }
 
 static void
-inherit(struct di_vars *c, Dwarf_Die concrete, bool params, unsigned depth)
+inherit(struct di_vars *c, Dwarf_Die *concrete, bool params, unsigned depth)
 {
     struct di_inherit inh = { .params = params }, *outer = c->inh;
     Dwarf_Off off;
+    Dwarf_Die origin;
 
-    if (!sw_di_has_attr(c->d, concrete, DW_AT_abstract_origin) || !origin_of(c, concrete, &off))
-        return;
-    Dwarf_Die origin = sw_di_die_at(c->d, off);
-    if (origin == NULL)
+    if (!sw_di_has_attr(c->d, concrete, DW_AT_abstract_origin) || !origin_of(c, concrete, &off) ||
+        !sw_di_die_at(c->d, off, &origin))
         return;
     c->inh = &inh;
     each_child(c, concrete, note_direct, depth);
-    each_child(c, origin, inherit_child, depth);
+    each_child(c, &origin, inherit_child, depth);
     c->inh = outer;
     sw_free(inh.direct.v);
-    dwarf_dealloc_die(origin);
 }
 
-static void walk_child(struct di_vars *c, Dwarf_Die child, Dwarf_Half tag, unsigned depth);
+static void walk_child(struct di_vars *c, Dwarf_Die *child, int tag, unsigned depth);
 
 /* The variables of the scope PARENT at DEPTH (0: the function or inlined
  * subroutine), of its lexical blocks covering the pc first (innermost
  * bindings are listed before what the abstract instance adds), not of the
  * subroutines inlined into it (frames of their own). */
 static void
-walk_scope(struct di_vars *c, Dwarf_Die parent, unsigned depth)
+walk_scope(struct di_vars *c, Dwarf_Die *parent, unsigned depth)
 {
     each_child(c, parent, walk_child, depth);
     inherit(c, parent, depth == 0, depth);
 }
 
 static void
-walk_child(struct di_vars *c, Dwarf_Die child, Dwarf_Half tag, unsigned depth)
+walk_child(struct di_vars *c, Dwarf_Die *child, int tag, unsigned depth)
 {
     Dwarf_Off off;
     if ((tag == DW_TAG_formal_parameter && depth == 0) || tag == DW_TAG_variable) {
@@ -537,7 +480,7 @@ walk_child(struct di_vars *c, Dwarf_Die child, Dwarf_Half tag, unsigned depth)
     } else if (tag == DW_TAG_lexical_block) {
         struct di_rbuf rb = { 0 };
         bool in = false;
-        if (sw_di_die_ranges(c->d, child, c->base, &rb) < 0)
+        if (sw_di_die_ranges(c->d, child, &rb) < 0)
             c->oom = true;
         for (size_t i = 0; i < rb.n; i++)
             in = in || (c->vaddr >= rb.v[i].lo && c->vaddr < rb.v[i].hi);
@@ -595,28 +538,14 @@ scope_vars(struct sw_dinfo *d, struct di_cu *cu, uint32_t s, uint32_t f, sw_addr
            struct sw_dinfo_func **out)
 {
     struct di_vars c = { .d = d, .vaddr = vaddr };
-    Dwarf_Half asize = 8;
-    Dwarf_Error de = NULL;
-    Dwarf_Die die = sw_di_die_at(d, cu->scopes[s].die);
-    Dwarf_Die fdie = s == f ? die : sw_di_die_at(d, cu->scopes[f].die);
+    Dwarf_Die die, fdie, cudie;
 
-    if (die == NULL || fdie == NULL) {
-        if (die != NULL)
-            dwarf_dealloc_die(die);
+    if (!sw_di_die_at(d, cu->scopes[s].die, &die) || !sw_di_die_at(d, cu->scopes[f].die, &fdie))
         return sw_fail(&d->err, SW_EBADELF, "reading debug info of %s: no DIE at 0x%llx", d->source,
-                       (unsigned long long)cu->scopes[die == NULL ? s : f].die);
-    }
-    Dwarf_Die cudie = sw_di_die_at(d, cu->off);
-    Dwarf_Addr base = 0;
-    if (cudie != NULL) {
-        if (dwarf_lowpc(cudie, &base, &de) == DW_DLV_OK)
-            c.base = base;
-        sw_di_drop_error(d->dbg, de);
-        de = NULL;
-        dwarf_dealloc_die(cudie);
-    }
-    if (dwarf_get_die_address_size(die, &asize, &de) != DW_DLV_OK)
-        sw_di_drop_error(d->dbg, de);
+                       (unsigned long long)cu->scopes[s].die);
+    uint8_t asize = 8;
+    if (dwarf_diecu(&die, &cudie, &asize, NULL) == NULL)
+        asize = 8;
     c.addr_size = asize;
 
     struct sw_dinfo_func *fn = sw_calloc(1, sizeof *fn);
@@ -624,16 +553,13 @@ scope_vars(struct sw_dinfo *d, struct di_cu *cu, uint32_t s, uint32_t f, sw_addr
         fn->name = cu->scopes[s].name;
         fn->entry = cu->ranges.v[cu->scopes[s].first].lo;
         fn->die = cu->scopes[s].die;
-        read_locs(&c, fdie, DW_AT_frame_base, &fn->base, &fn->nbase);
-        walk_scope(&c, die, 0);
+        read_locs(&c, &fdie, DW_AT_frame_base, &fn->base, &fn->nbase);
+        walk_scope(&c, &die, 0);
         order_vars(&c, fn);
         fn->arena = c.arena;
     } else {
         c.oom = true;
     }
-    if (fdie != die)
-        dwarf_dealloc_die(fdie);
-    dwarf_dealloc_die(die);
     sw_free(c.vars);
     sw_free(c.depth);
     sw_free(c.listed.v);

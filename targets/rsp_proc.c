@@ -241,6 +241,8 @@ sp_without_packet(struct tgt_rsp_proc *rp, sw_tid tid, sw_addr *sp)
            reg_from_g(rp, m, g, glen, sp);
 }
 
+static int select_own(struct tgt_rsp_proc *rp);
+
 /* sw_proc_ops.prefetch_threads: the 'Hg' and 'g' of every thread of TIDS
  * not read this stop in one write (rsp_regs_read_batch), then in another
  * the stack window at each one's SP, the window a read at SP would fetch
@@ -250,9 +252,10 @@ sp_without_packet(struct tgt_rsp_proc *rp, sw_tid tid, sw_addr *sp)
  * reply gets no 'g' (its walk may need none).  Only where the stub takes
  * pipelined requests: elsewhere the batches would cost what the walks do.
  * What could not be fetched (a thread gone, a window refused) the walk
- * reads as it would have. */
+ * reads as it would have.  SHARED: one process of several on the link,
+ * whose windows are read through the 'Hg' thread's process. */
 static int
-rsp_prefetch_threads(struct sw_proc *p, const sw_tid *tids, size_t n)
+prefetch_threads(struct sw_proc *p, const sw_tid *tids, size_t n, bool shared)
 {
     struct tgt_rsp_proc *rp = to_rp(p);
     struct rsp_thread_id *ids = NULL;
@@ -274,7 +277,8 @@ rsp_prefetch_threads(struct sw_proc *p, const sw_tid *tids, size_t n)
         sw_tid tid = tids[i] == SW_TID_DEFAULT ? p->default_tid : tids[i];
         sw_addr sp;
         /* Non-stop: a running thread's registers are not readable. */
-        if (tgt_rsp_check_stopped(rp, tid) < 0 || sp_without_packet(rp, tid, &sp))
+        if (tgt_rsp_check_stopped(rp, tid) < 0 || sp_without_packet(rp, tid, &sp) ||
+            gcache_holds(rp, tid))
             continue;
         ids[nids++] = tgt_rsp_thread_id(rp, tid);
     }
@@ -282,18 +286,32 @@ rsp_prefetch_threads(struct sw_proc *p, const sw_tid *tids, size_t n)
         rc = proc_fail_from_session(rp, rc);
         goto out;
     }
+    /* A thread of IDS whose 'g' came in the batch was selected when it was
+     * read (its 'Hg' answered OK, or none needed), and the stub's general
+     * thread is now one of ours: the last one answered OK. */
+    bool ours = false;
+    for (size_t i = 0; i < nids && !ours; i++)
+        ours = rsp_regs_cached(rp->s, ids[i]);
     for (size_t i = 0; i < n; i++) {
         sw_tid tid = tids[i] == SW_TID_DEFAULT ? p->default_tid : tids[i];
         sw_addr sp;
         if (tgt_rsp_check_stopped(rp, tid) == 0 && sp_without_packet(rp, tid, &sp))
             reqs[nreqs++] = (struct sw_mem_req){ .addr = sp, .len = 1, .buf = NULL };
     }
+    if (shared && !ours && nreqs > 0 && (rc = select_own(rp)) < 0)
+        goto out;
     if ((rc = tgt_rsp_read_mem_batch(p, reqs, nreqs)) < 0)
         sw_err_prefix(&p->err, "reading the stacks of %zu threads: ", nreqs);
 out:
     sw_free(ids);
     sw_free(reqs);
     return rc;
+}
+
+static int
+rsp_prefetch_threads(struct sw_proc *p, const sw_tid *tids, size_t n)
+{
+    return prefetch_threads(p, tids, n, false);
 }
 
 /* Build the register map: by name from the target description, else gdb's
@@ -507,7 +525,9 @@ select_own(struct tgt_rsp_proc *rp)
 static int
 shared_read_mem(struct sw_proc *p, sw_addr addr, void *buf, size_t len)
 {
-    int rc = select_own(to_rp(p));
+    /* The cache is this process's: a read it serves sends no 'm', and needs
+     * no 'Hg' (after another thread's 'g', or the threads fetched ahead). */
+    int rc = tgt_rsp_mem_cached(to_rp(p), addr, len) ? 0 : select_own(to_rp(p));
     return rc < 0 ? rc : tgt_rsp_read_mem(p, addr, buf, len);
 }
 
@@ -540,13 +560,12 @@ shared_auxv(struct sw_proc *p, uint8_t **buf, size_t *len)
     return rc < 0 ? rc : rsp_auxv(p, buf, len);
 }
 
-/* The windows are read through the Hg thread's process: ours after the
- * batch's own 'Hg's, or when none went out, after select_own's. */
+/* The windows are read through the Hg thread's process: ours after an 'Hg'
+ * of the batch was answered, else after select_own's (prefetch_threads). */
 static int
 shared_prefetch_threads(struct sw_proc *p, const sw_tid *tids, size_t n)
 {
-    int rc = select_own(to_rp(p));
-    return rc < 0 ? rc : rsp_prefetch_threads(p, tids, n);
+    return prefetch_threads(p, tids, n, true);
 }
 
 static const struct sw_proc_ops rsp_proc_shared_ops = {

@@ -770,6 +770,94 @@ test_rsp_proc_prefetch_on_a_dead_link_is_a_link_error(void **state)
     rp_close(&fx);
 }
 
+/* One process (0x10) of several on the link: sw_proc_rsp_new_shared over the
+ * session of TEXT.  Close with rp_close_shared. */
+static struct rsp_session *
+rp_open_shared(struct rp_fixture *fx, char *text)
+{
+    struct rsp_session_config scfg;
+    struct rsp_session *s;
+    struct sw_errbuf err = { 0 };
+    fx->text = text;
+    fx->fs = fake_script_parse(text);
+    assert_non_null(fx->fs);
+    rsp_session_config_init(&scfg);
+    scfg.timeout_ms = 200;
+    scfg.prefetch = false;
+    assert_int_equal(rsp_session_connect(fake_transport_new(fx->fs), &scfg, &s, &err), 0);
+    if (sw_proc_rsp_new_shared(s, 0x10, NULL, &fx->p, &err) != 0)
+        fail_msg("sw_proc_rsp_new_shared: %s", err.msg);
+    return s;
+}
+
+static void
+rp_close_shared(struct rp_fixture *fx, struct rsp_session *s)
+{
+    const char *e = fake_script_error(fx->fs);
+    if (e[0])
+        fail_msg("transcript: %s", e);
+    assert_true(fake_script_done(fx->fs));
+    sw_proc_free(fx->p); /* the session is borrowed */
+    rsp_session_close(s);
+    fake_script_free(fx->fs);
+    free(fx->text);
+}
+
+static void
+test_rsp_proc_shared_prefetch_reads_windows_through_its_own_process(void **state)
+{
+    (void)state;
+    struct rp_fixture fx;
+    char g1[400], g2[400], g3[400], m0[300], m1[300], m2[300], m9[300];
+    g_reply_sp(g1, SP11);
+    g_reply_sp(g2, SP12);
+    g_reply_sp(g3, SP13);
+    m_reply(m0, RSP);
+    m_reply(m1, SP11);
+    m_reply(m2, SP12);
+    m_reply(m9, 0x9000);
+    /* 0x13's registers first: the stub's general thread is then 0x13.  The
+     * batch's own 'Hg's select threads of this process: no other 'Hg' before
+     * the windows.  Reads the cache serves need no 'Hg' either; one that
+     * goes to the wire selects the process's own thread first. */
+    char *t = script_head("qXfer:threads:read+");
+    sprintf(t + strlen(t),
+            "-> Hgp10.13\n-> g\n<- OK\n<- %s\n"
+            "-> Hgp10.11\n-> g\n-> Hgp10.12\n-> g\n<- OK\n<- %s\n<- OK\n<- %s\n"
+            "-> m7ffe0000e000,80\n-> m7ffd00001000,80\n-> m7ffd00002000,80\n"
+            "<- %s\n<- %s\n<- %s\n"
+            "-> Hgp10.10\n<- OK\n-> m9000,80\n<- %s\n",
+            g3, g1, g2, m0, m1, m2, m9);
+    struct rsp_session *s = rp_open_shared(&fx, t);
+    sw_word v;
+    assert_int_equal(fx.p->ops->read_reg(fx.p, 0x13, 7, &v), 0);
+    uint64_t rt0 = rp_stats(&fx)->round_trips;
+    const sw_tid tids[] = { 0x10, 0x11, 0x12 };
+    assert_int_equal(sw_proc_prefetch_threads(fx.p, tids, 3), 0);
+    assert_int_equal(rp_stats(&fx)->round_trips, rt0 + 2);
+    walk_start_is_free(&fx, 0x11, SP11);
+    walk_start_is_free(&fx, 0x12, SP12);
+    assert_int_equal(sw_proc_read_word(fx.p, 0x9008, &v), 0);
+    assert_int_equal(rp_stats(&fx)->round_trips, rt0 + 4);
+    rp_close_shared(&fx, s);
+
+    /* The only 'Hg' of the batch refused: the stub is still on 0x13, of
+     * whichever process; the window (the stopped thread's) goes after the
+     * process's own thread is selected. */
+    t = script_head("qXfer:threads:read+");
+    sprintf(t + strlen(t),
+            "-> Hgp10.13\n-> g\n<- OK\n<- %s\n"
+            "-> Hgp10.11\n-> g\n<- E01\n<- %s\n"
+            "-> Hgp10.10\n<- OK\n-> m7ffe0000e000,80\n<- %s\n",
+            g3, g3, m0);
+    s = rp_open_shared(&fx, t);
+    assert_int_equal(fx.p->ops->read_reg(fx.p, 0x13, 7, &v), 0);
+    const sw_tid two[] = { 0x10, 0x11 };
+    assert_int_equal(sw_proc_prefetch_threads(fx.p, two, 2), 0);
+    walk_start_is_free(&fx, 0x10, RSP);
+    rp_close_shared(&fx, s);
+}
+
 int
 main(void)
 {
@@ -797,6 +885,7 @@ main(void)
             test_rsp_proc_prefetch_leaves_a_gone_thread_and_a_refused_window_to_the_walk),
         cmocka_unit_test(test_rsp_proc_prefetch_sends_nothing_without_pipelining_or_cache),
         cmocka_unit_test(test_rsp_proc_prefetch_on_a_dead_link_is_a_link_error),
+        cmocka_unit_test(test_rsp_proc_shared_prefetch_reads_windows_through_its_own_process),
     };
     return cmocka_run_group_tests_name("rsp_proc", tests, NULL, NULL);
 }

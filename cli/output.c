@@ -197,11 +197,22 @@ print_threads(const struct cli_opts *o, struct sw_walker *w, const sw_tid *tids,
     int status = 0;
     struct sw_stack st;
 
+    bool ahead = false;
     sw_stack_init(&st);
     for (size_t i = 0; i < n; i++) {
         char label[64];
         uint64_t rt0 = s ? rsp_session_stats(s)->round_trips : 0;
         uint64_t pk0 = s ? rsp_session_stats(s)->packets_sent : 0;
+        /* The threads from the first one that is not the stopped one are
+         * fetched ahead together (two round trips for all under gdbserver),
+         * counted in that thread's stats; one thread alone would cost its
+         * walk's two anyway.  A failure here is the walks' failure too. */
+        if (!ahead && tids[i] != p->default_tid && n - i >= 2) {
+            ahead = true;
+            if (sw_walker_prefetch(w, tids + i, n - i) < 0)
+                fprintf(stderr, "rspwalk: fetching %zu threads ahead: %s\n", n - i,
+                        sw_walker_errmsg(w));
+        }
         sw_proc_thread_label(p, tids[i], label, sizeof label);
         int rc = sw_walk_stack(w, tids[i], &st);
         bool stopped = tids[i] == p->default_tid;

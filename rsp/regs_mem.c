@@ -1,7 +1,8 @@
 /* rsp/regs_mem.c -- registers ('g', 'p') and memory ('m') of a stopped target.
  *
  * 'g' is cached per thread for the current stop (not with no_cache: read
- * again each time, the returned buffer replaced); memory is not cached here
+ * again each time, the returned buffer replaced), and several threads' 'Hg'
+ * and 'g' may go in one write (rsp_regs_read_batch); memory is not cached here
  * (the ProcessState backend in targets/ keeps stack blocks).  Requests are
  * split so no reply outgrows the stub's buffer (notes/rsp.md §0.4).
  */
@@ -25,6 +26,62 @@ decode_regs(const char *p, size_t len, uint8_t *out)
     return true;
 }
 
+/* The row of ID in the session's 'g' cache, or s->nregs when it has none. */
+static size_t
+regs_find(const struct rsp_session *s, struct rsp_thread_id id)
+{
+    for (size_t i = 0; i < s->nregs; i++)
+        if (s->regs[i].id.pid == id.pid && s->regs[i].id.tid == id.tid)
+            return i;
+    return s->nregs;
+}
+
+/* Keep reply R to 'g' as the registers of ID (TID as written) for this stop,
+ * replacing its row if it has one (no_cache reads again); *OUT is the row.
+ * Returns 0, SW_EPROTO (odd length, bad hex) or SW_ENOMEM, naming the thread. */
+static int
+regs_store(struct rsp_session *s, struct rsp_thread_id id, const char *tid,
+           const struct rsp_reply *r, const struct rsp_regcache **out)
+{
+    if (r->len % 2 != 0)
+        return sw_fail(&s->err, SW_EPROTO,
+                       "reading the registers of thread %s: odd-length 'g' reply (%zu digits)", tid,
+                       r->len);
+    size_t row = regs_find(s, id);
+    struct rsp_regcache *rows = s->regs;
+    if (row == s->nregs) {
+        rows = sw_realloc(s->regs, (s->nregs + 1) * sizeof *rows);
+        if (rows == NULL)
+            return sw_fail(&s->err, SW_ENOMEM, "reading the registers of thread %s: out of memory",
+                           tid);
+        s->regs = rows;
+    }
+    uint8_t *b = sw_malloc(r->len / 2);
+    if (b == NULL)
+        return sw_fail(&s->err, SW_ENOMEM, "reading the registers of thread %s: out of memory",
+                       tid);
+    if (!decode_regs(r->p, r->len, b)) {
+        sw_free(b);
+        return sw_fail(&s->err, SW_EPROTO,
+                       "reading the registers of thread %s: bad hex in the 'g' reply", tid);
+    }
+    if (row == s->nregs)
+        s->nregs++;
+    else
+        sw_free(rows[row].buf);
+    rows[row].id = id;
+    rows[row].buf = b;
+    rows[row].len = r->len / 2;
+    *out = &rows[row];
+    return 0;
+}
+
+bool
+rsp_regs_cached(const struct rsp_session *s, struct rsp_thread_id id)
+{
+    return !s->no_cache && regs_find(s, rsp_thread_resolve(s, id)) < s->nregs;
+}
+
 int
 rsp_regs_read(struct rsp_session *s, struct rsp_thread_id id, const uint8_t **buf, size_t *len)
 {
@@ -32,16 +89,11 @@ rsp_regs_read(struct rsp_session *s, struct rsp_thread_id id, const uint8_t **bu
     char tid[64];
     int rc;
     id = rsp_thread_resolve(s, id);
-    size_t row = s->nregs; /* this thread's row, or a new one */
-    for (size_t i = 0; i < s->nregs; i++) {
-        if (s->regs[i].id.pid == id.pid && s->regs[i].id.tid == id.tid) {
-            row = i;
-            if (s->no_cache)
-                break; /* read again; the row takes the new reply */
-            *buf = s->regs[i].buf;
-            *len = s->regs[i].len;
-            return 0;
-        }
+    size_t row = regs_find(s, id);
+    if (row < s->nregs && !s->no_cache) {
+        *buf = s->regs[row].buf;
+        *len = s->regs[row].len;
+        return 0;
     }
     rsp_thread_id_format(s, id, tid, sizeof tid);
     bool select = !rsp_thread_is_selected(s, id) && !s->unsup[RSP_PKT_SET_THREAD_G];
@@ -75,37 +127,115 @@ rsp_regs_read(struct rsp_session *s, struct rsp_thread_id id, const uint8_t **bu
     }
     if (rc < 0)
         return sw_err_prefix(&s->err, "reading the registers of thread %s: ", tid);
-    if (r.len % 2 != 0)
-        return sw_fail(&s->err, SW_EPROTO,
-                       "reading the registers of thread %s: odd-length 'g' reply (%zu digits)", tid,
-                       r.len);
-    struct rsp_regcache *rows = s->regs;
-    if (row == s->nregs) {
-        rows = sw_realloc(s->regs, (s->nregs + 1) * sizeof *rows);
-        if (rows == NULL)
-            return sw_fail(&s->err, SW_ENOMEM, "reading the registers of thread %s: out of memory",
-                           tid);
-        s->regs = rows;
-    }
-    uint8_t *b = sw_malloc(r.len / 2);
-    if (b == NULL)
-        return sw_fail(&s->err, SW_ENOMEM, "reading the registers of thread %s: out of memory",
-                       tid);
-    if (!decode_regs(r.p, r.len, b)) {
-        sw_free(b);
-        return sw_fail(&s->err, SW_EPROTO,
-                       "reading the registers of thread %s: bad hex in the 'g' reply", tid);
-    }
-    if (row == s->nregs)
-        s->nregs++;
-    else
-        sw_free(rows[row].buf);
-    rows[row].id = id;
-    rows[row].buf = b;
-    rows[row].len = r.len / 2;
-    *buf = b;
-    *len = r.len / 2;
+    const struct rsp_regcache *e;
+    if ((rc = regs_store(s, id, tid, &r, &e)) < 0)
+        return rc;
+    *buf = e->buf;
+    *len = e->len;
     return 0;
+}
+
+/* A batch of 'Hg'/'g' pairs: the thread of each item, and which threads'
+ * 'g' reply reads another thread (their 'Hg' was refused). */
+struct regs_batch {
+    struct rsp_session *s;
+    const struct rsp_batch_item *items;
+    struct rsp_thread_id *ids; /* the threads asked for, resolved */
+    size_t *owner;             /* per item: its thread in IDS */
+    bool *other;               /* per thread: its 'g' reads another thread */
+};
+
+static int
+regs_batch_reply(void *arg, size_t i, int rc, const struct rsp_reply *r)
+{
+    struct regs_batch *b = arg;
+    struct rsp_session *s = b->s;
+    size_t k = b->owner[i];
+    if (b->items[i].kind == RSP_PKT_SET_THREAD_G) {
+        if (rc == 0 && r->len == 2 && memcmp(r->p, "OK", 2) == 0) {
+            s->hg = b->ids[k];
+            s->hg_valid = true;
+        } else if (rc != SW_EUNSUP) {
+            /* E01: the thread is gone, and gdbserver keeps the thread it had
+             * (server.c, 'H'): the 'g' after it reads that one, which must
+             * not be kept under this id.  A stub without 'Hg' (empty reply)
+             * has one thread, which its 'g' reads, as in rsp_regs_read. */
+            b->other[k] = true;
+            if (rc == 0)
+                s->hg_valid = false; /* a reply we do not understand: nothing known */
+        }
+        return 0;
+    }
+    if (b->other[k] || rc < 0)
+        return 0; /* not kept: rsp_regs_read asks again and reports what is wrong */
+    char tid[64];
+    const struct rsp_regcache *e;
+    rsp_thread_id_format(s, b->ids[k], tid, sizeof tid);
+    rc = regs_store(s, b->ids[k], tid, r, &e);
+    return rc == SW_ENOMEM ? rc : 0; /* a malformed reply: as above */
+}
+
+int
+rsp_regs_read_batch(struct rsp_session *s, const struct rsp_thread_id *ids, size_t n)
+{
+    if (s->no_cache || !rsp_session_pipelined(s) || s->unsup[RSP_PKT_READ_REGS] || n == 0)
+        return 0;
+    struct rsp_batch_item *items = sw_calloc(2 * n, sizeof *items);
+    struct rsp_thread_id *want = sw_calloc(n, sizeof *want);
+    size_t *owner = sw_calloc(2 * n, sizeof *owner);
+    bool *other = sw_calloc(n, sizeof *other);
+    char *text = sw_malloc(n * 80);
+    size_t k = 0, nwant = 0;
+    int rc = 0;
+
+    if (items == NULL || want == NULL || owner == NULL || other == NULL || text == NULL) {
+        rc = sw_fail(&s->err, SW_ENOMEM, "reading the registers of %zu threads: out of memory", n);
+        goto out;
+    }
+    /* 'Hg' where the stub's general thread is another: only the first
+     * thread can go without (the threads are distinct, so after one 'Hg'
+     * every later one needs its own). */
+    bool known = s->hg_valid;
+    struct rsp_thread_id sel = s->hg;
+    for (size_t i = 0; i < n; i++) {
+        struct rsp_thread_id id = rsp_thread_resolve(s, ids[i]);
+        bool dup = regs_find(s, id) < s->nregs;
+        for (size_t j = 0; j < nwant && !dup; j++)
+            dup = want[j].pid == id.pid && want[j].tid == id.tid;
+        if (dup)
+            continue;
+        want[nwant] = id;
+        if (!(known && sel.pid == id.pid && sel.tid == id.tid) && !s->unsup[RSP_PKT_SET_THREAD_G]) {
+            char *t = text + 80 * nwant;
+            char tid[64];
+            rsp_thread_id_format(s, id, tid, sizeof tid);
+            int len = snprintf(t, 80, "Hg%s", tid);
+            owner[k] = nwant;
+            items[k++] = (struct rsp_batch_item){ RSP_PKT_SET_THREAD_G, t, (size_t)len };
+            known = true;
+            sel = id;
+        }
+        owner[k] = nwant++;
+        items[k++] = (struct rsp_batch_item){ RSP_PKT_READ_REGS, "g", 1 };
+    }
+    if (nwant == 0)
+        goto out;
+    if (k > nwant)
+        s->hg_sent = true;
+    struct regs_batch b = { s, items, want, owner, other };
+    rc = rsp_request_batch(s, items, k, regs_batch_reply, &b);
+    if (rc < 0) {
+        s->hg_valid = false; /* the link failed somewhere in the batch: nothing known */
+        if (rc != SW_ENOMEM)
+            sw_err_prefix(&s->err, "reading the registers of %zu threads: ", nwant);
+    }
+out:
+    sw_free(items);
+    sw_free(want);
+    sw_free(owner);
+    sw_free(other);
+    sw_free(text);
+    return rc;
 }
 
 int

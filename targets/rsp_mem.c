@@ -91,6 +91,16 @@ mem_cache_copy(struct tgt_rsp_proc *rp, sw_addr addr, uint8_t *buf, size_t len, 
     return true;
 }
 
+bool
+tgt_rsp_mem_cached(struct tgt_rsp_proc *rp, sw_addr addr, size_t len)
+{
+    sw_addr miss;
+    bool unreadable;
+    if (rp->no_cache || len == 0 || addr + len < addr)
+        return false;
+    return mem_cache_copy(rp, addr, NULL, len, &miss, &unreadable);
+}
+
 /* Fetch one window holding ADDR (and NEED bytes from it where it can): as
  * large as the stub serves in one 'm' (rsp_mem_chunk: 9152 bytes on
  * gdbserver 13, 2048 on QEMU user, notes/rsp.md 4.2), from ADDR rounded down

@@ -141,6 +141,35 @@ gcache_get(struct tgt_rsp_proc *rp, sw_tid tid, const uint8_t **data, size_t *le
     return 0;
 }
 
+/* M's value for TID from the stop reply's expedited registers, which cost
+ * nothing; false when the stop did not carry it (or with no cache). */
+static bool
+reg_expedited(struct tgt_rsp_proc *rp, sw_tid tid, const struct tgt_regmap *m, sw_word *val)
+{
+    if (rp->no_cache || !rp->stop.has_thread || (sw_tid)rp->stop.thread.tid != tid)
+        return false;
+    for (size_t i = 0; i < rp->stop.nexpedited; i++) {
+        const struct rsp_expedited *e = &rp->stop.expedited[i];
+        if (e->regnum == m->regnum && e->len >= m->size) {
+            *val = arch_load(rp->base.arch, e->bytes, m->size);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* M's value from 'g' reply G of GLEN bytes; false when the reply stops short
+ * of it. */
+static bool
+reg_from_g(struct tgt_rsp_proc *rp, const struct tgt_regmap *m, const uint8_t *g, size_t glen,
+           sw_word *val)
+{
+    if (m->offset + m->size > glen)
+        return false;
+    *val = arch_load(rp->base.arch, g + m->offset, m->size);
+    return true;
+}
+
 static int
 rsp_read_reg(struct sw_proc *p, sw_tid tid, unsigned regno, sw_word *val)
 {
@@ -160,26 +189,15 @@ rsp_read_reg(struct sw_proc *p, sw_tid tid, unsigned regno, sw_word *val)
         return sw_fail(&p->err, SW_ENOREG, "register %s (DWARF %u): not in the target description",
                        arch_dwarf_name(a, (int)regno) ? arch_dwarf_name(a, (int)regno) : "?",
                        regno);
-
-    /* Registers the stop reply carried cost nothing. */
-    if (!rp->no_cache && rp->stop.has_thread && (sw_tid)rp->stop.thread.tid == tid) {
-        for (size_t i = 0; i < rp->stop.nexpedited; i++) {
-            const struct rsp_expedited *e = &rp->stop.expedited[i];
-            if (e->regnum == m->regnum && e->len >= m->size) {
-                *val = arch_load(a, e->bytes, m->size);
-                return 0;
-            }
-        }
-    }
+    if (reg_expedited(rp, tid, m, val))
+        return 0;
     const uint8_t *g = NULL;
     size_t glen = 0;
     int rc = gcache_get(rp, tid, &g, &glen);
     if (rc < 0)
         return rc;
-    if (m->offset + m->size <= glen) {
-        *val = arch_load(a, g + m->offset, m->size);
+    if (reg_from_g(rp, m, g, glen, val))
         return 0;
-    }
     /* Outside the 'g' reply (QEMU sends only core registers): try 'p'. */
     uint8_t buf[64];
     size_t n;
@@ -192,6 +210,108 @@ rsp_read_reg(struct sw_proc *p, sw_tid tid, unsigned regno, sw_word *val)
         return proc_fail_from_session(rp, rc);
     return sw_fail(&p->err, SW_ENOREG, "register %s of thread %" PRIu64 ": not available",
                    a->regs[row].name, tid);
+}
+
+/* ---- prefetching the threads walked next ------------------------------------ */
+
+/* Whether the registers of TID were read this stop (no packet to read them). */
+static bool
+gcache_holds(struct tgt_rsp_proc *rp, sw_tid tid)
+{
+    for (size_t i = 0; i < rp->ngcache; i++)
+        if (rp->gcache[i].tid == tid)
+            return true;
+    return !rp->no_cache && rsp_regs_cached(rp->s, tgt_rsp_thread_id(rp, tid));
+}
+
+/* TID's SP as rsp_read_reg decodes it, from what this stop holds already
+ * (the stop reply, a 'g'); false when that would take a packet. */
+static bool
+sp_without_packet(struct tgt_rsp_proc *rp, sw_tid tid, sw_addr *sp)
+{
+    size_t row;
+    const struct tgt_regmap *m = map_for_dwarf(rp, (unsigned)rp->base.arch->dw_sp, &row);
+    const uint8_t *g;
+    size_t glen;
+    if (m == NULL)
+        return false;
+    if (reg_expedited(rp, tid, m, sp))
+        return true;
+    return gcache_holds(rp, tid) && gcache_get(rp, tid, &g, &glen) == 0 &&
+           reg_from_g(rp, m, g, glen, sp);
+}
+
+static int select_own(struct tgt_rsp_proc *rp);
+
+/* sw_proc_ops.prefetch_threads: the 'Hg' and 'g' of every thread of TIDS
+ * not read this stop in one write (rsp_regs_read_batch), then in another
+ * the stack window at each one's SP, the window a read at SP would fetch
+ * (a batch of ranges without a buffer, tgt_rsp_read_mem_batch): two round
+ * trips for all, where each thread's walk would cost two of its own (its
+ * 'Hg' and 'g', its first window).  A thread whose SP came with the stop
+ * reply gets no 'g' (its walk may need none).  Only where the stub takes
+ * pipelined requests: elsewhere the batches would cost what the walks do.
+ * What could not be fetched (a thread gone, a window refused) the walk
+ * reads as it would have.  SHARED: one process of several on the link,
+ * whose windows are read through the 'Hg' thread's process. */
+static int
+prefetch_threads(struct sw_proc *p, const sw_tid *tids, size_t n, bool shared)
+{
+    struct tgt_rsp_proc *rp = to_rp(p);
+    struct rsp_thread_id *ids = NULL;
+    struct sw_mem_req *reqs = NULL;
+    size_t nids = 0, nreqs = 0;
+    int rc = 0;
+
+    if (rp->terminated)
+        return sw_fail(&p->err, SW_EEXITED, "prefetching threads: the target has exited");
+    if (rp->no_cache || !rsp_session_pipelined(rp->s) || n == 0)
+        return 0;
+    ids = sw_calloc(n, sizeof *ids);
+    reqs = sw_calloc(n, sizeof *reqs);
+    if (ids == NULL || reqs == NULL) {
+        rc = sw_fail(&p->err, SW_ENOMEM, "prefetching %zu threads: out of memory", n);
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        sw_tid tid = tids[i] == SW_TID_DEFAULT ? p->default_tid : tids[i];
+        sw_addr sp;
+        /* Non-stop: a running thread's registers are not readable. */
+        if (tgt_rsp_check_stopped(rp, tid) < 0 || sp_without_packet(rp, tid, &sp) ||
+            gcache_holds(rp, tid))
+            continue;
+        ids[nids++] = tgt_rsp_thread_id(rp, tid);
+    }
+    if ((rc = rsp_regs_read_batch(rp->s, ids, nids)) < 0) {
+        rc = proc_fail_from_session(rp, rc);
+        goto out;
+    }
+    /* A thread of IDS whose 'g' came in the batch was selected when it was
+     * read (its 'Hg' answered OK, or none needed), and the stub's general
+     * thread is now one of ours: the last one answered OK. */
+    bool ours = false;
+    for (size_t i = 0; i < nids && !ours; i++)
+        ours = rsp_regs_cached(rp->s, ids[i]);
+    for (size_t i = 0; i < n; i++) {
+        sw_tid tid = tids[i] == SW_TID_DEFAULT ? p->default_tid : tids[i];
+        sw_addr sp;
+        if (tgt_rsp_check_stopped(rp, tid) == 0 && sp_without_packet(rp, tid, &sp))
+            reqs[nreqs++] = (struct sw_mem_req){ .addr = sp, .len = 1, .buf = NULL };
+    }
+    if (shared && !ours && nreqs > 0 && (rc = select_own(rp)) < 0)
+        goto out;
+    if ((rc = tgt_rsp_read_mem_batch(p, reqs, nreqs)) < 0)
+        sw_err_prefix(&p->err, "reading the stacks of %zu threads: ", nreqs);
+out:
+    sw_free(ids);
+    sw_free(reqs);
+    return rc;
+}
+
+static int
+rsp_prefetch_threads(struct sw_proc *p, const sw_tid *tids, size_t n)
+{
+    return prefetch_threads(p, tids, n, false);
 }
 
 /* Build the register map: by name from the target description, else gdb's
@@ -385,6 +505,7 @@ static const struct sw_proc_ops rsp_proc_ops = {
     .destroy = rsp_destroy,
     .read_file = rsp_read_file,
     .read_mem_batch_while = tgt_rsp_read_mem_batch_while,
+    .prefetch_threads = rsp_prefetch_threads,
 };
 
 /* ---- one process of several on a link ------------------------------------ */
@@ -404,7 +525,9 @@ select_own(struct tgt_rsp_proc *rp)
 static int
 shared_read_mem(struct sw_proc *p, sw_addr addr, void *buf, size_t len)
 {
-    int rc = select_own(to_rp(p));
+    /* The cache is this process's: a read it serves sends no 'm', and needs
+     * no 'Hg' (after another thread's 'g', or the threads fetched ahead). */
+    int rc = tgt_rsp_mem_cached(to_rp(p), addr, len) ? 0 : select_own(to_rp(p));
     return rc < 0 ? rc : tgt_rsp_read_mem(p, addr, buf, len);
 }
 
@@ -437,6 +560,14 @@ shared_auxv(struct sw_proc *p, uint8_t **buf, size_t *len)
     return rc < 0 ? rc : rsp_auxv(p, buf, len);
 }
 
+/* The windows are read through the Hg thread's process: ours after an 'Hg'
+ * of the batch was answered, else after select_own's (prefetch_threads). */
+static int
+shared_prefetch_threads(struct sw_proc *p, const sw_tid *tids, size_t n)
+{
+    return prefetch_threads(p, tids, n, true);
+}
+
 static const struct sw_proc_ops rsp_proc_shared_ops = {
     .read_mem = shared_read_mem,
     .read_mem_batch = shared_read_mem_batch,
@@ -449,6 +580,7 @@ static const struct sw_proc_ops rsp_proc_shared_ops = {
     .exec_path = rsp_exec_path,
     .destroy = rsp_destroy,
     .read_file = rsp_read_file,
+    .prefetch_threads = shared_prefetch_threads,
 };
 
 /* ---- construction ------------------------------------------------------- */

@@ -68,6 +68,9 @@ int tgt_rsp_read_mem_batch(struct sw_proc *p, struct sw_mem_req *reqs, size_t n)
 int tgt_rsp_read_mem_batch_while(struct sw_proc *p, struct sw_mem_req *reqs, size_t n,
                                  bool (*while_fn)(void *), void *arg);
 void tgt_rsp_mem_drop(struct tgt_rsp_proc *rp);
+/* rsp_mem.c: whether the cached windows hold all of [ADDR, ADDR+LEN), so
+ * tgt_rsp_read_mem sends nothing. */
+bool tgt_rsp_mem_cached(struct tgt_rsp_proc *rp, sw_addr addr, size_t len);
 
 /* rsp_proc.c: drop the per-stop register and memory caches. */
 void tgt_rsp_drop_caches(struct tgt_rsp_proc *rp);

@@ -90,6 +90,14 @@ sw_proc_read_mem_batch_while(struct sw_proc *p, struct sw_mem_req *reqs, size_t 
 }
 
 int
+sw_proc_prefetch_threads(struct sw_proc *p, const sw_tid *tids, size_t n)
+{
+    if (p->ops->prefetch_threads)
+        return p->ops->prefetch_threads(p, tids, n);
+    return 0; /* a hint: the walks read what they need */
+}
+
+int
 sw_proc_thread_label(struct sw_proc *p, sw_tid tid, char *buf, size_t len)
 {
     if (p->ops->thread_label)

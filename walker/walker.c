@@ -323,6 +323,15 @@ sw_threads(struct sw_walker *w, sw_tid *tids, size_t max, size_t *n)
     return 0;
 }
 
+int
+sw_walker_prefetch(struct sw_walker *w, const sw_tid *tids, size_t n)
+{
+    int rc = sw_proc_prefetch_threads(w->proc, tids, n);
+    if (rc < 0)
+        return sw_walker_fail_from_proc(w, rc);
+    return 0;
+}
+
 /* A frame whose RA is the first instruction of the arch's sigreturn
  * trampoline is the frame the kernel built for a signal handler (gdb's
  * "<signal handler called>"); it and the frame it interrupted hold exact

@@ -206,7 +206,18 @@ sw_walker_set_walk_all(struct sw_walker_set *set, sw_walker_set_walk_fn fn, void
             sw_stack_fini(&st);
             return rc;
         }
+        bool ahead = false;
         for (size_t k = 0; k < n; k++) {
+            /* The threads after the stopped one are fetched ahead together
+             * (sw_walker_prefetch: two round trips for all under gdbserver);
+             * one thread alone would cost its walk's two anyway. */
+            if (!ahead && tids[k] != sw_walker_proc(w)->default_tid && n - k >= 2) {
+                ahead = true;
+                rc = sw_walker_prefetch(w, tids + k, n - k);
+                if (rc < 0 && first == 0)
+                    first = sw_fail(&set->err, rc, "process %" PRId64 ": %s", set->pids[i],
+                                    sw_walker_errmsg(w));
+            }
             rc = sw_walk_stack(w, tids[k], &st);
             if (rc < 0 && first == 0)
                 first = sw_fail(&set->err, rc, "process %" PRId64 " thread %" PRIu64 ": %s",

@@ -49,6 +49,10 @@ main(int argc, char **argv)
         sw_walker_free(w);
         return 1;
     }
+    /* Every thread is walked next: under gdbserver their registers and
+     * stacks are fetched together, two round trips for all of them. */
+    if (sw_walker_prefetch(w, tids, n < 64 ? n : 64) < 0)
+        fprintf(stderr, "walk: %s\n", sw_walker_errmsg(w));
     struct sw_stack st;
     sw_stack_init(&st);
     for (size_t i = 0; i < n && i < 64; i++) {

@@ -105,6 +105,16 @@ struct sw_proc_ops {
      * WHILE_FN must not use P. */
     int (*read_mem_batch_while)(struct sw_proc *p, struct sw_mem_req *reqs, size_t n,
                                 bool (*while_fn)(void *), void *arg);
+
+    /* OPTIONAL (default: nothing, 0).  A hint: the N threads TIDS are walked
+     * next, so fetch what their walks start with (registers, the stack at
+     * SP) in as few round trips as the target allows (the RSP backend: two
+     * for all of them where the stub takes pipelined requests, where each
+     * thread would cost two of its own; nothing elsewhere).  Walks are the
+     * same with or without it; what it could not fetch they read as
+     * usual.  Returns 0, or a link error (SW_ECONN, SW_ETIMEDOUT,
+     * SW_EEXITED, SW_ENOMEM) with the message in P->err. */
+    int (*prefetch_threads)(struct sw_proc *p, const sw_tid *tids, size_t n);
 };
 
 /* ProcDebug: control of a target that can be stopped and resumed.  Every
@@ -159,6 +169,7 @@ SW_API int sw_proc_read_mem_batch(struct sw_proc *p, struct sw_mem_req *reqs, si
 SW_API int sw_proc_read_mem_batch_while(struct sw_proc *p, struct sw_mem_req *reqs, size_t n,
                                         bool (*while_fn)(void *), void *arg);
 SW_API int sw_proc_thread_label(struct sw_proc *p, sw_tid tid, char *buf, size_t len);
+SW_API int sw_proc_prefetch_threads(struct sw_proc *p, const sw_tid *tids, size_t n);
 
 /* The message of the last failure on P; valid until the next call on P. */
 SW_API const char *sw_proc_errmsg(const struct sw_proc *p);

@@ -190,6 +190,23 @@ SW_API int rsp_threads(struct rsp_session *s, struct rsp_thread_id **ids, size_t
 SW_API int rsp_regs_read(struct rsp_session *s, struct rsp_thread_id id, const uint8_t **buf,
                          size_t *len);
 
+/* Read the registers of the N threads IDS ahead of their rsp_regs_read,
+ * where the stub takes pipelined requests (gdbserver in no-ack mode): the
+ * 'Hg' and 'g' of every thread whose 'g' is not cached this stop go in one
+ * write, one round trip for all of them (a thread alone costs one), and each
+ * reply is kept as rsp_regs_read keeps it, so its rsp_regs_read sends
+ * nothing.  A thread whose 'Hg' is refused (it is gone) or whose 'g' reply
+ * is an error is not kept: its rsp_regs_read asks again and fails as it
+ * would have.  Afterwards the stub's general thread is the last one whose
+ * 'Hg' was answered OK.  With no_cache, or where requests are not pipelined,
+ * nothing is sent.  Returns 0, or a link error (SW_ECONN, SW_ETIMEDOUT,
+ * SW_EPROTO) or SW_ENOMEM with the message naming the packet. */
+SW_API int rsp_regs_read_batch(struct rsp_session *s, const struct rsp_thread_id *ids, size_t n);
+
+/* Whether the registers of thread ID are cached this stop, so that
+ * rsp_regs_read sends nothing (never with no_cache). */
+SW_API bool rsp_regs_cached(const struct rsp_session *s, struct rsp_thread_id id);
+
 /* Read register REGNUM of thread ID with 'p' into BUF (up to CAP bytes).
  * SW_EUNSUP when the stub has no 'p'. */
 SW_API int rsp_reg_read(struct rsp_session *s, struct rsp_thread_id id, unsigned regnum,

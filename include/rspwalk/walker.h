@@ -100,6 +100,15 @@ SW_API int sw_initial_frame(struct sw_walker *w, sw_tid tid, struct sw_frame *ou
 /* getAvailableThreads: up to MAX thread ids in TIDS, their number in *N. */
 SW_API int sw_threads(struct sw_walker *w, sw_tid *tids, size_t max, size_t *n);
 
+/* An rspwalk addition (StackwalkerAPI has no such call): the N threads TIDS
+ * are walked next.  The process state may fetch what their walks start with
+ * ahead, together (sw_proc_ops.prefetch_threads; the RSP backend under
+ * gdbserver: every thread's registers in one round trip and the stack at
+ * each one's SP in a second, where each walk alone would cost two).  Walks
+ * are the same with or without it.  Returns 0 (also where the process state
+ * has nothing to fetch ahead) or a link error with the message in W. */
+SW_API int sw_walker_prefetch(struct sw_walker *w, const sw_tid *tids, size_t n);
+
 /* addStepper: add S (W takes ownership) and let it register its ranges. */
 SW_API int sw_add_stepper(struct sw_walker *w, struct sw_stepper *s);
 

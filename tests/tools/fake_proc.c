@@ -48,6 +48,10 @@ struct fake_proc {
     unsigned batches;                 /* read_mem_batch calls (fake_proc_enable_batch) */
     sw_addr warmed[FAKE_MAX_REGIONS]; /* their ranges without a buffer, in order */
     size_t nwarmed;
+    unsigned prefetches;    /* prefetch_threads calls (fake_proc_enable_prefetch) */
+    int prefetch_fail_code; /* fake_proc_fail_prefetch */
+    sw_tid prefetched[FAKE_MAX_THREADS * 4]; /* the threads they were given, in order */
+    size_t nprefetched;
     char *file_target[FAKE_MAX_FILES]; /* the target's path */
     char *file_host[FAKE_MAX_FILES];   /* the host file served for it */
     size_t nfiles;
@@ -245,6 +249,57 @@ static const struct sw_proc_ops fake_batch_ops = {
     .read_file = fake_read_file,
     .read_mem_batch = fake_read_mem_batch,
 };
+
+/* A hint noted, as the walker gives it. */
+static int
+fake_prefetch_threads(struct sw_proc *p, const sw_tid *tids, size_t n)
+{
+    struct fake_proc *f = to_fake(p);
+    f->prefetches++;
+    if (f->prefetch_fail_code != 0)
+        return sw_fail(&p->err, f->prefetch_fail_code, "prefetch: injected failure");
+    for (size_t i = 0; i < n && f->nprefetched < FAKE_MAX_THREADS * 4; i++)
+        f->prefetched[f->nprefetched++] = tids[i];
+    return 0;
+}
+
+static const struct sw_proc_ops fake_prefetch_ops = {
+    .read_mem = fake_read_mem,
+    .read_reg = fake_read_reg,
+    .threads = fake_threads,
+    .modules = fake_modules,
+    .exec_path = fake_exec_path,
+    .auxv = fake_auxv,
+    .destroy = fake_destroy,
+    .read_file = fake_read_file,
+    .prefetch_threads = fake_prefetch_threads,
+};
+
+void
+fake_proc_enable_prefetch(struct sw_proc *p)
+{
+    p->ops = &fake_prefetch_ops;
+}
+
+void
+fake_proc_fail_prefetch(struct sw_proc *p, int code)
+{
+    to_fake(p)->prefetch_fail_code = code;
+}
+
+unsigned
+fake_proc_prefetches(const struct sw_proc *p)
+{
+    return ((const struct fake_proc *)p)->prefetches;
+}
+
+size_t
+fake_proc_prefetched(const struct sw_proc *p, const sw_tid **tids)
+{
+    const struct fake_proc *f = (const struct fake_proc *)p;
+    *tids = f->prefetched;
+    return f->nprefetched;
+}
 
 void
 fake_proc_enable_batch(struct sw_proc *p)

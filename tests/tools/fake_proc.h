@@ -59,6 +59,16 @@ void fake_proc_enable_batch(struct sw_proc *p);
 unsigned fake_proc_batches(const struct sw_proc *p);
 size_t fake_proc_warmed(const struct sw_proc *p, const sw_addr **addrs);
 
+/* Give P a prefetch_threads op that notes the threads it is given, every
+ * call's after the last's, or fails with CODE after fake_proc_fail_prefetch
+ * (0 restores it) and the message "prefetch: injected failure".
+ * fake_proc_prefetches counts its calls; fake_proc_prefetched points *TIDS
+ * at the noted threads and returns how many. */
+void fake_proc_enable_prefetch(struct sw_proc *p);
+void fake_proc_fail_prefetch(struct sw_proc *p, int code);
+unsigned fake_proc_prefetches(const struct sw_proc *p);
+size_t fake_proc_prefetched(const struct sw_proc *p, const sw_tid **tids);
+
 /* Serve the host file HOST_PATH as the target's file TARGET_PATH through
  * read_file (vFile).  Until a file is added, read_file fails with
  * SW_EUNSUP, as a stub without Host I/O does; an unknown path is SW_ENOENT. */

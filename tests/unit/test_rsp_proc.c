@@ -597,6 +597,267 @@ test_rsp_proc_batch_on_a_dead_link_is_a_link_error(void **state)
     rp_close(&fx);
 }
 
+/* Prefetching the threads walked next (sw_proc_prefetch_threads). */
+
+/* Stacks of threads 0x11, 0x12, 0x13: one 128-byte window each. */
+#define SP11 0x7ffd00001000ULL
+#define SP12 0x7ffd00002000ULL
+#define SP13 0x7ffd00003000ULL
+
+/* A 'g' reply as g_reply's, with rsp (regnum 7) = SP. */
+static void
+g_reply_sp(char *out, uint64_t sp)
+{
+    g_reply(out);
+    char v[17];
+    hex_le(v, sp, 8);
+    memcpy(out + 7 * 16, v, 16);
+}
+
+/* The walk's start for TID: PC and SP, then the word at SP, at no cost. */
+static void
+walk_start_is_free(struct rp_fixture *fx, sw_tid tid, uint64_t sp)
+{
+    uint64_t rt0 = rp_stats(fx)->round_trips;
+    sw_word v;
+    assert_int_equal(fx->p->ops->read_reg(fx->p, tid, 16, &v), 0);
+    assert_int_equal(v, RIP);
+    assert_int_equal(fx->p->ops->read_reg(fx->p, tid, 7, &v), 0);
+    assert_int_equal(v, sp);
+    assert_int_equal(sw_proc_read_word(fx->p, sp + 8, &v), 0);
+    assert_int_equal(v & 0xff, (sp + 8) & 0xff);
+    assert_int_equal(rp_stats(fx)->round_trips, rt0);
+}
+
+static void
+test_rsp_proc_prefetch_reads_three_threads_in_two_round_trips(void **state)
+{
+    (void)state;
+    struct rp_fixture fx;
+    char *t = script_head("qXfer:threads:read+");
+    char g1[400], g2[400], g3[400], m0[300], m1[300], m2[300], m3[300];
+    g_reply_sp(g1, SP11);
+    g_reply_sp(g2, SP12);
+    g_reply_sp(g3, SP13);
+    m_reply(m0, RSP);
+    m_reply(m1, SP11);
+    m_reply(m2, SP12);
+    m_reply(m3, SP13);
+    /* The stopped thread (0x10) among them: its SP came with the stop, so
+     * no 'g' for it, and its window goes with the others'. */
+    sprintf(t + strlen(t),
+            "-> Hgp10.11\n-> g\n-> Hgp10.12\n-> g\n-> Hgp10.13\n-> g\n"
+            "<- OK\n<- %s\n<- OK\n<- %s\n<- OK\n<- %s\n"
+            "-> m7ffe0000e000,80\n-> m7ffd00001000,80\n-> m7ffd00002000,80\n"
+            "-> m7ffd00003000,80\n<- %s\n<- %s\n<- %s\n<- %s\n",
+            g1, g2, g3, m0, m1, m2, m3);
+    rp_open(&fx, t, NULL, 0);
+    uint64_t rt0 = rp_stats(&fx)->round_trips;
+
+    const sw_tid tids[] = { 0x10, 0x11, 0x12, 0x13 };
+    assert_int_equal(sw_proc_prefetch_threads(fx.p, tids, 4), 0);
+    assert_int_equal(rp_stats(&fx)->round_trips, rt0 + 2);
+    assert_true(fake_script_done(fx.fs));
+    /* The walks then start at no cost, and a second prefetch sends nothing. */
+    walk_start_is_free(&fx, 0x10, RSP);
+    walk_start_is_free(&fx, 0x11, SP11);
+    walk_start_is_free(&fx, 0x12, SP12);
+    walk_start_is_free(&fx, 0x13, SP13);
+    sw_word v;
+    assert_int_equal(fx.p->ops->read_reg(fx.p, 0x12, 3, &v), 0); /* rbx, same 'g' */
+    assert_int_equal(v, 0x1001);
+    assert_int_equal(sw_proc_prefetch_threads(fx.p, tids, 4), 0);
+    assert_int_equal(rp_stats(&fx)->round_trips, rt0 + 2);
+    rp_close(&fx);
+}
+
+static void
+test_rsp_proc_prefetch_leaves_a_gone_thread_and_a_refused_window_to_the_walk(void **state)
+{
+    (void)state;
+    struct rp_fixture fx;
+    char *t = script_head("qXfer:threads:read+");
+    char g1[400], g3[400], m0[300], m1[300], m3[300];
+    g_reply_sp(g1, SP11);
+    g_reply_sp(g3, SP13);
+    m_reply(m0, RSP);
+    m_reply(m1, SP11);
+    m_reply(m3, SP13);
+    m3[128] = '\0'; /* 64 bytes */
+    /* 0x12 is gone: its 'Hg' is refused and the 'g' after it reads 0x11
+     * (the thread gdbserver keeps), which must not pass for 0x12's.  The
+     * window of 0x13 is refused: not kept, its walk reads it as usual. */
+    sprintf(t + strlen(t),
+            "-> Hgp10.11\n-> g\n-> Hgp10.12\n-> g\n-> Hgp10.13\n-> g\n"
+            "<- OK\n<- %s\n<- E01\n<- %s\n<- OK\n<- %s\n"
+            "-> m7ffd00001000,80\n-> m7ffd00003000,80\n-> m7ffe0000e000,80\n"
+            "<- %s\n<- E01\n<- %s\n"
+            /* later, the walks */
+            "-> Hgp10.12\n-> g\n<- E01\n<- %s\n"
+            "-> m7ffd00003000,80\n<- E01\n-> m7ffd00003000,40\n<- %s\n",
+            g1, g1, g3, m1, m0, g3, m3);
+    rp_open(&fx, t, NULL, 0);
+    uint64_t rt0 = rp_stats(&fx)->round_trips;
+
+    const sw_tid tids[] = { 0x11, 0x12, 0x13 };
+    assert_int_equal(sw_proc_prefetch_threads(fx.p, tids, 3), 0);
+    assert_int_equal(rp_stats(&fx)->round_trips, rt0 + 2);
+    walk_start_is_free(&fx, 0x11, SP11);
+    sw_word v;
+    assert_int_equal(fx.p->ops->read_reg(fx.p, 0x13, 7, &v), 0);
+    assert_int_equal(v, SP13);
+    assert_int_equal(rp_stats(&fx)->round_trips, rt0 + 2);
+    /* 0x12's registers go to the wire and fail as without the prefetch. */
+    assert_int_equal(fx.p->ops->read_reg(fx.p, 0x12, 7, &v), SW_ENOENT);
+    assert_non_null(strstr(sw_proc_errmsg(fx.p), "selecting thread p10.12: stub replied E01"));
+    assert_int_equal(rp_stats(&fx)->round_trips, rt0 + 3);
+    /* 0x13's stack: read (and halved) as without the prefetch. */
+    assert_int_equal(sw_proc_read_word(fx.p, SP13 + 8, &v), 0);
+    assert_int_equal(v & 0xff, (SP13 + 8) & 0xff);
+    assert_int_equal(rp_stats(&fx)->round_trips, rt0 + 5);
+    assert_true(fake_script_done(fx.fs));
+    rp_close(&fx);
+}
+
+static void
+test_rsp_proc_prefetch_sends_nothing_without_pipelining_or_cache(void **state)
+{
+    (void)state;
+    struct rp_fixture fx;
+    const sw_tid tids[] = { 0x11, 0x12, 0x13 };
+    /* Not a gdbserver (no qXfer:threads): the fake fails on any packet. */
+    rp_open(&fx, script_head(""), NULL, 0);
+    uint64_t rt0 = rp_stats(&fx)->round_trips;
+    assert_int_equal(sw_proc_prefetch_threads(fx.p, tids, 3), 0);
+    assert_int_equal(rp_stats(&fx)->round_trips, rt0);
+    rp_close(&fx);
+    /* A gdbserver, with the caches off. */
+    rp_open(&fx, script_head("qXfer:threads:read+"), &(struct sw_rsp_config){ .no_cache = true },
+            0);
+    rt0 = rp_stats(&fx)->round_trips;
+    assert_int_equal(sw_proc_prefetch_threads(fx.p, tids, 3), 0);
+    assert_int_equal(rp_stats(&fx)->round_trips, rt0);
+    rp_close(&fx);
+}
+
+static void
+test_rsp_proc_prefetch_on_a_dead_link_is_a_link_error(void **state)
+{
+    (void)state;
+    struct rp_fixture fx;
+    const sw_tid tids[] = { 0x11, 0x12 };
+    /* The link dies in the registers' batch... */
+    char *t = script_head("qXfer:threads:read+");
+    strcat(t, "-> Hgp10.11\n-> g\n-> Hgp10.12\n-> g\n<- OK\n<! hangup\n");
+    rp_open(&fx, t, NULL, 0);
+    assert_int_equal(sw_proc_prefetch_threads(fx.p, tids, 2), SW_ECONN);
+    assert_non_null(strstr(sw_proc_errmsg(fx.p), "reading the registers of 2 threads"));
+    assert_non_null(strstr(sw_proc_errmsg(fx.p), "'g'"));
+    rp_close(&fx);
+    /* ...or in the windows' batch. */
+    char g1[400], g2[400];
+    g_reply_sp(g1, SP11);
+    g_reply_sp(g2, SP12);
+    t = script_head("qXfer:threads:read+");
+    sprintf(t + strlen(t),
+            "-> Hgp10.11\n-> g\n-> Hgp10.12\n-> g\n<- OK\n<- %s\n<- OK\n<- %s\n"
+            "-> m7ffd00001000,80\n-> m7ffd00002000,80\n-> m7ffe0000e000,80\n<! hangup\n",
+            g1, g2);
+    rp_open(&fx, t, NULL, 0);
+    assert_int_equal(sw_proc_prefetch_threads(fx.p, tids, 2), SW_ECONN);
+    assert_non_null(strstr(sw_proc_errmsg(fx.p), "reading the stacks of 2 threads"));
+    assert_non_null(strstr(sw_proc_errmsg(fx.p), "m7ffd00001000,80"));
+    rp_close(&fx);
+}
+
+/* One process (0x10) of several on the link: sw_proc_rsp_new_shared over the
+ * session of TEXT.  Close with rp_close_shared. */
+static struct rsp_session *
+rp_open_shared(struct rp_fixture *fx, char *text)
+{
+    struct rsp_session_config scfg;
+    struct rsp_session *s;
+    struct sw_errbuf err = { 0 };
+    fx->text = text;
+    fx->fs = fake_script_parse(text);
+    assert_non_null(fx->fs);
+    rsp_session_config_init(&scfg);
+    scfg.timeout_ms = 200;
+    scfg.prefetch = false;
+    assert_int_equal(rsp_session_connect(fake_transport_new(fx->fs), &scfg, &s, &err), 0);
+    if (sw_proc_rsp_new_shared(s, 0x10, NULL, &fx->p, &err) != 0)
+        fail_msg("sw_proc_rsp_new_shared: %s", err.msg);
+    return s;
+}
+
+static void
+rp_close_shared(struct rp_fixture *fx, struct rsp_session *s)
+{
+    const char *e = fake_script_error(fx->fs);
+    if (e[0])
+        fail_msg("transcript: %s", e);
+    assert_true(fake_script_done(fx->fs));
+    sw_proc_free(fx->p); /* the session is borrowed */
+    rsp_session_close(s);
+    fake_script_free(fx->fs);
+    free(fx->text);
+}
+
+static void
+test_rsp_proc_shared_prefetch_reads_windows_through_its_own_process(void **state)
+{
+    (void)state;
+    struct rp_fixture fx;
+    char g1[400], g2[400], g3[400], m0[300], m1[300], m2[300], m9[300];
+    g_reply_sp(g1, SP11);
+    g_reply_sp(g2, SP12);
+    g_reply_sp(g3, SP13);
+    m_reply(m0, RSP);
+    m_reply(m1, SP11);
+    m_reply(m2, SP12);
+    m_reply(m9, 0x9000);
+    /* 0x13's registers first: the stub's general thread is then 0x13.  The
+     * batch's own 'Hg's select threads of this process: no other 'Hg' before
+     * the windows.  Reads the cache serves need no 'Hg' either; one that
+     * goes to the wire selects the process's own thread first. */
+    char *t = script_head("qXfer:threads:read+");
+    sprintf(t + strlen(t),
+            "-> Hgp10.13\n-> g\n<- OK\n<- %s\n"
+            "-> Hgp10.11\n-> g\n-> Hgp10.12\n-> g\n<- OK\n<- %s\n<- OK\n<- %s\n"
+            "-> m7ffe0000e000,80\n-> m7ffd00001000,80\n-> m7ffd00002000,80\n"
+            "<- %s\n<- %s\n<- %s\n"
+            "-> Hgp10.10\n<- OK\n-> m9000,80\n<- %s\n",
+            g3, g1, g2, m0, m1, m2, m9);
+    struct rsp_session *s = rp_open_shared(&fx, t);
+    sw_word v;
+    assert_int_equal(fx.p->ops->read_reg(fx.p, 0x13, 7, &v), 0);
+    uint64_t rt0 = rp_stats(&fx)->round_trips;
+    const sw_tid tids[] = { 0x10, 0x11, 0x12 };
+    assert_int_equal(sw_proc_prefetch_threads(fx.p, tids, 3), 0);
+    assert_int_equal(rp_stats(&fx)->round_trips, rt0 + 2);
+    walk_start_is_free(&fx, 0x11, SP11);
+    walk_start_is_free(&fx, 0x12, SP12);
+    assert_int_equal(sw_proc_read_word(fx.p, 0x9008, &v), 0);
+    assert_int_equal(rp_stats(&fx)->round_trips, rt0 + 4);
+    rp_close_shared(&fx, s);
+
+    /* The only 'Hg' of the batch refused: the stub is still on 0x13, of
+     * whichever process; the window (the stopped thread's) goes after the
+     * process's own thread is selected. */
+    t = script_head("qXfer:threads:read+");
+    sprintf(t + strlen(t),
+            "-> Hgp10.13\n-> g\n<- OK\n<- %s\n"
+            "-> Hgp10.11\n-> g\n<- E01\n<- %s\n"
+            "-> Hgp10.10\n<- OK\n-> m7ffe0000e000,80\n<- %s\n",
+            g3, g3, m0);
+    s = rp_open_shared(&fx, t);
+    assert_int_equal(fx.p->ops->read_reg(fx.p, 0x13, 7, &v), 0);
+    const sw_tid two[] = { 0x10, 0x11 };
+    assert_int_equal(sw_proc_prefetch_threads(fx.p, two, 2), 0);
+    walk_start_is_free(&fx, 0x10, RSP);
+    rp_close_shared(&fx, s);
+}
+
 int
 main(void)
 {
@@ -619,6 +880,12 @@ main(void)
         cmocka_unit_test(test_rsp_proc_batch_warms_the_window_of_a_range_without_a_buffer),
         cmocka_unit_test(test_rsp_proc_batch_without_pipelining_reads_one_range_after_the_other),
         cmocka_unit_test(test_rsp_proc_batch_on_a_dead_link_is_a_link_error),
+        cmocka_unit_test(test_rsp_proc_prefetch_reads_three_threads_in_two_round_trips),
+        cmocka_unit_test(
+            test_rsp_proc_prefetch_leaves_a_gone_thread_and_a_refused_window_to_the_walk),
+        cmocka_unit_test(test_rsp_proc_prefetch_sends_nothing_without_pipelining_or_cache),
+        cmocka_unit_test(test_rsp_proc_prefetch_on_a_dead_link_is_a_link_error),
+        cmocka_unit_test(test_rsp_proc_shared_prefetch_reads_windows_through_its_own_process),
     };
     return cmocka_run_group_tests_name("rsp_proc", tests, NULL, NULL);
 }

@@ -328,6 +328,33 @@ test_initial_frame_of_unknown_thread_fails_with_message(void **state)
 }
 
 static void
+test_prefetch_hands_the_threads_to_the_process_and_reports_its_failure(void **state)
+{
+    (void)state;
+    struct sw_proc *p;
+    struct sw_walker *w = walker_with(0, &p);
+    static const sw_tid tids[] = { 2, 3 };
+    /* A process state without the op: nothing to do, no failure. */
+    assert_int_equal(sw_walker_prefetch(w, tids, 2), 0);
+    fake_proc_enable_prefetch(p);
+    assert_int_equal(sw_walker_prefetch(w, tids, 2), 0);
+    const sw_tid *got;
+    assert_int_equal(fake_proc_prefetched(p, &got), 2);
+    assert_int_equal(got[0], 2);
+    assert_int_equal(got[1], 3);
+    fake_proc_fail_prefetch(p, SW_ECONN);
+    assert_int_equal(sw_walker_prefetch(w, tids, 2), SW_ECONN);
+    assert_non_null(strstr(sw_walker_errmsg(w), "prefetch: injected failure"));
+    /* The walks do not depend on it. */
+    struct sw_stack st;
+    sw_stack_init(&st);
+    assert_int_equal(sw_walk_stack(w, 1, &st), 0);
+    assert_int_equal(st.frames[0].ra, 0x1000);
+    sw_stack_fini(&st);
+    sw_walker_free(w);
+}
+
+static void
 test_add_stepper_without_caller_frame_is_rejected(void **state)
 {
     (void)state;
@@ -506,6 +533,7 @@ main(void)
         cmocka_unit_test(test_walk_without_steppers_reports_no_stepper),
         cmocka_unit_test(test_walk_single_and_from_frame_agree_with_walk_stack),
         cmocka_unit_test(test_initial_frame_of_unknown_thread_fails_with_message),
+        cmocka_unit_test(test_prefetch_hands_the_threads_to_the_process_and_reports_its_failure),
         cmocka_unit_test(test_add_stepper_without_caller_frame_is_rejected),
         cmocka_unit_test(test_proc_init_rejects_incomplete_ops),
         cmocka_unit_test(test_frame_lookup_pc_subtracts_one_only_for_calls),

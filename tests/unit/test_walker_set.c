@@ -4,8 +4,9 @@
  * their own (here fake ones of two architectures, as several QEMU user
  * instances would be); sw_walker_set_walk_all walks every thread of every
  * walker in the set's order, goes on past a failed walk and reports the
- * first; a callback can stop it.  The shared-link set (vAttach through
- * gdbserver --multi) is tested against gdbserver: tests/integration/run-multi.sh,
+ * first; a callback can stop it; the threads from the first one that is not
+ * the stopped one are handed to the process state ahead (sw_walker_prefetch).  The shared-link set
+ * (vAttach through gdbserver --multi) is tested against gdbserver: tests/integration/run-multi.sh,
  * the one-link-per-walker set against QEMU: run-qemu-procdebug.sh.
  */
 #include <setjmp.h>
@@ -139,12 +140,100 @@ test_walker_set_walk_all_goes_on_past_a_failed_walk(void **state)
     sw_walker_set_free(NULL);
 }
 
+/* What the process state had been told ahead when each thread was walked. */
+struct ahead {
+    struct sw_proc *p;
+    size_t n;
+    unsigned prefetches[8];
+};
+
+static int
+record_ahead(void *arg, size_t i, sw_tid tid, int rc, const struct sw_stack *st)
+{
+    struct ahead *a = arg;
+    (void)i, (void)tid, (void)rc, (void)st;
+    if (a->n < 8)
+        a->prefetches[a->n] = fake_proc_prefetches(a->p);
+    a->n++;
+    return 0;
+}
+
+/* A walk of every thread of one walker whose threads are TIDS (1 stopped). */
+static struct sw_walker_set *
+set_of(const sw_tid *tids, size_t n, struct ahead *a)
+{
+    struct sw_walker_set *set;
+    struct sw_errbuf err = { 0 };
+    assert_int_equal(sw_walker_set_create(&set, &err), 0);
+    struct sw_walker *w = walker_at(&arch_x86_64, tids, n, 0x401000, 100);
+    a->p = sw_walker_proc(w);
+    a->p->default_tid = 1; /* the stopped thread, wherever it is listed */
+    fake_proc_enable_prefetch(a->p);
+    assert_int_equal(sw_walker_set_add(set, w), 0);
+    return set;
+}
+
+static void
+test_walker_set_walk_all_fetches_the_threads_after_the_stopped_one_ahead(void **state)
+{
+    (void)state;
+    const sw_tid *got;
+    /* The stopped thread first: the others are fetched ahead, once, right
+     * before the first of them is walked. */
+    static const sw_tid first[] = { 1, 2, 3 };
+    struct ahead a = { 0 };
+    struct sw_walker_set *set = set_of(first, 3, &a);
+    assert_int_equal(sw_walker_set_walk_all(set, record_ahead, &a), 0);
+    assert_int_equal(a.n, 3);
+    assert_int_equal(a.prefetches[0], 0);
+    assert_int_equal(a.prefetches[1], 1);
+    assert_int_equal(a.prefetches[2], 1);
+    assert_int_equal(fake_proc_prefetched(a.p, &got), 2);
+    assert_int_equal(got[0], 2);
+    assert_int_equal(got[1], 3);
+    sw_walker_set_free(set);
+
+    /* The stopped thread in the middle: everything from the first thread on. */
+    static const sw_tid middle[] = { 2, 1, 3 };
+    a = (struct ahead){ 0 };
+    set = set_of(middle, 3, &a);
+    assert_int_equal(sw_walker_set_walk_all(set, record_ahead, &a), 0);
+    assert_int_equal(a.prefetches[0], 1);
+    assert_int_equal(fake_proc_prefetched(a.p, &got), 3);
+    assert_int_equal(got[1], 1);
+    sw_walker_set_free(set);
+
+    /* One other thread alone: its walk costs what fetching it ahead would. */
+    static const sw_tid two[] = { 1, 2 };
+    a = (struct ahead){ 0 };
+    set = set_of(two, 2, &a);
+    assert_int_equal(sw_walker_set_walk_all(set, record_ahead, &a), 0);
+    assert_int_equal(fake_proc_prefetches(a.p), 0);
+    sw_walker_set_free(set);
+}
+
+static void
+test_walker_set_walk_all_reports_a_failed_prefetch_and_still_walks(void **state)
+{
+    (void)state;
+    static const sw_tid tids[] = { 1, 2, 3 };
+    struct ahead a = { 0 };
+    struct sw_walker_set *set = set_of(tids, 3, &a);
+    fake_proc_fail_prefetch(a.p, SW_ETIMEDOUT);
+    assert_int_equal(sw_walker_set_walk_all(set, record_ahead, &a), SW_ETIMEDOUT);
+    assert_non_null(strstr(sw_walker_set_errmsg(set), "process 100: prefetch: injected failure"));
+    assert_int_equal(a.n, 3);
+    sw_walker_set_free(set);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_walker_set_of_own_links_walks_every_thread_of_every_walker),
         cmocka_unit_test(test_walker_set_walk_all_goes_on_past_a_failed_walk),
+        cmocka_unit_test(test_walker_set_walk_all_fetches_the_threads_after_the_stopped_one_ahead),
+        cmocka_unit_test(test_walker_set_walk_all_reports_a_failed_prefetch_and_still_walks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

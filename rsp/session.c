@@ -124,6 +124,18 @@ trace_received(struct rsp_session *s, const char *dir)
     s->raw.len = 0;
 }
 
+/* RSPWALK_DEBUG=time without pkt: a short line per packet, for a timeline
+ * of where a run waits and where it works. */
+static void
+trace_short(const struct rsp_session *s, const char *dir, const char *payload, size_t len)
+{
+    char label[96];
+    if (s->trace || !(sw_debug_mask() & SW_DBG_TIME))
+        return;
+    rsp_pkt_label(payload, len, label, 40);
+    sw_debug_printf("%s%s (%zu bytes)", dir, label, len);
+}
+
 /* ---- the wire ------------------------------------------------------------ */
 
 static int
@@ -160,6 +172,7 @@ send_frame(struct rsp_session *s, const char *payload, size_t len, const char *l
         return sw_fail(&s->err, SW_EINVAL, "sending '%s': cannot frame", label);
     if (s->trace)
         trace_line("-> ", payload, len);
+    trace_short(s, "-> ", payload, len);
     s->stats.packets_sent++;
     return wire_write(s, s->out.data, (size_t)n, label);
 }
@@ -284,6 +297,7 @@ wait_packet_1(struct rsp_session *s, const struct waiter *w, bool *got_packet)
             s->stats.packets_received++;
             if (s->trace)
                 trace_received(s, "<- ");
+            trace_short(s, "<- ", (const char *)s->dec.pkt, s->dec.pkt_len);
             if (!s->noack && (rc = send_ack(s, '+', w->label)) < 0)
                 return rc;
             if (w->skip_console && is_console(s->dec.pkt, s->dec.pkt_len))
@@ -473,6 +487,8 @@ rsp_request_pair(struct rsp_session *s, enum rsp_pkt k1, const char *p1, size_t 
         trace_line("-> ", p1, l1);
         trace_line("-> ", p2, l2);
     }
+    trace_short(s, "-> ", p1, l1);
+    trace_short(s, "-> ", p2, l2);
     s->stats.by_kind[k1]++;
     s->stats.by_kind[k2]++;
     s->stats.round_trips++;
@@ -567,6 +583,7 @@ rsp_request_batch_while(struct rsp_session *s, const struct rsp_batch_item *item
         for (size_t j = i; j < i + k; j++) {
             if (s->trace)
                 trace_line("-> ", items[j].payload, items[j].len);
+            trace_short(s, "-> ", items[j].payload, items[j].len);
             s->stats.by_kind[items[j].kind]++;
         }
         s->stats.round_trips++;

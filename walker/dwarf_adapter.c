@@ -70,6 +70,12 @@ static struct sw_dl libdwarf_dl = { .soname = SW_LIBDWARF_SONAME,
                                     .lock = PTHREAD_MUTEX_INITIALIZER };
 
 bool
+sw_cfi_load(const char **why)
+{
+    return sw_libdwarf_load(why);
+}
+
+bool
 sw_libdwarf_load(const char **why)
 {
     bool ok = sw_dl_load(&libdwarf_dl);

@@ -473,13 +473,15 @@ sw_dinfo_warm(struct sw_dinfo *d)
 {
     if (d == NULL || d->dbg == NULL)
         return 0;
-    int rc = ensure_aranges(d);
-    if (rc < 0 || d->nspans == 0)
-        return rc;
-    /* Any unit's DIE: the sections load with the first one. */
-    Dwarf_Die die;
-    (void)sw_di_die_at(d, d->spans[0].cu_off, &die);
-    return 0;
+    /* The table only: reaching a unit reads the headers of every unit before
+     * it (libdw), which only a query's own address says how far to go. */
+    return ensure_aranges(d);
+}
+
+bool
+sw_dinfo_load(const char **why)
+{
+    return sw_libdw_load(why);
 }
 
 /* The unit covering VADDR: from .debug_aranges first, then, once, from every

@@ -58,11 +58,13 @@ void sw_dinfo_close(struct sw_dinfo *d);
 bool sw_dinfo_has_info(const struct sw_dinfo *d);
 
 /* Read now what D's first query reads whatever its address: the table from
- * address to unit, and the sections libdwarf loads at the first DIE (the
- * unit headers, the location and range list tables: for libc's debug file
- * most of a query's cost).  For the library state, while a round trip is
- * under way.  Returns 0 or SW_ENOMEM; NULL is a no-op. */
+ * address to unit.  For the library state, while a round trip is under way.
+ * Returns 0 or SW_ENOMEM; NULL is a no-op. */
 int sw_dinfo_warm(struct sw_dinfo *d);
+
+/* Open libdw now (sw_dinfo_open would, on first use); false with the reason
+ * in *WHY. */
+bool sw_dinfo_load(const char **why);
 
 /* The file the DWARF is read from (PATH or DEBUG_PATH), or NULL.  Borrowed. */
 const char *sw_dinfo_source(const struct sw_dinfo *d);

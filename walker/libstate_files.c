@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "rspwalk/proc.h"
+#include "walker/cfi.h"
 #include "walker/dwarf_info.h"
 #include "walker/elf.h"
 #include "walker/libstate_fetch.h"
@@ -354,13 +355,14 @@ check_one(struct sw_libstate *ls, struct sw_lib *lib, struct sw_ls_check *check,
     return remember(ls, check->target, lib->path);
 }
 
-/* What a walk reads of the modules first, read while the check's round trip
- * is under way: each module's symbol tables, then its DWARF's unit table and
- * sections, one piece a call (module I, piece STEP). */
+/* What a walk reads first, read while the check's round trip is under way:
+ * the DWARF libraries (opened on first use, util/dl.h), then each module's
+ * symbol tables and its DWARF's unit table, one piece a call (module I,
+ * piece STEP; LIBS pieces done first). */
 struct ls_warm {
     struct sw_lib *libs;
     size_t n, i;
-    int step;
+    int step, libs_done;
 };
 
 static bool
@@ -369,6 +371,17 @@ warm_modules(void *arg)
     struct ls_warm *w = arg;
     struct sw_errbuf err;
     struct sw_dinfo *d;
+    const char *why;
+    switch (w->libs_done++) {
+    case 0:
+        (void)sw_cfi_load(&why); /* a failure is reported by the walk that needs it */
+        return true;
+    case 1:
+        (void)sw_dinfo_load(&why);
+        return true;
+    default:
+        break;
+    }
     /* A failure (no memory) is met again, and reported, at first use. */
     for (; w->i < w->n; w->i++, w->step = 0) {
         struct sw_lib *lib = &w->libs[w->i];
@@ -395,7 +408,7 @@ int
 sw_ls_check_files(struct sw_libstate *ls, struct sw_lib *libs, struct sw_ls_check *checks, size_t n,
                   sw_addr warm, size_t nlibs)
 {
-    struct ls_warm w = { libs, nlibs, 0, 0 };
+    struct ls_warm w = { libs, nlibs, 0, 0, 0 };
     struct sw_mem_req *reqs = sw_calloc(n + 1, sizeof *reqs);
     uint8_t *bufs = sw_malloc(n ? n * SW_LS_NOTE_MAX : 1);
     size_t nreq = n;

@@ -336,29 +336,54 @@ struct aranges_head {
     uint64_t src_size, src_mtime_ns, n;
 };
 
+char *
+sw_di_cache_file(struct sw_dinfo *d, const char *name)
+{
+    if (d->cache_state == 0) {
+        const char *dbg = d->elf ? sw_elf_debug_path(d->elf) : NULL;
+        const char *slash = d->source ? strrchr(d->source, '/') : NULL;
+        struct stat st;
+        d->cache_state = -1;
+        if (dbg != NULL && slash != NULL && strcmp(d->source, dbg) != 0 &&
+            strcmp(d->source, d->path) != 0 && strcmp(slash + 1, "debuginfo") == 0 &&
+            stat(d->source, &st) == 0) {
+            size_t n = (size_t)(slash - d->source) + 1;
+            d->cache_dir = sw_malloc(n + 1);
+            if (d->cache_dir == NULL) {
+                d->cache_state = 0; /* no memory: asked again next time */
+                return NULL;
+            }
+            memcpy(d->cache_dir, d->source, n);
+            d->cache_dir[n] = '\0';
+            d->src_size = (uint64_t)st.st_size;
+            d->src_mtime_ns =
+                (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+            d->cache_state = 1;
+        }
+    }
+    if (d->cache_state != 1)
+        return NULL;
+    size_t dl = strlen(d->cache_dir), nl = strlen(name);
+    char *p = sw_malloc(dl + nl + 1);
+    if (p != NULL) {
+        memcpy(p, d->cache_dir, dl);
+        memcpy(p + dl, name, nl + 1);
+    }
+    return p;
+}
+
 /* CACHE/<build-id>/aranges when D reads the uncompressed copy (owned by the
  * caller: sw_free), with the copy's size and mtime in *HEAD; else NULL. */
 static char *
 aranges_cache_path(struct sw_dinfo *d, struct aranges_head *head)
 {
-    const char *dbg = d->elf ? sw_elf_debug_path(d->elf) : NULL;
-    if (dbg == NULL || d->source == NULL || strcmp(d->source, dbg) == 0 ||
-        strcmp(d->source, d->path) == 0)
-        return NULL;
-    const char *slash = strrchr(d->source, '/');
-    struct stat st;
-    if (slash == NULL || strcmp(slash + 1, "debuginfo") != 0 || stat(d->source, &st) != 0)
+    char *p = sw_di_cache_file(d, ARANGES_NAME);
+    if (p == NULL)
         return NULL;
     memset(head, 0, sizeof *head);
     memcpy(head->magic, ARANGES_MAGIC, sizeof ARANGES_MAGIC);
-    head->src_size = (uint64_t)st.st_size;
-    head->src_mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
-    size_t n = (size_t)(slash - d->source) + 1;
-    char *p = sw_malloc(n + sizeof ARANGES_NAME);
-    if (p == NULL)
-        return NULL;
-    memcpy(p, d->source, n);
-    memcpy(p + n, ARANGES_NAME, sizeof ARANGES_NAME);
+    head->src_size = d->src_size;
+    head->src_mtime_ns = d->src_mtime_ns;
     return p;
 }
 
@@ -657,6 +682,7 @@ sw_dinfo_close(struct sw_dinfo *d)
     sw_free(d->spans);
     sw_di_names_free(d);
     close_info(&d->dbg, &d->dbg_elf, &d->dbg_fd);
+    sw_free(d->cache_dir);
     sw_free(d->source);
     sw_free(d->path);
     sw_free(d);

@@ -89,6 +89,7 @@ struct di_cu {
     struct di_site *sites;
     size_t nsites, capsites;
     struct di_pcidx *by_pc; /* every site, sorted by pc */
+    char *strings;          /* owned: the names of a unit taken from the cache, or NULL */
 };
 
 struct di_span {
@@ -97,7 +98,10 @@ struct di_span {
 };
 
 struct sw_dinfo {
-    Dwarf *dbg;   /* owned: libdw's handle; NULL: no .debug_info */
+    Dwarf *dbg;                      /* owned: libdw's handle; NULL: no .debug_info */
+    int cache_state;                 /* 0: not looked at; 1: CACHE_DIR set; -1: no cache */
+    char *cache_dir;                 /* owned: CACHE/<build-id>/, where SOURCE is the copy */
+    uint64_t src_size, src_mtime_ns; /* the copy's, which cached tables must match */
     Elf *dbg_elf; /* owned: the mapping DBG's sections point into (elf_end after dwarf_end) */
     int dbg_fd;   /* owned: its descriptor, -1 when none */
     struct sw_elf *elf;
@@ -145,6 +149,13 @@ sw_di_off(Dwarf_Die *die)
  * code; 0 or SW_ENOMEM.  RB->v: caller frees with sw_free. */
 int sw_di_die_ranges(struct sw_dinfo *d, Dwarf_Die *die, struct di_rbuf *rb);
 
+/* CACHE/<build-id>/NAME when D reads the uncompressed copy in the cache
+ * directory (walker/debug_plain.h), tables derived from which are kept
+ * beside it and stamped with its size and mtime (D->src_size,
+ * D->src_mtime_ns); NULL (owned by the caller: sw_free) when there is no
+ * such copy or no memory. */
+char *sw_di_cache_file(struct sw_dinfo *d, const char *name);
+
 /* The unit covering VADDR (its object, not yet parsed): from .debug_aranges
  * first, then, once, from every unit's own ranges.  Returns 0 with *OUT
  * (owned by D), SW_ENOENT, SW_ENOMEM. */
@@ -154,10 +165,19 @@ int sw_di_find_cu(struct sw_dinfo *d, sw_addr vaddr, struct di_cu **out);
 
 /* Free what parsing CU allocated; its offset and state stay. */
 void sw_di_cu_reset(struct di_cu *cu);
+/* Sort CU's call sites by pc into CU->by_pc.  0 or SW_ENOMEM. */
+int sw_di_cu_index(struct di_cu *cu);
 
 /* The parsed unit covering VADDR; *CU NULL (and 0) when there is none.
  * Returns 0, SW_ENOMEM, SW_EBADELF (message on D). */
 int sw_di_parsed_cu_at(struct sw_dinfo *d, sw_addr vaddr, struct di_cu **cu);
+
+/* The parsed unit CU from the cache beside the copy (dwarf_unitcache.c):
+ * 1 when taken (CU filled, its state left to the caller), 0 when there is
+ * none or it does not match, SW_ENOMEM. */
+int sw_di_unit_load(struct sw_dinfo *d, struct di_cu *cu);
+/* Keep the parsed unit CU there for later runs; a failure costs only them. */
+void sw_di_unit_store(struct sw_dinfo *d, const struct di_cu *cu);
 
 /* The innermost scope of CU covering VADDR; DI_NONE if none. */
 uint32_t sw_di_innermost_scope(const struct di_cu *cu, sw_addr vaddr);

@@ -270,6 +270,20 @@ pcidx_cmp(const void *a, const void *b)
     return x->idx < y->idx ? -1 : 1;
 }
 
+int
+sw_di_cu_index(struct di_cu *cu)
+{
+    if (cu->nsites == 0)
+        return 0;
+    cu->by_pc = sw_malloc(cu->nsites * sizeof cu->by_pc[0]);
+    if (cu->by_pc == NULL)
+        return SW_ENOMEM;
+    for (size_t i = 0; i < cu->nsites; i++)
+        cu->by_pc[i] = (struct di_pcidx){ cu->sites[i].pc, (uint32_t)i };
+    qsort(cu->by_pc, cu->nsites, sizeof cu->by_pc[0], pcidx_cmp);
+    return 0;
+}
+
 void
 sw_di_cu_reset(struct di_cu *cu)
 {
@@ -277,6 +291,7 @@ sw_di_cu_reset(struct di_cu *cu)
     sw_free(cu->ranges.v);
     sw_free(cu->sites);
     sw_free(cu->by_pc);
+    sw_free(cu->strings);
     Dwarf_Off off = cu->off;
     int state = cu->state;
     memset(cu, 0, sizeof *cu);
@@ -295,6 +310,14 @@ cu_parse(struct sw_dinfo *d, struct di_cu *cu)
 
     if (cu->state != 0)
         return 0;
+    /* Parsed on an earlier run: taken from beside the uncompressed copy. */
+    rc = sw_di_unit_load(d, cu);
+    if (rc < 0)
+        return rc;
+    if (rc == 1) {
+        cu->state = 1;
+        return 0;
+    }
     Dwarf_Die die;
     if (!sw_di_die_at(d, cu->off, &die)) {
         cu->state = -1;
@@ -305,22 +328,15 @@ cu_parse(struct sw_dinfo *d, struct di_cu *cu)
     p.c_only = lang == DW_LANG_C89 || lang == DW_LANG_C || lang == DW_LANG_C99 ||
                lang == DW_LANG_C11 || lang == 0x2c /* DW_LANG_C17 */;
     rc = parse_children(&p, &die, DI_NONE, DI_NONE, 0);
-    if (rc == 0 && cu->nsites > 0) {
-        cu->by_pc = sw_malloc(cu->nsites * sizeof cu->by_pc[0]);
-        if (cu->by_pc == NULL) {
-            rc = SW_ENOMEM;
-        } else {
-            for (size_t i = 0; i < cu->nsites; i++)
-                cu->by_pc[i] = (struct di_pcidx){ cu->sites[i].pc, (uint32_t)i };
-            qsort(cu->by_pc, cu->nsites, sizeof cu->by_pc[0], pcidx_cmp);
-        }
-    }
+    if (rc == 0)
+        rc = sw_di_cu_index(cu);
     if (rc < 0) {
         cu->state = rc == SW_ENOMEM ? 0 : -1;
         sw_di_cu_reset(cu);
         return rc;
     }
     cu->state = 1;
+    sw_di_unit_store(d, cu);
     return 0;
 }
 

@@ -117,6 +117,9 @@ struct hdr_fde {
     struct cfi_table t; /* its list (one CIE, one FDE); WHAT borrowed */
 };
 
+/* Rows remembered per sw_cfi (sw_cfi_row_at). */
+#define ROW_CACHE 8
+
 struct sw_cfi {
     Dwarf_Debug dbg[2]; /* the file, its debug file; NULL if not open */
     struct cfi_table tables[3];
@@ -135,6 +138,16 @@ struct sw_cfi {
     uint32_t hdr_flags;
     struct hdr_fde *hfdes; /* owned: nhfdes entries */
     size_t nhfdes, caphfdes;
+    /* The last rows found, by address: a deep recursion asks for the same
+     * return address at every level, a program's threads for the same
+     * start_thread and clone3 (libdwarf runs the FDE's instructions from its
+     * start for each answer, allocating its register table). */
+    struct row_cache {
+        sw_addr vaddr;
+        bool valid;
+        struct sw_cfi_row row;
+    } rows[ROW_CACHE];
+    unsigned next_row;
 };
 
 /* Take libdwarf's message into ERR and release the error object. */
@@ -754,8 +767,30 @@ row_from_fde(struct sw_cfi *c, struct cfi_table *t, Dwarf_Fde fde, Dwarf_Addr lo
     return 0;
 }
 
+static int row_lookup(struct sw_cfi *c, sw_addr vaddr, struct sw_cfi_row *row,
+                      struct sw_errbuf *err);
+
 int
 sw_cfi_row_at(struct sw_cfi *c, sw_addr vaddr, struct sw_cfi_row *row, struct sw_errbuf *err)
+{
+    for (unsigned k = 0; k < ROW_CACHE; k++) {
+        if (c->rows[k].valid && c->rows[k].vaddr == vaddr) {
+            *row = c->rows[k].row;
+            return 0;
+        }
+    }
+    int rc = row_lookup(c, vaddr, row, err);
+    if (rc == 0) {
+        struct row_cache *e = &c->rows[c->next_row++ % ROW_CACHE];
+        e->vaddr = vaddr;
+        e->row = *row;
+        e->valid = true;
+    }
+    return rc;
+}
+
+static int
+row_lookup(struct sw_cfi *c, sw_addr vaddr, struct sw_cfi_row *row, struct sw_errbuf *err)
 {
     for (size_t i = 0; i < c->ntables; i++) {
         struct cfi_table *t = &c->tables[i];

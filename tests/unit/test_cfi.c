@@ -256,6 +256,78 @@ test_cfi_address_without_fde_is_enocfi_naming_address_and_file(void **state)
     sw_cfi_close(c);
 }
 
+/* Two rows are the same answer: every field, the borrowed expressions by
+ * address (both point into the one sw_cfi's sections). */
+static void
+assert_rows_equal(const struct sw_cfi_row *a, const struct sw_cfi_row *b)
+{
+    assert_int_equal(a->lo, b->lo);
+    assert_int_equal(a->hi, b->hi);
+    assert_int_equal(a->cfa_is_expr, b->cfa_is_expr);
+    assert_int_equal(a->cfa_reg, b->cfa_reg);
+    assert_int_equal(a->cfa_offset, b->cfa_offset);
+    assert_ptr_equal(a->cfa_expr, b->cfa_expr);
+    assert_int_equal(a->cfa_expr_len, b->cfa_expr_len);
+    assert_int_equal(a->ra_column, b->ra_column);
+    assert_int_equal(a->signal_frame, b->signal_frame);
+    assert_int_equal(a->ra_signed, b->ra_signed);
+    for (size_t i = 0; i < SW_FRAME_MAX_REGS; i++) {
+        assert_int_equal(a->rules[i].kind, b->rules[i].kind);
+        assert_int_equal(a->rules[i].offset, b->rules[i].offset);
+        assert_int_equal(a->rules[i].reg, b->rules[i].reg);
+        assert_ptr_equal(a->rules[i].expr, b->rules[i].expr);
+        assert_int_equal(a->rules[i].expr_len, b->rules[i].expr_len);
+    }
+}
+
+/* sw_cfi_row_at remembers its last answers: asked again, in any order and
+ * past the number it keeps, it answers what it answered the first time, and
+ * an address it has no row for stays an error (failures are not kept). */
+static void
+test_cfi_rows_asked_again_in_any_order_are_the_first_answers(void **state)
+{
+    (void)state;
+    uintptr_t rt = find_restore_rt();
+    struct obj_query q = object_of(rt);
+    uint64_t text = section_addr(q.path, ".text");
+    assert_true(text != 0);
+    enum { N = 40 };
+    static struct sw_cfi_row first[N], again;
+    sw_addr addrs[N];
+    struct sw_cfi *c = NULL;
+    struct sw_errbuf err = { 0 };
+    size_t found = 0;
+
+    assert_int_equal(sw_cfi_open(q.path, NULL, 8, &c, &err), 0);
+    /* Addresses 4 KiB apart through libc's text, and __restore_rt's. */
+    for (size_t i = 0; i < N; i++) {
+        addrs[i] = i == 0 ? rt - q.bias : text + 4096 * i + 37 * i;
+        if (sw_cfi_row_at(c, addrs[i], &first[i], &err) == 0)
+            found++;
+        else
+            first[i].hi = 0; /* no row there: must stay so */
+    }
+    assert_true(found > N / 2);
+    /* Backwards, then each one three times running, then strided. */
+    for (size_t pass = 0; pass < 3; pass++) {
+        for (size_t k = 0; k < N; k++) {
+            size_t i = pass == 0 ? N - 1 - k : pass == 1 ? k : (k * 7) % N;
+            for (int rep = 0; rep < (pass == 1 ? 3 : 1); rep++) {
+                int rc = sw_cfi_row_at(c, addrs[i], &again, &err);
+                if (first[i].hi == 0) {
+                    assert_int_not_equal(rc, 0);
+                    continue;
+                }
+                assert_int_equal(rc, 0);
+                assert_rows_equal(&first[i], &again);
+            }
+        }
+    }
+    assert_int_equal(sw_cfi_row_at(c, 0x10, &again, &err), SW_ENOCFI);
+    assert_int_equal(sw_cfi_row_at(c, 0x10, &again, &err), SW_ENOCFI);
+    sw_cfi_close(c);
+}
+
 static char *
 write_temp(const void *data, size_t len)
 {
@@ -365,6 +437,7 @@ main(void)
         cmocka_unit_test(test_cfi_restore_rt_row_is_a_signal_frame_read_from_the_ucontext),
         cmocka_unit_test(test_cfi_libc_with_its_debug_file_opens_and_finds_rows),
         cmocka_unit_test(test_cfi_address_without_fde_is_enocfi_naming_address_and_file),
+        cmocka_unit_test(test_cfi_rows_asked_again_in_any_order_are_the_first_answers),
         cmocka_unit_test(test_cfi_non_elf_file_is_ebadelf_naming_the_file),
         cmocka_unit_test(test_cfi_truncated_elf_fails_without_aborting),
         cmocka_unit_test(test_cfi_missing_file_is_enoent),

@@ -81,6 +81,15 @@ bool sw_elf_dwarf_ready(struct sw_elf *e);
  * memory (the vDSO) has none. */
 struct sw_dinfo;
 int sw_elf_dinfo(struct sw_elf *e, struct sw_dinfo **d, struct sw_errbuf *err);
+/* The file's call frame information (walker/cfi.h: its .eh_frame and
+ * .debug_frame, its debug file's .debug_frame read from sw_elf_dwarf_path;
+ * an image's from its bytes), opened on the first call for a target of
+ * WORD_SIZE bytes, owned by E.  0 with *CFI, or with *CFI NULL when the file
+ * has none or it cannot be read (remembered; *WHY, borrowed from E, says
+ * why), or SW_ENOMEM with the message in *WHY (a later call tries again). */
+struct sw_cfi;
+int sw_elf_cfi(struct sw_elf *e, unsigned word_size, struct sw_cfi **cfi,
+               const struct sw_errbuf **why);
 
 /* The architecture from the ELF header; NULL if unsupported. */
 const struct arch_desc *sw_elf_arch(const struct sw_elf *e);

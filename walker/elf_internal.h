@@ -71,6 +71,9 @@ struct sw_elf {
     struct elf_symtab aliases; /* ELFv1 descriptor names at their entries: for name lookups */
     struct sw_dinfo *dinfo;    /* owned: its DWARF (sw_elf_dinfo), opened on first use */
     bool dinfo_tried;          /* opened, or its opening failed for good (DINFO NULL) */
+    struct sw_cfi *cfi;        /* owned: its call frame information (sw_elf_cfi) */
+    struct sw_errbuf cfi_why;  /* why CFI is NULL */
+    bool cfi_tried;            /* opened, or its opening failed for good (CFI NULL) */
 };
 
 struct sw_elfcache {

@@ -23,6 +23,7 @@
 
 #include "util/util.h"
 #include "walker/elf_internal.h"
+#include "walker/cfi.h"
 #include "walker/debug_plain.h"
 #include "walker/dwarf_info.h"
 #include "walker/libstate_fetch.h"
@@ -62,6 +63,7 @@ static void
 elf_destroy(struct sw_elf *e)
 {
     sw_dinfo_close(e->dinfo); /* first: it names addresses through E's symbols */
+    sw_cfi_close(e->cfi);
     file_close(&e->main);
     file_close(&e->dbg);
     sw_elf_syms_free(e);
@@ -638,6 +640,29 @@ sw_elf_dinfo(struct sw_elf *e, struct sw_dinfo **d, struct sw_errbuf *err)
     }
     e->dinfo_tried = true;
     *d = e->dinfo;
+    return 0;
+}
+
+int
+sw_elf_cfi(struct sw_elf *e, unsigned word_size, struct sw_cfi **cfi, const struct sw_errbuf **why)
+{
+    *cfi = NULL;
+    *why = &e->cfi_why;
+    if (!e->cfi_tried) {
+        sw_err_clear(&e->cfi_why);
+        int rc = e->main.image != NULL
+                     ? sw_cfi_open_mem(e->main.image, e->main.rawlen, e->path, word_size,
+                                       &e->cfi, &e->cfi_why)
+                     : sw_cfi_open(e->path, sw_elf_dwarf_path(e), word_size, &e->cfi,
+                                   &e->cfi_why);
+        if (rc == SW_ENOMEM)
+            return rc;
+        if (rc < 0)
+            e->cfi = NULL;
+        e->cfi_tried = true;
+        sw_debug(SW_DBG_CACHE, "elf: CFI of %s: %s", e->path, rc < 0 ? e->cfi_why.msg : "opened");
+    }
+    *cfi = e->cfi;
     return 0;
 }
 

@@ -357,11 +357,12 @@ check_one(struct sw_libstate *ls, struct sw_lib *lib, struct sw_ls_check *check,
 
 /* What a walk reads first, read while the check's round trip is under way:
  * the DWARF libraries (opened on first use, util/dl.h), then each module's
- * symbol tables and its DWARF's unit table, one piece a call (module I,
- * piece STEP; LIBS pieces done first). */
+ * symbol tables, its call frame information and its DWARF's unit table, one
+ * piece a call (module I, piece STEP; LIBS pieces done first). */
 struct ls_warm {
     struct sw_lib *libs;
     size_t n, i;
+    unsigned word_size;
     int step, libs_done;
 };
 
@@ -370,14 +371,16 @@ warm_modules(void *arg)
 {
     struct ls_warm *w = arg;
     struct sw_errbuf err;
+    const struct sw_errbuf *why;
     struct sw_dinfo *d;
-    const char *why;
+    struct sw_cfi *cfi;
+    const char *lib_why;
     switch (w->libs_done++) {
     case 0:
-        (void)sw_cfi_load(&why); /* a failure is reported by the walk that needs it */
+        (void)sw_cfi_load(&lib_why); /* a failure is reported by the walk that needs it */
         return true;
     case 1:
-        (void)sw_dinfo_load(&why);
+        (void)sw_dinfo_load(&lib_why);
         return true;
     default:
         break;
@@ -387,18 +390,28 @@ warm_modules(void *arg)
         struct sw_lib *lib = &w->libs[w->i];
         if (lib->elf == NULL)
             continue;
-        if (w->step == 0) {
+        switch (w->step) {
+        case 0:
             w->step = 1;
             (void)sw_elf_load_symbols(lib->elf);
             return true;
-        }
-        /* DWARF only where that is cheap: an uncompressed copy not made yet
-         * is made at the first use, not speculatively. */
-        if (w->step == 1 && lib->path != NULL && sw_elf_dwarf_ready(lib->elf) &&
-            sw_elf_dinfo(lib->elf, &d, &err) == 0) {
+        case 1:
+            /* CFI and DWARF only where that is cheap: an uncompressed copy
+             * not made yet is made at the first use, not speculatively. */
+            if (lib->path == NULL || !sw_elf_dwarf_ready(lib->elf))
+                continue;
             w->step = 2;
-            (void)sw_dinfo_warm(d);
+            (void)sw_elf_cfi(lib->elf, w->word_size, &cfi, &why);
             return true;
+        case 2:
+            w->step = 3;
+            if (sw_elf_dinfo(lib->elf, &d, &err) == 0 && d != NULL) {
+                (void)sw_dinfo_warm(d);
+                return true;
+            }
+            continue;
+        default:
+            continue;
         }
     }
     return false;
@@ -408,7 +421,7 @@ int
 sw_ls_check_files(struct sw_libstate *ls, struct sw_lib *libs, struct sw_ls_check *checks, size_t n,
                   sw_addr warm, size_t nlibs)
 {
-    struct ls_warm w = { libs, nlibs, 0, 0, 0 };
+    struct ls_warm w = { libs, nlibs, 0, ls->proc->arch->word_size, 0, 0 };
     struct sw_mem_req *reqs = sw_calloc(n + 1, sizeof *reqs);
     uint8_t *bufs = sw_malloc(n ? n * SW_LS_NOTE_MAX : 1);
     size_t nreq = n;

@@ -651,10 +651,9 @@ sw_elf_cfi(struct sw_elf *e, unsigned word_size, struct sw_cfi **cfi, const stru
     if (!e->cfi_tried) {
         sw_err_clear(&e->cfi_why);
         int rc = e->main.image != NULL
-                     ? sw_cfi_open_mem(e->main.image, e->main.rawlen, e->path, word_size,
-                                       &e->cfi, &e->cfi_why)
-                     : sw_cfi_open(e->path, sw_elf_dwarf_path(e), word_size, &e->cfi,
-                                   &e->cfi_why);
+                     ? sw_cfi_open_mem(e->main.image, e->main.rawlen, e->path, word_size, &e->cfi,
+                                       &e->cfi_why)
+                     : sw_cfi_open(e->path, sw_elf_dwarf_path(e), word_size, &e->cfi, &e->cfi_why);
         if (rc == SW_ENOMEM)
             return rc;
         if (rc < 0)

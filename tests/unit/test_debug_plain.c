@@ -23,37 +23,28 @@
 #include <unistd.h>
 
 #include "rspwalk/rspwalk.h"
+#include "tests/tools/libc_cache.h"
 #include "util/util.h"
 #include "walker/debug_plain.h"
 #include "walker/dwarf_info.h"
 #include "walker/elf.h"
 
-#define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
+#define LIBC LIBC_CACHE_LIBC
 /* Link-time pcs in this libc where gdb shows an inline frame and a plain
  * function (tests/unit/test_dwarf_info.c says where they come from). */
 #define PC_INLINE_READ 0xf82ecu
 #define PC_START_MAIN  0x27305u
 
 struct fixture {
-    struct sw_elfcache *elfs;
-    struct sw_elf *libc;
-    char cache[64];
+    struct libc_cache lc;
 };
 
 static int
 setup(void **state)
 {
     struct fixture *f = calloc(1, sizeof *f);
-    struct sw_errbuf err = { 0 };
     assert_non_null(f);
-    f->elfs = sw_elfcache_new(NULL);
-    assert_non_null(f->elfs);
-    if (sw_elfcache_open(f->elfs, LIBC, &f->libc, &err) != 0)
-        fail_msg("%s", err.msg);
-    if (sw_elf_debug_path(f->libc) == NULL)
-        fail_msg("no debug file for %s: apt-get install libc6-dbg", LIBC);
-    snprintf(f->cache, sizeof f->cache, "/tmp/test_debug_plain.XXXXXX");
-    assert_non_null(mkdtemp(f->cache));
+    libc_cache_open(&f->lc, "test_debug_plain", false);
     *state = f;
     return 0;
 }
@@ -62,11 +53,7 @@ static int
 teardown(void **state)
 {
     struct fixture *f = *state;
-    char cmd[256];
-    sw_elfcache_free(f->elfs);
-    snprintf(cmd, sizeof cmd, "chmod -R u+w '%s'; rm -rf '%s'", f->cache, f->cache);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", f->cache);
+    libc_cache_close(&f->lc);
     free(f);
     unsetenv("RSPWALK_NO_CACHE");
     return 0;
@@ -78,8 +65,9 @@ plain_of(struct fixture *f)
     const uint8_t *id;
     size_t len;
     char *out = NULL;
-    sw_elf_build_id(f->libc, &id, &len);
-    assert_int_equal(sw_debug_plain_path(f->cache, sw_elf_debug_path(f->libc), id, len, &out), 0);
+    sw_elf_build_id(f->lc.libc, &id, &len);
+    assert_int_equal(sw_debug_plain_path(f->lc.cache, sw_elf_debug_path(f->lc.libc), id, len, &out),
+                     0);
     return out;
 }
 
@@ -114,11 +102,11 @@ test_plain_copy_is_made_once_uncompressed_without_symtab(void **state)
     struct fixture *f = *state;
     bool compressed;
     GElf_Word symtab;
-    sections_of(sw_elf_debug_path(f->libc), &compressed, &symtab);
+    sections_of(sw_elf_debug_path(f->lc.libc), &compressed, &symtab);
     assert_true(compressed); /* what this test is about */
     char *p = plain_of(f);
     assert_non_null(p);
-    assert_non_null(strstr(p, f->cache));
+    assert_non_null(strstr(p, f->lc.cache));
     assert_non_null(strstr(p, "/93ac61ec5a8eb1396f9fbd350e3169a558528a40/debuginfo"));
     sections_of(p, &compressed, &symtab);
     assert_false(compressed);
@@ -162,13 +150,13 @@ test_plain_copy_gives_the_same_inline_chains_and_functions(void **state)
     const sw_addr pcs[] = { PC_INLINE_READ, PC_START_MAIN };
     for (size_t i = 0; i < 2; i++) {
         char a[512], b[512];
-        names_at(f->libc, sw_elf_debug_path(f->libc), pcs[i], a, sizeof a);
-        names_at(f->libc, p, pcs[i], b, sizeof b);
+        names_at(f->lc.libc, sw_elf_debug_path(f->lc.libc), pcs[i], a, sizeof a);
+        names_at(f->lc.libc, p, pcs[i], b, sizeof b);
         assert_string_equal(a, b);
         assert_true(strlen(a) > 4);
     }
     char a[512];
-    names_at(f->libc, p, PC_INLINE_READ, a, sizeof a);
+    names_at(f->lc.libc, p, PC_INLINE_READ, a, sizeof a);
     assert_non_null(strstr(a, "__libc_read")); /* one inline frame, as gdb shows */
     sw_free(p);
 }
@@ -197,22 +185,23 @@ test_plain_nothing_compressed_or_no_cache_gives_no_copy(void **state)
     const uint8_t *id;
     size_t len;
     char *out = (char *)"x";
-    sw_elf_build_id(f->libc, &id, &len);
+    sw_elf_build_id(f->lc.libc, &id, &len);
     /* libc itself compresses nothing. */
-    assert_int_equal(sw_debug_plain_path(f->cache, LIBC, id, len, &out), 0);
+    assert_int_equal(sw_debug_plain_path(f->lc.cache, LIBC, id, len, &out), 0);
     assert_null(out);
     /* A cache that cannot be written. */
     char ro[128];
-    snprintf(ro, sizeof ro, "%s/ro", f->cache);
+    snprintf(ro, sizeof ro, "%s/ro", f->lc.cache);
     assert_int_equal(mkdir(ro, 0555), 0);
     if (geteuid() != 0) { /* root writes anyway */
         out = (char *)"x";
-        assert_int_equal(sw_debug_plain_path(ro, sw_elf_debug_path(f->libc), id, len, &out), 0);
+        assert_int_equal(sw_debug_plain_path(ro, sw_elf_debug_path(f->lc.libc), id, len, &out), 0);
         assert_null(out);
     }
     /* No build-id. */
     out = (char *)"x";
-    assert_int_equal(sw_debug_plain_path(f->cache, sw_elf_debug_path(f->libc), id, 0, &out), 0);
+    assert_int_equal(sw_debug_plain_path(f->lc.cache, sw_elf_debug_path(f->lc.libc), id, 0, &out),
+                     0);
     assert_null(out);
 }
 
@@ -222,18 +211,18 @@ test_plain_elfcache_hands_the_copy_out_only_with_a_cache(void **state)
     struct fixture *f = *state;
     struct sw_errbuf err = { 0 };
     /* Without a cache directory: the debug file itself. */
-    assert_string_equal(sw_elf_dwarf_path(f->libc), sw_elf_debug_path(f->libc));
+    assert_string_equal(sw_elf_dwarf_path(f->lc.libc), sw_elf_debug_path(f->lc.libc));
 
     struct sw_elfcache *c = sw_elfcache_new(NULL);
     struct sw_elf *e;
-    assert_int_equal(sw_elfcache_set_cache_dir(c, f->cache), 0);
+    assert_int_equal(sw_elfcache_set_cache_dir(c, f->lc.cache), 0);
     assert_int_equal(sw_elfcache_open(c, LIBC, &e, &err), 0);
-    assert_non_null(strstr(sw_elf_dwarf_path(e), f->cache));
+    assert_non_null(strstr(sw_elf_dwarf_path(e), f->lc.cache));
     sw_elfcache_free(c);
 
     setenv("RSPWALK_NO_CACHE", "1", 1);
     c = sw_elfcache_new(NULL);
-    assert_int_equal(sw_elfcache_set_cache_dir(c, f->cache), 0);
+    assert_int_equal(sw_elfcache_set_cache_dir(c, f->lc.cache), 0);
     assert_int_equal(sw_elfcache_open(c, LIBC, &e, &err), 0);
     assert_string_equal(sw_elf_dwarf_path(e), sw_elf_debug_path(e));
     sw_elfcache_free(c);

@@ -20,38 +20,28 @@
 #include <unistd.h>
 
 #include "rspwalk/rspwalk.h"
+#include "tests/tools/libc_cache.h"
 #include "util/util.h"
 #include "walker/dwarf_info.h"
 #include "walker/dwarf_info_internal.h"
 #include "walker/elf.h"
 
-#define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
+#define LIBC LIBC_CACHE_LIBC
 #define NPCS 400
 
 struct fixture {
-    struct sw_elfcache *elfs;
-    struct sw_elf *libc;
-    char cache[64];
-    char table[256];
+    struct libc_cache lc;
+    char table[256]; /* CACHE/<build-id>/aranges */
 };
 
 static int
 setup(void **state)
 {
     struct fixture *f = calloc(1, sizeof *f);
-    struct sw_errbuf err = { 0 };
     assert_non_null(f);
-    snprintf(f->cache, sizeof f->cache, "/tmp/test_dinfo_aranges.XXXXXX");
-    assert_non_null(mkdtemp(f->cache));
-    f->elfs = sw_elfcache_new(NULL);
-    assert_non_null(f->elfs);
-    assert_int_equal(sw_elfcache_set_cache_dir(f->elfs, f->cache), 0);
-    if (sw_elfcache_open(f->elfs, LIBC, &f->libc, &err) != 0)
-        fail_msg("%s", err.msg);
-    if (sw_elf_debug_path(f->libc) == NULL)
-        fail_msg("no debug file for %s: apt-get install libc6-dbg", LIBC);
-    const char *copy = sw_elf_dwarf_path(f->libc);
-    assert_non_null(strstr(copy, f->cache));
+    libc_cache_open(&f->lc, "test_dinfo_aranges", true);
+    const char *copy = sw_elf_dwarf_path(f->lc.libc);
+    assert_non_null(strstr(copy, f->lc.cache));
     snprintf(f->table, sizeof f->table, "%.*s/aranges", (int)(strrchr(copy, '/') - copy), copy);
     *state = f;
     return 0;
@@ -61,11 +51,7 @@ static int
 teardown(void **state)
 {
     struct fixture *f = *state;
-    char cmd[256];
-    sw_elfcache_free(f->elfs);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->cache);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", f->cache);
+    libc_cache_close(&f->lc);
     free(f);
     return 0;
 }
@@ -77,7 +63,7 @@ units_at_pcs(struct fixture *f, const char *debug, const sw_addr *pcs, Dwarf_Off
 {
     struct sw_dinfo *d = NULL;
     struct sw_errbuf err = { 0 };
-    if (sw_dinfo_open(LIBC, debug, f->libc, &d, &err) != 0)
+    if (sw_dinfo_open(LIBC, debug, f->lc.libc, &d, &err) != 0)
         fail_msg("%s", err.msg);
     for (unsigned i = 0; i < NPCS; i++) {
         struct di_cu *cu = NULL;
@@ -110,12 +96,12 @@ test_aranges_table_is_written_then_taken_with_the_same_units(void **state)
 {
     struct fixture *f = *state;
     Dwarf_Off direct[NPCS], first[NPCS], again[NPCS];
-    units_at(f, sw_elf_debug_path(f->libc), direct);
+    units_at(f, sw_elf_debug_path(f->lc.libc), direct);
     assert_int_equal(inode_of(f->table), 0); /* the debug file itself: nothing kept */
-    units_at(f, sw_elf_dwarf_path(f->libc), first);
+    units_at(f, sw_elf_dwarf_path(f->lc.libc), first);
     ino_t ino = inode_of(f->table);
     assert_true(ino != 0);
-    units_at(f, sw_elf_dwarf_path(f->libc), again);
+    units_at(f, sw_elf_dwarf_path(f->lc.libc), again);
     assert_int_equal(inode_of(f->table), ino); /* taken, not rewritten */
     unsigned found = 0;
     for (unsigned i = 0; i < NPCS; i++) {
@@ -131,22 +117,22 @@ test_aranges_truncated_or_stale_table_is_rewritten(void **state)
 {
     struct fixture *f = *state;
     Dwarf_Off direct[NPCS], got[NPCS];
-    units_at(f, sw_elf_debug_path(f->libc), direct);
-    units_at(f, sw_elf_dwarf_path(f->libc), got);
+    units_at(f, sw_elf_debug_path(f->lc.libc), direct);
+    units_at(f, sw_elf_dwarf_path(f->lc.libc), got);
     struct stat full;
     assert_int_equal(stat(f->table, &full), 0);
 
     assert_int_equal(truncate(f->table, full.st_size - 5), 0);
     ino_t ino = inode_of(f->table);
-    units_at(f, sw_elf_dwarf_path(f->libc), got);
+    units_at(f, sw_elf_dwarf_path(f->lc.libc), got);
     assert_memory_equal(got, direct, sizeof got);
     assert_true(inode_of(f->table) != ino);
 
     /* The copy changed since (its mtime): the table no longer matches. */
     struct timespec ts[2] = { { 0, UTIME_NOW }, { 12345, 0 } };
-    assert_int_equal(utimensat(AT_FDCWD, sw_elf_dwarf_path(f->libc), ts, 0), 0);
+    assert_int_equal(utimensat(AT_FDCWD, sw_elf_dwarf_path(f->lc.libc), ts, 0), 0);
     ino = inode_of(f->table);
-    units_at(f, sw_elf_dwarf_path(f->libc), got);
+    units_at(f, sw_elf_dwarf_path(f->lc.libc), got);
     assert_memory_equal(got, direct, sizeof got);
     assert_true(inode_of(f->table) != ino);
     struct stat now;
@@ -160,7 +146,7 @@ test_aranges_valid_table_is_what_the_reader_goes_by(void **state)
     struct fixture *f = *state;
     Dwarf_Off direct[NPCS], got[NPCS];
     sw_addr pcs[NPCS];
-    units_at(f, sw_elf_dwarf_path(f->libc), direct);
+    units_at(f, sw_elf_dwarf_path(f->lc.libc), direct);
     /* Every span's unit set to the first span's; the pcs in spans of the
      * table (a pc outside every span would read the units' own ranges). */
     FILE *t = fopen(f->table, "r+b");
@@ -182,8 +168,8 @@ test_aranges_valid_table_is_what_the_reader_goes_by(void **state)
     }
     fclose(t);
     assert_true(head[3] / 5 >= NPCS);
-    units_at_pcs(f, sw_elf_debug_path(f->libc), pcs, direct);
-    units_at_pcs(f, sw_elf_dwarf_path(f->libc), pcs, got);
+    units_at_pcs(f, sw_elf_debug_path(f->lc.libc), pcs, direct);
+    units_at_pcs(f, sw_elf_dwarf_path(f->lc.libc), pcs, got);
     unsigned differ = 0;
     for (unsigned i = 0; i < NPCS; i++) {
         assert_int_equal(got[i], first);

@@ -22,18 +22,17 @@
 #include <unistd.h>
 
 #include "rspwalk/rspwalk.h"
+#include "tests/tools/libc_cache.h"
 #include "util/util.h"
 #include "walker/dwarf_info.h"
 #include "walker/elf.h"
 
-#define LIBC  "/lib/x86_64-linux-gnu/libc.so.6"
+#define LIBC  LIBC_CACHE_LIBC
 #define NPCS  48
 #define MAXIN 8
 
 struct fixture {
-    struct sw_elfcache *elfs;
-    struct sw_elf *libc;
-    char cache[64];
+    struct libc_cache lc;
     char dir[256]; /* CACHE/<build-id> */
 };
 
@@ -46,19 +45,10 @@ static int
 setup(void **state)
 {
     struct fixture *f = calloc(1, sizeof *f);
-    struct sw_errbuf err = { 0 };
     assert_non_null(f);
-    snprintf(f->cache, sizeof f->cache, "/tmp/test_dinfo_units.XXXXXX");
-    assert_non_null(mkdtemp(f->cache));
-    f->elfs = sw_elfcache_new(NULL);
-    assert_non_null(f->elfs);
-    assert_int_equal(sw_elfcache_set_cache_dir(f->elfs, f->cache), 0);
-    if (sw_elfcache_open(f->elfs, LIBC, &f->libc, &err) != 0)
-        fail_msg("%s", err.msg);
-    if (sw_elf_debug_path(f->libc) == NULL)
-        fail_msg("no debug file for %s: apt-get install libc6-dbg", LIBC);
-    const char *copy = sw_elf_dwarf_path(f->libc);
-    assert_non_null(strstr(copy, f->cache));
+    libc_cache_open(&f->lc, "test_dinfo_units", true);
+    const char *copy = sw_elf_dwarf_path(f->lc.libc);
+    assert_non_null(strstr(copy, f->lc.cache));
     snprintf(f->dir, sizeof f->dir, "%.*s", (int)(strrchr(copy, '/') - copy), copy);
     *state = f;
     return 0;
@@ -68,11 +58,7 @@ static int
 teardown(void **state)
 {
     struct fixture *f = *state;
-    char cmd[256];
-    sw_elfcache_free(f->elfs);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->cache);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", f->cache);
+    libc_cache_close(&f->lc);
     free(f);
     return 0;
 }
@@ -83,7 +69,7 @@ answers(struct fixture *f, const char *debug, struct answer *out)
 {
     struct sw_dinfo *d = NULL;
     struct sw_errbuf err = { 0 };
-    if (sw_dinfo_open(LIBC, debug, f->libc, &d, &err) != 0)
+    if (sw_dinfo_open(LIBC, debug, f->lc.libc, &d, &err) != 0)
         fail_msg("%s", err.msg);
     for (unsigned i = 0; i < NPCS; i++) {
         sw_addr pc = 0x28000 + (sw_addr)i * 0x3011;
@@ -153,12 +139,12 @@ test_units_are_kept_then_taken_with_the_same_answers(void **state)
 {
     struct fixture *f = *state;
     static struct answer direct[NPCS], first[NPCS], again[NPCS];
-    answers(f, sw_elf_debug_path(f->libc), direct); /* no copy: nothing kept */
+    answers(f, sw_elf_debug_path(f->lc.libc), direct); /* no copy: nothing kept */
     assert_int_equal(unit_files(f, NULL, 0), 0);
-    answers(f, sw_elf_dwarf_path(f->libc), first);
+    answers(f, sw_elf_dwarf_path(f->lc.libc), first);
     unsigned n = unit_files(f, NULL, 0);
     assert_true(n > 10); /* one per unit parsed */
-    answers(f, sw_elf_dwarf_path(f->libc), again);
+    answers(f, sw_elf_dwarf_path(f->lc.libc), again);
     assert_int_equal(unit_files(f, NULL, 0), n);
     assert_same(direct, first);
     assert_same(first, again);
@@ -170,21 +156,21 @@ test_units_cut_short_or_of_another_copy_are_parsed_again(void **state)
     struct fixture *f = *state;
     static struct answer want[NPCS], got[NPCS];
     char big[512];
-    answers(f, sw_elf_dwarf_path(f->libc), want);
+    answers(f, sw_elf_dwarf_path(f->lc.libc), want);
     unit_files(f, big, sizeof big);
     off_t size = size_of(big);
     assert_true(size > 100);
     assert_int_equal(truncate(big, size - 7), 0);
-    answers(f, sw_elf_dwarf_path(f->libc), got);
+    answers(f, sw_elf_dwarf_path(f->lc.libc), got);
     assert_same(want, got);
     assert_int_equal(size_of(big), size); /* rewritten */
 
     /* The copy's mtime changes: every unit file is stale. */
     struct timespec ts[2] = { { 0, UTIME_OMIT }, { 1000000000, 0 } };
-    assert_int_equal(utimensat(AT_FDCWD, sw_elf_dwarf_path(f->libc), ts, 0), 0);
+    assert_int_equal(utimensat(AT_FDCWD, sw_elf_dwarf_path(f->lc.libc), ts, 0), 0);
     struct stat before;
     assert_int_equal(stat(big, &before), 0);
-    answers(f, sw_elf_dwarf_path(f->libc), got);
+    answers(f, sw_elf_dwarf_path(f->lc.libc), got);
     assert_same(want, got);
     struct stat after;
     assert_int_equal(stat(big, &after), 0);
@@ -197,7 +183,7 @@ test_units_with_indexes_out_of_bounds_are_not_believed(void **state)
     struct fixture *f = *state;
     static struct answer want[NPCS], got[NPCS];
     char big[512];
-    answers(f, sw_elf_dwarf_path(f->libc), want);
+    answers(f, sw_elf_dwarf_path(f->lc.libc), want);
     unit_files(f, big, sizeof big);
     /* The first scope's parent (after the 48-byte header and the 8-byte die
      * offset) made to point past every scope. */
@@ -208,7 +194,7 @@ test_units_with_indexes_out_of_bounds_are_not_believed(void **state)
     close(fd);
     struct stat before, after;
     assert_int_equal(stat(big, &before), 0);
-    answers(f, sw_elf_dwarf_path(f->libc), got);
+    answers(f, sw_elf_dwarf_path(f->lc.libc), got);
     assert_same(want, got);
     assert_int_equal(stat(big, &after), 0);
     assert_true(after.st_ino != before.st_ino); /* parsed again and rewritten */

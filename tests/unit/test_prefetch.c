@@ -21,6 +21,7 @@
 #include "rsp/rsp_internal.h"
 #include "rspwalk/rsp.h"
 #include "tests/tools/fake_transport.h"
+#include "tests/tools/session_check.h"
 
 #define QSUP                                                                                       \
     "-> "                                                                                          \
@@ -75,17 +76,7 @@ open_text(struct fixture *f, const char *text)
 static void
 finish(struct fixture *f)
 {
-    rsp_session_close(f->s);
-    assert_string_equal(fake_script_error(f->fs), "");
-    assert_true(fake_script_done(f->fs));
-    fake_script_free(f->fs);
-}
-
-static void
-assert_msg(const char *msg, const char *part)
-{
-    if (strstr(msg, part) == NULL)
-        fail_msg("message '%s' does not contain '%s'", msg, part);
+    fake_script_finish(f->s, f->fs, true);
 }
 
 static void
@@ -182,11 +173,11 @@ test_prefetch_refusals_count_as_if_they_came_live(void **state)
     char *data;
     size_t len;
     assert_int_equal(rsp_xfer_read(f.s, "libraries-svr4", "", &data, &len), SW_EUNSUP);
-    assert_msg(rsp_session_errmsg(f.s), "qXfer:libraries-svr4:read::0,f8");
+    assert_contains(rsp_session_errmsg(f.s), "qXfer:libraries-svr4:read::0,f8");
     /* Remembered as unsupported: refused again without a packet. */
     assert_int_equal(rsp_xfer_read(f.s, "libraries-svr4", "", &data, &len), SW_EUNSUP);
     assert_int_equal(rsp_xfer_read(f.s, "auxv", "", &data, &len), SW_ESTUB);
-    assert_msg(rsp_session_errmsg(f.s), "stub replied E01");
+    assert_contains(rsp_session_errmsg(f.s), "stub replied E01");
     assert_int_equal(rsp_session_stats(f.s)->round_trips, 3);
     finish(&f);
 }
@@ -250,7 +241,7 @@ test_prefetch_objects_not_offered_are_not_asked_for(void **state)
     char *data;
     size_t len;
     assert_int_equal(rsp_xfer_read(f.s, "auxv", "", &data, &len), SW_EUNSUP);
-    assert_msg(rsp_session_errmsg(f.s), "not offered");
+    assert_contains(rsp_session_errmsg(f.s), "not offered");
     finish(&f);
 }
 
@@ -265,7 +256,7 @@ test_prefetch_failures_fail_the_connect_with_their_cause(void **state)
                                         "-> qXfer:auxv:read::0,f8\n-> qXfer:threads:read::0,f8\n"
                                         "<- " STOP "\n<! hangup\n"),
                      SW_ECONN);
-    assert_msg(f.err.msg, "qXfer:features:read:target.xml");
+    assert_contains(f.err.msg, "qXfer:features:read:target.xml");
     assert_string_equal(fake_script_error(f.fs), "");
     fake_script_free(f.fs);
     /* A stop reply that does not parse is the connect's failure, as without the prefetch. */
@@ -275,7 +266,7 @@ test_prefetch_failures_fail_the_connect_with_their_cause(void **state)
                                         "<- T5\n<- l" XML "\n<- l" LIBS "\n<- l" AUXV
                                         "\n<- l" THREADS "\n"),
                      SW_EPROTO);
-    assert_msg(f.err.msg, "reply to '?'");
+    assert_contains(f.err.msg, "reply to '?'");
     assert_string_equal(fake_script_error(f.fs), "");
     fake_script_free(f.fs);
 }

@@ -17,6 +17,7 @@
 #include "rsp/rsp_internal.h"
 #include "rspwalk/rsp.h"
 #include "tests/tools/fake_transport.h"
+#include "tests/tools/session_check.h"
 
 #define QSUP                                                                                       \
     "-> "                                                                                          \
@@ -63,18 +64,7 @@ open_text(struct fixture *f, const char *text)
 static void
 finish(struct fixture *f, bool all_played)
 {
-    rsp_session_close(f->s);
-    assert_string_equal(fake_script_error(f->fs), "");
-    if (all_played)
-        assert_true(fake_script_done(f->fs));
-    fake_script_free(f->fs);
-}
-
-static void
-assert_msg(const char *msg, const char *part)
-{
-    if (strstr(msg, part) == NULL)
-        fail_msg("message '%s' does not contain '%s'", msg, part);
+    fake_script_finish(f->s, f->fs, all_played);
 }
 
 /* ---- recorded transcripts ------------------------------------------------- */
@@ -150,7 +140,7 @@ replay(const struct replay_expect *x)
             assert_memory_equal(reg, &sp, 8); /* register 7 is rsp */
         } else {
             assert_int_equal(rc, SW_EUNSUP);
-            assert_msg(rsp_session_errmsg(s), "no 'p' packet");
+            assert_contains(rsp_session_errmsg(s), "no 'p' packet");
         }
     }
     free(ids);
@@ -161,7 +151,7 @@ replay(const struct replay_expect *x)
     assert_int_equal(rsp_mem_read(s, 0, mem, 16), SW_EMEM);
     char want[80];
     snprintf(want, sizeof want, "reading 16 bytes at 0x0: stub replied %s", x->e_reply);
-    assert_msg(rsp_session_errmsg(s), want);
+    assert_contains(rsp_session_errmsg(s), want);
     free(mem);
 
     char *data;
@@ -173,7 +163,7 @@ replay(const struct replay_expect *x)
         free(data);
     } else {
         assert_int_equal(rc, SW_EUNSUP);
-        assert_msg(rsp_session_errmsg(s), "qXfer:exec-file:read");
+        assert_contains(rsp_session_errmsg(s), "qXfer:exec-file:read");
     }
     assert_int_equal(rsp_xfer_read(s, "auxv", "", &data, &len), 0);
     assert_int_equal(len, x->auxv_len);
@@ -471,7 +461,7 @@ test_session_wait_stop_without_reply_times_out(void **state)
     struct rsp_stop st;
     assert_int_equal(rsp_resume(f.s, any, false, 0), 0);
     assert_int_equal(rsp_wait_stop(f.s, 20, &st), SW_ETIMEDOUT);
-    assert_msg(rsp_session_errmsg(f.s), "stop reply");
+    assert_contains(rsp_session_errmsg(f.s), "stop reply");
     finish(&f, true);
 }
 
@@ -493,7 +483,7 @@ test_session_pass_signals_only_when_offered(void **state)
     assert_int_equal(open_text(&f, PROLOGUE_NOACK), 0);
     int sigs[] = { 14, 30 };
     assert_int_equal(rsp_pass_signals(f.s, sigs, 2), SW_EUNSUP);
-    assert_msg(rsp_session_errmsg(f.s), "not offered by the stub");
+    assert_contains(rsp_session_errmsg(f.s), "not offered by the stub");
     finish(&f, true);
 
     assert_int_equal(open_text(&f, QSUP "<- PacketSize=1000;QPassSignals+\n-> ?\n<- S05\n"
@@ -540,8 +530,8 @@ test_session_threads_bad_reply_is_eproto_with_offset(void **state)
     struct rsp_thread_id *ids;
     size_t n;
     assert_int_equal(rsp_threads(f.s, &ids, &n), SW_EPROTO);
-    assert_msg(rsp_session_errmsg(f.s), "qfThreadInfo");
-    assert_msg(rsp_session_errmsg(f.s), "offset 5");
+    assert_contains(rsp_session_errmsg(f.s), "qfThreadInfo");
+    assert_contains(rsp_session_errmsg(f.s), "offset 5");
     finish(&f, true);
 }
 
@@ -567,7 +557,7 @@ test_session_mem_error_reply_is_emem_naming_the_address(void **state)
     assert_int_equal(open_text(&f, PROLOGUE_NOACK "-> m7ffe0000,40\n<- E01\n"), 0);
     uint8_t b[64];
     assert_int_equal(rsp_mem_read(f.s, 0x7ffe0000, b, 64), SW_EMEM);
-    assert_msg(rsp_session_errmsg(f.s), "reading 64 bytes at 0x7ffe0000: stub replied E01");
+    assert_contains(rsp_session_errmsg(f.s), "reading 64 bytes at 0x7ffe0000: stub replied E01");
     finish(&f, true);
 }
 
@@ -585,7 +575,7 @@ test_session_mem_e22_on_a_long_read_retries_with_halves(void **state)
     assert_int_equal(rsp_mem_chunk(f.s), 0x800);
     uint8_t *b = calloc(1, 0x800);
     assert_int_equal(rsp_mem_read(f.s, 0, b, 0x800), SW_EMEM);
-    assert_msg(rsp_session_errmsg(f.s), "reading 256 bytes at 0x0: stub replied E22");
+    assert_contains(rsp_session_errmsg(f.s), "reading 256 bytes at 0x0: stub replied E22");
     free(b);
     finish(&f, true);
 }
@@ -598,7 +588,7 @@ test_session_mem_malformed_reply_is_eproto(void **state)
     assert_int_equal(open_text(&f, PROLOGUE_NOACK "-> m10,2\n<- 001\n"), 0);
     uint8_t b[2];
     assert_int_equal(rsp_mem_read(f.s, 0x10, b, 2), SW_EPROTO);
-    assert_msg(rsp_session_errmsg(f.s), "reading 2 bytes at 0x10: malformed reply");
+    assert_contains(rsp_session_errmsg(f.s), "reading 2 bytes at 0x10: malformed reply");
     finish(&f, true);
 }
 
@@ -615,7 +605,7 @@ test_session_empty_reply_is_remembered_and_not_sent_again(void **state)
     size_t len;
     assert_int_equal(rsp_reg_read(f.s, any, 16, b, sizeof b, &len), SW_EUNSUP);
     assert_int_equal(rsp_reg_read(f.s, any, 16, b, sizeof b, &len), SW_EUNSUP);
-    assert_msg(rsp_session_errmsg(f.s), "no 'p' packet");
+    assert_contains(rsp_session_errmsg(f.s), "no 'p' packet");
     assert_false(rsp_has_feature(f.s, RSP_FEAT_P_PACKET));
     assert_int_equal(rsp_session_stats(f.s)->by_kind[RSP_PKT_READ_REG], 1);
     finish(&f, true);
@@ -636,7 +626,7 @@ test_session_error_text_reply_is_estub_with_the_text(void **state)
     char *data;
     size_t len;
     assert_int_equal(rsp_xfer_read(f.s, "acme.stack", "x", &data, &len), SW_ESTUB);
-    assert_msg(rsp_session_errmsg(f.s), "stub replied E.no such object");
+    assert_contains(rsp_session_errmsg(f.s), "stub replied E.no such object");
     /* an unknown object's empty reply is not remembered for the next try */
     assert_int_equal(rsp_xfer_read(f.s, "acme.stack", "y", &data, &len), SW_EUNSUP);
     assert_int_equal(rsp_xfer_read(f.s, "acme.stack", "y", &data, &len), 0);
@@ -655,7 +645,7 @@ test_session_known_xfer_object_not_offered_is_not_sent(void **state)
     char *data;
     size_t len;
     assert_int_equal(rsp_xfer_read(f.s, "libraries-svr4", "", &data, &len), SW_EUNSUP);
-    assert_msg(rsp_session_errmsg(f.s), "not offered by the stub in qSupported");
+    assert_contains(rsp_session_errmsg(f.s), "not offered by the stub in qSupported");
     finish(&f, true);
 }
 
@@ -669,8 +659,8 @@ test_session_no_reply_times_out_naming_the_packet(void **state)
     assert_int_equal(open_text(&f, QSUP "<- PacketSize=1000\n-> ?\n<! silence\n"), SW_ETIMEDOUT);
     assert_null(f.s);
     assert_int_equal(f.err.code, SW_ETIMEDOUT);
-    assert_msg(f.err.msg, "waiting for the reply to '?'");
-    assert_msg(f.err.msg, "no reply within 200 ms");
+    assert_contains(f.err.msg, "waiting for the reply to '?'");
+    assert_contains(f.err.msg, "no reply within 200 ms");
     assert_string_equal(fake_script_error(f.fs), "");
     fake_script_free(f.fs);
 }
@@ -683,8 +673,8 @@ test_session_hangup_mid_packet_is_econn_naming_the_packet(void **state)
     assert_int_equal(open_text(&f, PROLOGUE_NOACK "-> m1000,4\n<! raw $0011\n<! hangup\n"), 0);
     uint8_t b[4];
     assert_int_equal(rsp_mem_read(f.s, 0x1000, b, 4), SW_ECONN);
-    assert_msg(rsp_session_errmsg(f.s), "waiting for the reply to 'm1000,4'");
-    assert_msg(rsp_session_errmsg(f.s), "in the middle of a packet");
+    assert_contains(rsp_session_errmsg(f.s), "waiting for the reply to 'm1000,4'");
+    assert_contains(rsp_session_errmsg(f.s), "in the middle of a packet");
     finish(&f, true);
 }
 
@@ -695,8 +685,8 @@ test_session_garbage_flood_times_out_instead_of_hanging(void **state)
     struct fixture f;
     assert_int_equal(open_script(&f, fake_script_parse(QSUP "<! flood hello world \n"), 50, true),
                      SW_ETIMEDOUT);
-    assert_msg(f.err.msg, "waiting for the reply to 'qSupported:");
-    assert_msg(f.err.msg, "bytes of garbage");
+    assert_contains(f.err.msg, "waiting for the reply to 'qSupported:");
+    assert_contains(f.err.msg, "bytes of garbage");
     fake_script_free(f.fs);
 }
 
@@ -712,8 +702,8 @@ test_session_garbage_then_silence_is_named_in_the_timeout(void **state)
     size_t len;
     struct rsp_thread_id any = { 0, 0 };
     assert_int_equal(rsp_regs_read(f.s, any, &b, &len), SW_ETIMEDOUT);
-    assert_msg(rsp_session_errmsg(f.s), "'g'");
-    assert_msg(rsp_session_errmsg(f.s), "6 bytes of garbage");
+    assert_contains(rsp_session_errmsg(f.s), "'g'");
+    assert_contains(rsp_session_errmsg(f.s), "6 bytes of garbage");
     finish(&f, true);
 }
 
@@ -738,7 +728,7 @@ test_session_bad_checksum_in_noack_mode_is_eproto(void **state)
     assert_int_equal(open_text(&f, PROLOGUE_NOACK "-> m0,1\n<! badsum 00\n"), 0);
     uint8_t b;
     assert_int_equal(rsp_mem_read(f.s, 0, &b, 1), SW_EPROTO);
-    assert_msg(rsp_session_errmsg(f.s), "reply to 'm0,1': bad checksum");
+    assert_contains(rsp_session_errmsg(f.s), "reply to 'm0,1': bad checksum");
     finish(&f, true);
 }
 
@@ -760,7 +750,7 @@ test_session_stub_naks_four_times_is_eproto(void **state)
     assert_int_equal(open_text(&f, QSUP "<- PacketSize=1000\n-> ?\n<! nak\n-> ?\n<! nak\n"
                                         "-> ?\n<! nak\n-> ?\n<! nak\n"),
                      SW_EPROTO);
-    assert_msg(f.err.msg, "sending '?': the stub refused it 4 times");
+    assert_contains(f.err.msg, "sending '?': the stub refused it 4 times");
     assert_string_equal(fake_script_error(f.fs), "");
     fake_script_free(f.fs);
 }
@@ -803,7 +793,7 @@ test_session_oversize_reply_is_eproto(void **state)
     assert_int_equal(open_script(&f, fs, 200, true), 0);
     uint8_t b;
     assert_int_equal(rsp_mem_read(f.s, 0, &b, 1), SW_EPROTO);
-    assert_msg(rsp_session_errmsg(f.s), "reply to 'm0,1': longer than");
+    assert_contains(rsp_session_errmsg(f.s), "reply to 'm0,1': longer than");
     finish(&f, true);
 }
 
@@ -813,7 +803,7 @@ test_session_bad_stop_reply_at_connect_is_eproto(void **state)
     (void)state;
     struct fixture f;
     assert_int_equal(open_text(&f, QSUP "<- PacketSize=1000\n-> ?\n<- T0zthread:1;\n"), SW_EPROTO);
-    assert_msg(f.err.msg, "reply to '?': stop reply: cannot parse at offset 1");
+    assert_contains(f.err.msg, "reply to '?': stop reply: cannot parse at offset 1");
     fake_script_free(f.fs);
 }
 

@@ -21,6 +21,7 @@
 #include "rsp/rsp_internal.h"
 #include "rspwalk/rsp.h"
 #include "tests/tools/fake_transport.h"
+#include "tests/tools/session_check.h"
 
 #define QSUP                                                                                       \
     "-> "                                                                                          \
@@ -63,10 +64,7 @@ open_text(struct fixture *f, const char *text, bool no_cache)
 static void
 finish(struct fixture *f)
 {
-    rsp_session_close(f->s);
-    assert_string_equal(fake_script_error(f->fs), "");
-    assert_true(fake_script_done(f->fs));
-    fake_script_free(f->fs);
+    fake_script_finish(f->s, f->fs, true);
 }
 
 static void

@@ -35,7 +35,7 @@ load_locked(struct sw_dl *dl)
 }
 
 bool
-sw_dl_load(struct sw_dl *dl)
+sw_dl_load(struct sw_dl *dl, const char **why)
 {
     pthread_mutex_lock(&dl->lock);
     if (!dl->tried) {
@@ -46,5 +46,7 @@ sw_dl_load(struct sw_dl *dl)
     }
     bool ok = dl->ok;
     pthread_mutex_unlock(&dl->lock);
+    if (!ok && why != NULL)
+        *why = dl->error;
     return ok;
 }

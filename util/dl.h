@@ -2,7 +2,7 @@
  *
  * capstone, libdwarf and elfutils' libdw are not linked: each is opened with
  * dlopen(RTLD_LOCAL) the first time it is needed (walker/capstone_dl.c,
- * walker/dwarf_dl.c).  That keeps them out of the start of every process
+ * walker/dwarf_adapter.c, walker/dwarf_info.c).  That keeps them out of the start of every process
  * (capstone's 77 000 relocations: 0.7 ms), and it keeps libdwarf and libdw
  * apart: the two export 34 functions of the same names (dwarf_tag,
  * dwarf_child, dwarf_attr, ...), and each calls its own through the global
@@ -35,7 +35,8 @@ struct sw_dl {
 
 /* Open DL's library and fill every slot, once (later calls give the first
  * answer; thread-safe).  False when the library cannot be opened or lacks a
- * function: the reason, naming the library, is in DL->error. */
-bool sw_dl_load(struct sw_dl *dl);
+ * function: the reason, naming the library, is in DL->error, and in *WHY
+ * when WHY is not NULL (borrowed from DL). */
+bool sw_dl_load(struct sw_dl *dl, const char **why);
 
 #endif /* RSPWALK_UTIL_DL_H */

@@ -30,7 +30,7 @@ static struct sw_dl cs_dl = { .soname = SW_CAPSTONE_SONAME,
 bool
 sw_cs_load(void)
 {
-    return sw_dl_load(&cs_dl);
+    return sw_dl_load(&cs_dl, NULL);
 }
 
 const char *

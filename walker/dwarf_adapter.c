@@ -78,10 +78,7 @@ sw_cfi_load(const char **why)
 bool
 sw_libdwarf_load(const char **why)
 {
-    bool ok = sw_dl_load(&libdwarf_dl);
-    if (!ok && why != NULL)
-        *why = libdwarf_dl.error;
-    return ok;
+    return sw_dl_load(&libdwarf_dl, why);
 }
 
 /* Rule table columns libdwarf tracks.  A DW_CFA_* on a register at or past

@@ -77,10 +77,7 @@ static struct sw_dl libdw_dl = { .soname = SW_LIBDW_SONAME,
 bool
 sw_libdw_load(const char **why)
 {
-    bool ok = sw_dl_load(&libdw_dl);
-    if (!ok && why != NULL)
-        *why = libdw_dl.error;
-    return ok;
+    return sw_dl_load(&libdw_dl, why);
 }
 
 /* ---- libdw helpers -------------------------------------------------------------------- */

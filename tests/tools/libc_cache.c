@@ -10,6 +10,7 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rspwalk/errors.h"
 
@@ -27,6 +28,15 @@ libc_cache_open(struct libc_cache *lc, const char *tag, bool use_cache)
         fail_msg("%s", err.msg);
     if (sw_elf_debug_path(lc->libc) == NULL)
         fail_msg("no debug file for %s: apt-get install libc6-dbg", LIBC_CACHE_LIBC);
+}
+
+const char *
+libc_cache_copy_dir(struct libc_cache *lc, char *buf, size_t n)
+{
+    const char *copy = sw_elf_dwarf_path(lc->libc);
+    assert_non_null(strstr(copy, lc->cache));
+    snprintf(buf, n, "%.*s", (int)(strrchr(copy, '/') - copy), copy);
+    return buf;
 }
 
 void

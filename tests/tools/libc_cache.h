@@ -8,6 +8,7 @@
 #define RSPWALK_TESTS_LIBC_CACHE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "walker/elf.h"
 
@@ -23,6 +24,11 @@ struct libc_cache {
  * ELF cache keeps its copies there (sw_elfcache_set_cache_dir).  Fails the
  * current cmocka test when libc or its debug file is missing. */
 void libc_cache_open(struct libc_cache *lc, const char *tag, bool use_cache);
+
+/* Where the cache keeps what it makes of libc's debug file: CACHE/<build-id>
+ * (making the uncompressed copy there on the first call), in BUF of N bytes.
+ * Fails the current cmocka test when the copy is not in the directory. */
+const char *libc_cache_copy_dir(struct libc_cache *lc, char *buf, size_t n);
 
 /* Free the ELF cache and remove the directory, read-only parts included. */
 void libc_cache_close(struct libc_cache *lc);

@@ -40,9 +40,8 @@ setup(void **state)
     struct fixture *f = calloc(1, sizeof *f);
     assert_non_null(f);
     libc_cache_open(&f->lc, "test_dinfo_aranges", true);
-    const char *copy = sw_elf_dwarf_path(f->lc.libc);
-    assert_non_null(strstr(copy, f->lc.cache));
-    snprintf(f->table, sizeof f->table, "%.*s/aranges", (int)(strrchr(copy, '/') - copy), copy);
+    char dir[192];
+    snprintf(f->table, sizeof f->table, "%s/aranges", libc_cache_copy_dir(&f->lc, dir, sizeof dir));
     *state = f;
     return 0;
 }

@@ -47,9 +47,7 @@ setup(void **state)
     struct fixture *f = calloc(1, sizeof *f);
     assert_non_null(f);
     libc_cache_open(&f->lc, "test_dinfo_units", true);
-    const char *copy = sw_elf_dwarf_path(f->lc.libc);
-    assert_non_null(strstr(copy, f->lc.cache));
-    snprintf(f->dir, sizeof f->dir, "%.*s", (int)(strrchr(copy, '/') - copy), copy);
+    libc_cache_copy_dir(&f->lc, f->dir, sizeof f->dir);
     *state = f;
     return 0;
 }

@@ -39,10 +39,13 @@ BASE_CFLAGS = $(CSTD) $(WARN) $(WERROR) $(INCS) -MMD -MP -DSW_VERSION='"$(VERSIO
               -DSW_CAPSTONE_SONAME='"$(CAPSTONE_SONAME)"' -DSW_LIBDWARF_SONAME='"$(LIBDWARF_SONAME)"' \
               -DSW_LIBDW_SONAME='"$(LIBDW_SONAME)"'
 
-LIB_SRCS := $(sort $(wildcard util/*.c rsp/*.c arch/*.c targets/*.c walker/*.c walker/steppers/*.c))
+# The library's folders, lowest layer first (docs/design.md, scripts/layers.txt).
+LIB_DIRS := util arch rsp targets elf dwarf cfi disasm libstate walker walker/steppers compose
+LIB_SRCS := $(sort $(wildcard $(addsuffix /*.c,$(LIB_DIRS))))
 CLI_SRCS := $(sort $(wildcard cli/*.c))
 TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
-UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+# Unit tests live under tests/unit/<folder>/, beside the concept they test.
+UNIT_SRCS := $(sort $(wildcard tests/unit/*/test_*.c))
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 UNIT_NAMES := $(patsubst tests/unit/%.c,%,$(UNIT_SRCS))
 FUZZ_NAMES := $(patsubst tests/fuzz/%.c,%,$(FUZZ_SRCS))
@@ -168,8 +171,8 @@ check-symbols: build/release/librspwalk.a build/release/librspwalk.so
 	echo "check-symbols: every symbol has a module prefix"
 
 FORMAT_SRCS = $(filter-out %.def,$(LIB_SRCS) $(CLI_SRCS) $(TOOL_SRCS) $(UNIT_SRCS) $(FUZZ_SRCS) \
-              $(wildcard util/*.h rsp/*.h arch/*.h targets/*.h walker/*.h walker/steppers/*.h \
-              cli/*.h tests/tools/*.h) $(PUBLIC_HDRS) $(wildcard fixtures/src/*.c fixtures/src/kernel/*.c))
+              $(wildcard $(addsuffix /*.h,$(LIB_DIRS)) \
+              cli/*.h tests/tools/*.h tests/unit/*/*.h) $(PUBLIC_HDRS) $(wildcard fixtures/src/*.c fixtures/src/kernel/*.c))
 format:
 	$(Q)clang-format -i $(FORMAT_SRCS)
 format-check:

@@ -5,7 +5,7 @@
  * stop reply; "vRun;HEXFILE;HEXARG..." -> the stop of the new process at
  * its entry; "D;PID" -> OK detaches one process, which the stub resumes.  With
  * multiprocess ids every thread is "pPID.TID", and 'm' reads through the
- * process of the Hg thread (§2.6).  Not the walker set: walker/walker_set.c.
+ * process of the Hg thread (§2.6).  Not the walker set: compose/walker_set.c.
  */
 #include "rsp/rsp_internal.h"
 

@@ -1,6 +1,6 @@
 /* util/alloc.c -- every allocation of the library, with a failure hook for tests.
  *
- * The allocation-failure sweep (tests/unit/test_allocfail.c) makes the Nth
+ * The allocation-failure sweep (tests/unit/util/test_allocfail.c) makes the Nth
  * allocation fail and checks that the caller returns SW_ENOMEM and leaks nothing.
  */
 #include "util/util.h"

@@ -1,8 +1,8 @@
 /* util/dl.h -- a shared library opened on first use, its functions looked up by name.
  *
  * capstone, libdwarf and elfutils' libdw are not linked: each is opened with
- * dlopen(RTLD_LOCAL) the first time it is needed (walker/capstone_dl.c,
- * walker/dwarf_adapter.c, walker/dwarf_info.c).  That keeps them out of the start of every process
+ * dlopen(RTLD_LOCAL) the first time it is needed (disasm/capstone_dl.c,
+ * cfi/cfi.c, dwarf/dwarf.c).  That keeps them out of the start of every process
  * (capstone's 77 000 relocations: 0.7 ms), and it keeps libdwarf and libdw
  * apart: the two export 34 functions of the same names (dwarf_tag,
  * dwarf_child, dwarf_attr, ...), and each calls its own through the global

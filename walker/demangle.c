@@ -7,7 +7,7 @@
  * its parameter list where gdb's own C++ name parser can take the name apart
  * (find_frame_funname's cp_remove_params); where that parser fails gdb
  * prints the name whole, and so does this.  libiberty is included here and
- * nowhere else.  Not the choice of the name (elfsyms.c, the DWARF readers).
+ * nowhere else.  Not the choice of the name (elf/symbols.c, the DWARF readers).
  */
 #include "rspwalk/symlookup.h"
 

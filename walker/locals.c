@@ -1,6 +1,6 @@
 /* walker/locals.c -- local variables of walked frames (include/rspwalk/locals.h).
  *
- * Names, types and locations come from walker/dwarf_info.h (the module's
+ * Names, types and locations come from dwarf/dwarf.h (the module's
  * sw_dinfo, cached per walker by walker/virtual.c); this file evaluates a
  * location for one frame (pieces, registers, frame base, memory) and formats
  * values as gdb prints them.  No libdwarf here, and no unwinding: the
@@ -12,11 +12,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "walker/cfi.h"
-#include "walker/dwarf_info.h"
+#include "cfi/cfi.h"
+#include "dwarf/dwarf.h"
 #include "walker/walker_internal.h"
 
-/* DWARF 5 section 7.7.1: the operations the encoding of dwarf_info.h uses. */
+/* DWARF 5 section 7.7.1: the operations the encoding of dwarf/dwarf.h uses. */
 enum {
     LOP_addr = 0x03,
     LOP_deref_size = 0x94,
@@ -202,7 +202,7 @@ sleb(const uint8_t *p)
     return (int64_t)v;
 }
 
-/* The length of the operation at P in dwarf_info.h's encoding; 0 if invalid. */
+/* The length of the operation at P in dwarf/dwarf.h's encoding; 0 if invalid. */
 static size_t
 op_len(const uint8_t *p, size_t n)
 {

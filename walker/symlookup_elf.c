@@ -11,7 +11,7 @@
 
 #include "rspwalk/libstate.h"
 #include "util/util.h"
-#include "walker/elf.h"
+#include "elf/elf.h"
 
 struct symlookup_elf {
     struct sw_symlookup base;

@@ -2,7 +2,7 @@
  *
  * After a physical walk: inline frames (DW_TAG_inlined_subroutine) before each
  * physical frame and tail-call frames (DW_TAG_call_site chains) between a frame
- * and its caller, read through walker/dwarf_info.h with one sw_dinfo per
+ * and its caller, read through dwarf/dwarf.h with one sw_dinfo per
  * module, cached per walker.  Tail-call chains cross modules as gdb's do: the
  * modules are one world (names resolved over all of them, each address read
  * with its own module's DWARF).  No unwinding here: SPs and FPs are copied.
@@ -12,7 +12,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "walker/dwarf_info.h"
+#include "dwarf/dwarf.h"
 
 /* More inline levels or tail calls than this between two physical frames are
  * garbage (glibc has at most 3 inline levels and 1 tail call at a stop). */

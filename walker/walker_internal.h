@@ -7,7 +7,7 @@
 
 #include "rspwalk/rspwalk.h"
 #include "util/util.h"
-#include "walker/elf.h"
+#include "elf/elf.h"
 
 /* The ELF cache of W's library state (borrowed). */
 struct sw_elfcache *sw_walker_elfcache(struct sw_walker *w);

@@ -66,7 +66,7 @@ struct arch_desc {
     size_t nregs;
     int16_t dw_pc, dw_sp, dw_fp, dw_ra;   /* DWARF numbers of the roles (see above) */
     uint16_t dw_max;                      /* every DWARF number of this arch is below this */
-    int cs_arch, cs_mode;                 /* capstone, used only by walker/disasm.c */
+    int cs_arch, cs_mode;                 /* capstone, used only by disasm/disasm.c */
     uint8_t call_ra_on_stack;             /* 1 if a call pushes the return address (x86) */
     uint8_t pc_after_trap;                /* bytes a software breakpoint advances the PC (x86: 1) */
     const struct arch_sigframe *sigframe; /* Linux rt signal frame; NULL if unknown */

@@ -18,8 +18,8 @@ struct sw_walker;
 struct sw_stack;
 struct sw_frame;
 struct sw_function;
-struct sw_dinfo_var;  /* walker/dwarf_info.h */
-struct sw_dinfo_func; /* walker/dwarf_info.h */
+struct sw_dinfo_var;  /* dwarf/dwarf.h */
+struct sw_dinfo_func; /* dwarf/dwarf.h */
 
 /* getLocalVariableValue's result codes (Dyninst's glvv_*). */
 enum sw_glvv {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "rspwalk/errors.h"
-#include "walker/cfi.h"
+#include "cfi/cfi.h"
 
 static uint8_t memory[256];
 

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "walker/elf.h"
+#include "elf/elf.h"
 
 #define LIBC_CACHE_LIBC "/lib/x86_64-linux-gnu/libc.so.6"
 

@@ -6,7 +6,7 @@
 #ifndef RSPWALK_WALKER_ANALYSIS_INTERNAL_H
 #define RSPWALK_WALKER_ANALYSIS_INTERNAL_H
 
-#include "walker/disasm.h"
+#include "disasm/disasm.h"
 #include "walker/steppers/analysis.h"
 
 enum {

@@ -8,7 +8,7 @@
 #define RSPWALK_WALKER_DEBUG_INTERNAL_H
 
 #include "rspwalk/rspwalk.h"
-#include "walker/cfi.h"
+#include "cfi/cfi.h"
 
 /* The caller of IN by ROW (the rules at IN's lookup PC), reading saved
  * registers from P.  Writes *OUT only on SW_GCF_SUCCESS; *OUT->stepper is

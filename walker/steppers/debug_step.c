@@ -185,7 +185,7 @@ sw_debug_apply_row(const struct arch_desc *a, struct sw_proc *p, const struct sw
      * counts the arguments pushed for the call in progress, and the
      * caller's SP at that call is the CFA.  gdb ignores the operand; GCC's
      * unwinder and LLVM's libunwind add it only to resume at a landing pad,
-     * which expects the arguments popped (tests/unit/test_cfi_asm.c). */
+     * which expects the arguments popped (tests/unit/cfi/test_cfi_asm.c). */
     if (row->cfa_is_expr) {
         rc = eval(&u, row->cfa_expr, row->cfa_expr_len, false, "CFA", &u.cfa);
         if (rc < 0)

@@ -4,7 +4,7 @@
  * frame's SP in one read and take the first word that points just after a
  * call instruction which could have called the current function (the seed's
  * WandererHelper::isPrevInstrACall with requireExactMatch).  Frames found so
- * are heuristics: trust "scan".  Not a disassembler (walker/disasm.c is) and
+ * are heuristics: trust "scan".  Not a disassembler (disasm/disasm.c is) and
  * not an unwinder of anything with CFI or a frame chain: those run first.
  * What the code around a word is: walker/steppers/wanderer_code.c.
  */

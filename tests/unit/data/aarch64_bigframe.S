@@ -3,7 +3,7 @@
  * Built by the Makefile with aarch64-linux-gnu-gcc -nostdlib -static -no-pie.  Shaped after
  * gcc -O2 (the judge's jmprec.c, W3: pong's `mov x12, #0x15f0; sub sp, sp, x12`) and
  * -fstack-clash-protection's probe loop.  Beside each instruction: its offset and the
- * height (CFA - SP) before it, which tests/unit/test_analysis_big.c checks; unknown where
+ * height (CFA - SP) before it, which tests/unit/walker/test_analysis_big.c checks; unknown where
  * the analysis cannot know it.  test_wanderer.c scans from unk, whose frame size is in a
  * register at run time, into caller2.
  */

@@ -2,7 +2,7 @@
  *
  * Built by the Makefile with aarch64-linux-gnu-gcc -nostdlib -static -no-pie; no CFI, so only
  * the analysis decides.  Beside each instruction: its offset, then the height (CFA - SP)
- * before it and the FrameFuncHelper's pair there, which tests/unit/test_frame_func.c checks.
+ * before it and the FrameFuncHelper's pair there, which tests/unit/walker/test_frame_func.c checks.
  * The chain _start -> outer -> multi (second exit) -> leaf is walked on a fake stack.
  */
     .text

@@ -5,7 +5,7 @@
  * 30, sp 31; the CIE's return column 30), which is all sw_cfi reads.  The
  * FDE is what `gcc -mbranch-protection=pac-ret` emits around `paciasp`, a
  * frame record, `autiasp`, with DW_CFA_AARCH64_negate_ra_state (0x2d) and a
- * remember/restore pair around one exit, as tests/unit/test_cfi_arches.c
+ * remember/restore pair around one exit, as tests/unit/cfi/test_cfi_arches.c
  * expects at each 4-byte step noted below.  Column 16 (x86's rip in the
  * host's CIE) is made same-value: x16 is no saved register on AArch64.
  */

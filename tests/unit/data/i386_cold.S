@@ -5,7 +5,7 @@
  * __x86.get_pc_thunk.bx (whose return address stays below SP), and reaches its cold part
  * finish.cold by `jne`, with 12 bytes of finish's frame live; nothing calls finish.cold.
  * Beside each instruction: its offset and the height (CFA - SP) before it, which
- * tests/unit/test_analysis_big.c and test_wanderer.c check.  The chain _start -> pang ->
+ * tests/unit/walker/test_analysis_big.c and test_wanderer.c check.  The chain _start -> pang ->
  * finish -> finish.cold -> stop is walked on a fake stack.
  */
     .text

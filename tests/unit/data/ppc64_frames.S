@@ -4,7 +4,7 @@
  * name descriptors in .opd) and, through ppc64le_frames.S, powerpc64le-linux-gnu-gcc
  * (ELFv2); -nostdlib -static -no-pie, no CFI.  Beside each instruction: its offset from the
  * function's code, then the height (CFA - SP) before it and the FrameFuncHelper's pair there,
- * which tests/unit/test_frame_func_ppc.c checks.  The chain _start -> outer -> multi ->
+ * which tests/unit/walker/test_frame_func_ppc.c checks.  The chain _start -> outer -> multi ->
  * leaf is walked on a fake stack.
  */
 #if defined(_CALL_ELF) && _CALL_ELF == 2

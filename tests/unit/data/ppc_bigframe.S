@@ -3,7 +3,7 @@
  * Built by the Makefile with powerpc-linux-gnu-gcc -nostdlib -static -no-pie; no CFI.
  * Shaped after gcc -O2 (the judge's jmprec.c: `lis r0,-2; ori r0,r0,61056; stwux r1,r1,r0`)
  * and -fstack-clash-protection's probe loop.  Beside each instruction: its offset and the
- * height (CFA - SP) before it, which tests/unit/test_analysis_big.c checks.
+ * height (CFA - SP) before it, which tests/unit/walker/test_analysis_big.c checks.
  */
     .text
     .globl _start

@@ -2,7 +2,7 @@
  *
  * Built by the Makefile with powerpc-linux-gnu-gcc -nostdlib -static -no-pie; no CFI.
  * Beside each instruction: its offset, then the height (CFA - SP) before it and the
- * FrameFuncHelper's pair there, which tests/unit/test_frame_func_ppc.c checks.  The chain
+ * FrameFuncHelper's pair there, which tests/unit/walker/test_frame_func_ppc.c checks.  The chain
  * _start -> outer32 -> multi32 -> leaf32 is walked on a fake stack.
  */
     .text

@@ -1,7 +1,7 @@
 /* tests/unit/data/x86_64_aliases.S -- symbol tables for gdb's choice of a name.
  *
  * Several names at one address, sized and sizeless, global, weak and local,
- * nested and in two code sections: tests/unit/test_elf.c asks the ELF cache
+ * nested and in two code sections: tests/unit/elf/test_elf.c asks the ELF cache
  * for the name of addresses around each group and expects the name
  * gdb-multiarch 13.1's `info symbol` gives for the same linked file (its
  * minimal symbols: gdb/minsyms.c).  The bytes are never run; tests find

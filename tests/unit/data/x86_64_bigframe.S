@@ -3,7 +3,7 @@
  * Linked static and non-PIE like x86_64_frames.S.  A frame size moved into a register
  * before `sub %rax,%rsp`, and -fstack-clash-protection's probe loop (the bound in %r11).
  * Beside each instruction: its offset and the height (CFA - SP) before it, which
- * tests/unit/test_analysis_big.c checks.
+ * tests/unit/walker/test_analysis_big.c checks.
  */
     .text
     .globl _start

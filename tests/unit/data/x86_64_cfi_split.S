@@ -3,7 +3,7 @@
  * `.cfi_sections .debug_frame`: no .eh_frame, so once `objcopy --strip-debug`
  * has removed .debug_frame the program has no CFI of its own, and the
  * separate debug file `objcopy --only-keep-debug` made from it has all of it.
- * tests/unit/test_cfi_split.c makes both at run time and puts the debug file
+ * tests/unit/cfi/test_cfi_split.c makes both at run time and puts the debug file
  * where gdb would look: by .gnu_debuglink, by build-id.  Linked static and
  * non-PIE (link-time addresses are runtime ones); the linker gives it a
  * build-id.

@@ -1,7 +1,7 @@
 /* tests/unit/data/x86_64_locals.S -- DWARF variables of every location kind, written by hand.
  *
  * Built into build/<config>/tests/data/x86_64_locals.elf (static, not PIE: the addresses are
- * the link-time ones) and read by tests/unit/test_locals.c, which gives the frames registers
+ * the link-time ones) and read by tests/unit/walker/test_locals.c, which gives the frames registers
  * and memory in a fake process and checks each value.  The code is never run: nops, so that
  * each variable's location is known here rather than chosen by a compiler.  DWARF 4 with
  * .debug_loc location lists; x86-64 register numbers (rbx 3, rbp 6, r9 9, r12-r15 12-15).

@@ -1,7 +1,7 @@
 /* tests/unit/data/x86_64_tailcall_lib.S -- the callee module of a cross-module tail-call chain.
  *
  * Built into build/<config>/tests/data/x86_64_tailcall_lib.elf and placed by
- * tests/unit/test_tailcall.c at a bias of its own, next to x86_64_tailcall_main.S, whose
+ * tests/unit/walker/test_tailcall.c at a bias of its own, next to x86_64_tailcall_main.S, whose
  * call sites name functions of this file only by declarations (a call through the PLT).
  * The code is never run: nops, so the call sites sit where this file says.  DWARF 4 with
  * GNU's call-site forms (DW_TAG_GNU_call_site, DW_AT_low_pc as the return pc,

@@ -1,6 +1,6 @@
 /* tests/unit/data/x86_64_tailcall_main.S -- the caller module of cross-module tail-call chains.
  *
- * Built into build/<config>/tests/data/x86_64_tailcall_main.elf; tests/unit/test_tailcall.c
+ * Built into build/<config>/tests/data/x86_64_tailcall_main.elf; tests/unit/walker/test_tailcall.c
  * places it before x86_64_tailcall_lib.S, whose functions main_fn calls through
  * declarations only, as a program calls a shared library's functions through the PLT.
  * The code is never run: nops.  DWARF 5 call sites (DW_TAG_call_site, DW_AT_call_return_pc,

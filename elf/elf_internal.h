@@ -1,0 +1,91 @@
+/* elf/elf_internal.h -- the ELF cache's objects, shared by elf/elf.c (files,
+ * segments, sections) and elf/symbols.c (symbol tables).  Not for other modules:
+ * they use elf/elf.h.  Includes libelf.
+ */
+#ifndef RSPWALK_ELF_INTERNAL_H
+#define RSPWALK_ELF_INTERNAL_H
+
+#include <gelf.h>
+#include <libelf.h>
+
+#include "elf/elf.h"
+struct elf_seg {
+    sw_addr vaddr, memsz, filesz;
+    uint64_t offset;
+};
+
+/* One code symbol as gdb's minimal symbol table holds it (gdb/elfread.c
+ * elf_symtab_read): any type but FILE and SECTION, in an executable section.
+ * Link-time address. */
+struct elf_sym {
+    const char *name; /* borrowed from libelf: "name@@VERSION" keeps its version */
+    sw_addr value, size;
+    uint32_t shndx; /* its section, in the table's own file */
+    uint32_t order; /* its place in the table: the tie-break of name lookups */
+    uint8_t local;  /* STB_LOCAL: gdb's mst_file_text */
+    uint8_t ifunc;  /* STT_GNU_IFUNC: mst_text_gnu_ifunc */
+};
+
+/* The code symbols of one of gdb's objfiles (the file, or its debug file),
+ * sorted by address, then name (strcmp), duplicates merged. */
+struct elf_symtab {
+    Elf *elf; /* the file SHNDX counts in; NULL: no table */
+    struct elf_sym *syms;
+    uint32_t *prev_sized; /* [i]: the highest j <= i whose symbol has a size, UINT32_MAX: none */
+    size_t n, cap;
+};
+
+/* One libelf handle over a file (fd >= 0) or a memory copy (image). */
+struct elf_file {
+    int fd;
+    void *image;
+    Elf *elf;
+    const uint8_t *raw;
+    size_t rawlen;
+};
+
+struct sw_elf {
+    struct sw_elf *next;
+    struct sw_elfcache *cache;
+    char *path;
+    char *debug_path;
+    char *dwarf_path; /* an uncompressed copy of the debug file, NULL: none */
+    bool dwarf_path_tried;
+    struct elf_file main;
+    struct elf_file dbg; /* dbg.elf NULL: no separate debug file */
+    const struct arch_desc *arch;
+    uint16_t machine;
+    uint32_t flags;  /* e_flags */
+    bool big_endian; /* EI_DATA, known even when no arch table matches */
+    bool is_dyn;
+    sw_addr entry, lo, hi, dyn_vaddr, phdr_vaddr;
+    const char *interp; /* PT_INTERP, borrowed from main.raw; NULL if none */
+    struct elf_seg *segs;
+    size_t nsegs;
+    const uint8_t *build_id; /* borrowed from libelf's data of main */
+    size_t build_id_len;
+    int syms_state; /* 0: not read yet, 1: read, <0: the code reading failed with */
+    /* [0] the file's own symbols (.symtab, else .dynsym; PowerPC64 ELFv1
+     * entries), [1] its debug file's .symtab (elf/symbols.c). */
+    struct elf_symtab tabs[2];
+    struct elf_symtab aliases; /* ELFv1 descriptor names at their entries: for name lookups */
+    struct sw_dinfo *dinfo;    /* owned: its DWARF (sw_elf_dinfo), opened on first use */
+    bool dinfo_tried;          /* opened, or its opening failed for good (DINFO NULL) */
+    struct sw_cfi *cfi;        /* owned: its call frame information (sw_elf_cfi) */
+    struct sw_errbuf cfi_why;  /* why CFI is NULL */
+    bool cfi_tried;            /* opened, or its opening failed for good (CFI NULL) */
+};
+
+struct sw_elfcache {
+    char *debug_dir;
+    char *cache_dir; /* NULL: no uncompressed copies of debug files */
+    struct sw_elf *files;
+};
+
+/* The section named NAME of ELF (its header in *SH), or NULL. */
+Elf_Scn *sw_elf_find_section(Elf *elf, const char *name, GElf_Shdr *sh);
+
+/* Free E's symbol tables (elf/symbols.c). */
+void sw_elf_syms_free(struct sw_elf *e);
+
+#endif /* RSPWALK_ELF_INTERNAL_H */

@@ -1,0 +1,77 @@
+/* libstate/files.h -- the LibraryState object and each module's local file.
+ *
+ * Shared by libstate/libstate.c (the module list: where each module is) and
+ * libstate/files.c (which local file each module is read from:
+ * found under the sysroot, checked against the target, or fetched from it).
+ * Included only by those two and their tests.
+ */
+#ifndef RSPWALK_LIBSTATE_FILES_H
+#define RSPWALK_LIBSTATE_FILES_H
+
+#include "rspwalk/libstate.h"
+#include "util/util.h"
+
+/* A target path and the local file chosen for it (owned; NULL: none). */
+struct resolved {
+    char *target, *path;
+};
+
+struct sw_libstate {
+    struct sw_proc *proc;
+    struct sw_elfcache *cache;
+    char *sysroot;   /* NULL: none */
+    char *lib_path;  /* directories searched by file name, ':'-separated; NULL: none */
+    char *exe;       /* NULL: ask the target */
+    char *cache_dir; /* files fetched from the target; NULL: none */
+    /* Target files already matched to a local file (PATH NULL: none), so a
+     * refresh asks the target about each file once. */
+    struct resolved *resolved;
+    size_t nresolved;
+    char **warnings; /* owned: messages about local files not used */
+    size_t nwarnings;
+    struct sw_lib *libs;
+    size_t nlibs;
+    sw_lib_change_cb cb;
+    void *cb_arg;
+    sw_addr lib_trap; /* r_debug.r_brk, 0 when unknown; valid when TRAP_READ */
+    bool trap_read;   /* LIB_TRAP read since the last refresh */
+    struct sw_errbuf err;
+};
+
+/* The local file for the target's file TARGET (a listed module, the
+ * executable or dynamic linker the target names): under the sysroot, else
+ * (or when that file is another build) the target's copy fetched into the
+ * cache.  *PATH (owned) and *ELF are NULL when there is none.  Each target
+ * path is looked at once per library state.  With DEFER, a local file that
+ * can be checked in target memory (its build-id note is in a loaded
+ * segment) is returned unchecked with *DEFERRED set: the caller places it
+ * and hands it to sw_ls_check_files.  Returns 0, SW_ENOMEM or a link error
+ * (message on LS). */
+int sw_ls_resolve(struct sw_libstate *ls, const char *target, bool defer, char **path,
+                  struct sw_elf **elf, bool *deferred);
+
+/* A module whose local file waits for its check (sw_ls_resolve's DEFER). */
+struct sw_ls_check {
+    size_t lib;   /* index in the LIBS given to sw_ls_check_files */
+    char *target; /* owned: the target's path of the file */
+    bool changed; /* out: LIB's file was dropped or replaced (place it again) */
+};
+
+/* Check the local files of LIBS[CHECKS[i].lib], placed at their bias, all
+ * at once: each build-id note is read from target memory where the file
+ * puts it (one round trip for them all where the backend batches), and while
+ * that round trip is under way the symbol tables of LIBS[0..NLIBS) are read
+ * (a walk names frames in them next; a file the check drops was read for
+ * nothing, harmlessly).  WARM,
+ * when not 0, is an address read soon after (the vDSO's image): asked for
+ * in the same batch as a read to come (sw_mem_req without a buffer), also
+ * when N is 0.  A note
+ * that matches confirms the file; a readable note of another build-id drops
+ * the file (a warning) and fetches the target's copy where read_file and a
+ * cache directory allow; a note that cannot be read or recognised is left
+ * to read_file's check, as an undeferred file.  Returns 0, SW_ENOMEM or a
+ * link error (message on LS). */
+int sw_ls_check_files(struct sw_libstate *ls, struct sw_lib *libs, struct sw_ls_check *checks,
+                      size_t n, sw_addr warm, size_t nlibs);
+
+#endif /* RSPWALK_LIBSTATE_FILES_H */

@@ -1,0 +1,288 @@
+/* tests/unit/rsp/test_prefetch.c -- the connect's '?' with the first stop's objects
+ * (rsp/prefetch.c).
+ *
+ * On a gdbserver-like stub (no-ack mode, multiprocess, qXfer:threads) the
+ * session asks for target.xml, the library list, auxv and the thread list in
+ * the write that carries '?', and answers the same requests from those
+ * replies later in the stop.  Scripted stubs (tests/tools/fake_transport.h)
+ * check what goes on the wire: one round trip at connect, none afterwards,
+ * the live request again after a resume, a long object continued on the
+ * wire, refusals judged as if they had come live, the links and settings
+ * that get no prefetch, and a stub that hangs up in the middle.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rsp/rsp_internal.h"
+#include "rspwalk/rsp.h"
+#include "tests/tools/fake_transport.h"
+#include "tests/tools/session_check.h"
+
+#define QSUP                                                                                       \
+    "-> "                                                                                          \
+    "qSupported:multiprocess+;swbreak+;hwbreak+;vContSupported+;no-resumed+;xmlRegisters=i386\n"
+/* PacketSize 0x108: qXfer chunks of 0xf8 bytes. */
+#define GDBSERVER_FEATURES                                                                         \
+    "PacketSize=108;QStartNoAckMode+;multiprocess+;vContSupported+;qXfer:features:read+;"          \
+    "qXfer:threads:read+;qXfer:libraries-svr4:read+;qXfer:auxv:read+"
+#define XML                                                                                        \
+    "<?xml version=\"1.0\"?><target><architecture>i386:x86-64</architecture>"                      \
+    "<feature name=\"org.gnu.gdb.i386.core\"><reg name=\"rax\" bitsize=\"64\"/>"                   \
+    "<reg name=\"rip\" bitsize=\"64\" regnum=\"16\"/></feature></target>"
+#define STOP    "T05thread:p1f.1f;"
+#define THREADS "<threads><thread id=\"p1f.1f\"/><thread id=\"p1f.20\"/></threads>"
+#define LIBS    "<library-list-svr4 version=\"1.0\"/>"
+#define AUXV    "\\x09\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x40\\x10\\x40\\x00\\x00\\x00\\x00\\x00"
+
+/* The connect up to QStartNoAckMode's OK. */
+#define HEAD QSUP "<- " GDBSERVER_FEATURES "\n-> QStartNoAckMode\n<- OK\n"
+/* The prefetching write and its replies, LIBS_REPLY and AUXV_REPLY as given. */
+#define PREFETCH(libs_reply, auxv_reply)                                                           \
+    "-> ?\n-> qXfer:features:read:target.xml:0,f8\n-> qXfer:libraries-svr4:read::0,f8\n"           \
+    "-> qXfer:auxv:read::0,f8\n-> qXfer:threads:read::0,f8\n"                                      \
+    "<- " STOP "\n<- l" XML "\n<- " libs_reply "\n<- " auxv_reply "\n<- l" THREADS "\n"
+
+struct fixture {
+    struct fake_script *fs;
+    struct rsp_session *s;
+    struct sw_errbuf err;
+    int rc;
+};
+
+static int
+open_cfg(struct fixture *f, const char *text, const struct rsp_session_config *cfg)
+{
+    memset(f, 0, sizeof *f);
+    f->fs = fake_script_parse(text);
+    assert_non_null(f->fs);
+    f->rc = rsp_session_connect(fake_transport_new(f->fs), cfg, &f->s, &f->err);
+    return f->rc;
+}
+
+static int
+open_text(struct fixture *f, const char *text)
+{
+    struct rsp_session_config cfg;
+    rsp_session_config_init(&cfg);
+    cfg.timeout_ms = 200;
+    return open_cfg(f, text, &cfg);
+}
+
+static void
+finish(struct fixture *f)
+{
+    fake_script_finish(f->s, f->fs, true);
+}
+
+static void
+test_prefetch_connect_asks_every_object_with_the_stop_in_one_round_trip(void **state)
+{
+    (void)state;
+    struct fixture f;
+    assert_int_equal(open_text(&f, HEAD PREFETCH("l" LIBS, "l" AUXV)), 0);
+    const struct rsp_stats *st = rsp_session_stats(f.s);
+    assert_int_equal(st->round_trips, 3); /* qSupported, QStartNoAckMode, the prefetch */
+    assert_int_equal(st->packets_sent, 7);
+    assert_int_equal(st->cached_replies, 1); /* target.xml, taken by the connect */
+    assert_non_null(rsp_session_tdesc(f.s));
+    const struct rsp_stop *stop = rsp_last_stop(f.s);
+    assert_non_null(stop);
+    assert_int_equal(stop->thread.tid, 0x1f);
+    assert_true(fake_script_done(f.fs));
+
+    /* Every object of the stop, and again: no packet, no round trip. */
+    for (int round = 0; round < 2; round++) {
+        struct rsp_thread_id *ids;
+        size_t n;
+        assert_int_equal(rsp_threads(f.s, &ids, &n), 0);
+        assert_int_equal(n, 2);
+        assert_int_equal(ids[1].tid, 0x20);
+        free(ids);
+        char *data;
+        size_t len;
+        assert_int_equal(rsp_xfer_read(f.s, "libraries-svr4", "", &data, &len), 0);
+        assert_string_equal(data, LIBS);
+        free(data);
+        assert_int_equal(rsp_xfer_read(f.s, "auxv", "", &data, &len), 0);
+        assert_int_equal(len, 16);
+        assert_int_equal((unsigned char)data[0], 9);
+        assert_int_equal((unsigned char)data[9], 0x10); /* escaped in the reply, not here */
+        free(data);
+    }
+    assert_int_equal(st->round_trips, 3);
+    assert_int_equal(st->packets_sent, 7);
+    assert_int_equal(st->cached_replies, 7);
+    assert_int_equal(st->by_kind[RSP_PKT_XFER_THREADS], 1);
+    finish(&f);
+}
+
+static void
+test_prefetch_resume_drops_the_replies(void **state)
+{
+    (void)state;
+    struct fixture f;
+    assert_int_equal(
+        open_text(
+            &f, HEAD PREFETCH("l" LIBS,
+                              "l" AUXV) "-> vCont?\n<- vCont;c;C;t;s;S;r\n-> vCont;c\n<- " STOP "\n"
+                                        "-> qXfer:auxv:read::0,f8\n<- l" AUXV "\n"),
+        0);
+    struct rsp_stop stop;
+    assert_int_equal(rsp_resume(f.s, (struct rsp_thread_id){ 0, 0 }, false, 0), 0);
+    assert_int_equal(rsp_wait_stop(f.s, 200, &stop), 0);
+    char *data;
+    size_t len;
+    assert_int_equal(rsp_xfer_read(f.s, "auxv", "", &data, &len), 0); /* from the wire */
+    assert_int_equal(len, 16);
+    free(data);
+    assert_int_equal(rsp_session_stats(f.s)->cached_replies, 1);
+    finish(&f);
+}
+
+static void
+test_prefetch_long_object_goes_on_from_the_first_chunk(void **state)
+{
+    (void)state;
+    struct fixture f;
+    assert_int_equal(open_text(&f, HEAD PREFETCH("m<library-list-svr4",
+                                                 "l" AUXV) "-> qXfer:libraries-svr4:read::12,f8\n"
+                                                           "<- l version=\"1.0\"/>\n"),
+                     0);
+    char *data;
+    size_t len;
+    if (rsp_xfer_read(f.s, "libraries-svr4", "", &data, &len) != 0)
+        fail_msg("%s / %s", rsp_session_errmsg(f.s), fake_script_error(f.fs));
+    assert_string_equal(data, LIBS);
+    free(data);
+    assert_int_equal(rsp_session_stats(f.s)->round_trips, 4);
+    finish(&f);
+}
+
+static void
+test_prefetch_refusals_count_as_if_they_came_live(void **state)
+{
+    (void)state;
+    struct fixture f;
+    /* An empty reply (no library list) and an error (no auxv). */
+    assert_int_equal(open_text(&f, HEAD PREFETCH("", "E01")), 0);
+    char *data;
+    size_t len;
+    assert_int_equal(rsp_xfer_read(f.s, "libraries-svr4", "", &data, &len), SW_EUNSUP);
+    assert_contains(rsp_session_errmsg(f.s), "qXfer:libraries-svr4:read::0,f8");
+    /* Remembered as unsupported: refused again without a packet. */
+    assert_int_equal(rsp_xfer_read(f.s, "libraries-svr4", "", &data, &len), SW_EUNSUP);
+    assert_int_equal(rsp_xfer_read(f.s, "auxv", "", &data, &len), SW_ESTUB);
+    assert_contains(rsp_session_errmsg(f.s), "stub replied E01");
+    assert_int_equal(rsp_session_stats(f.s)->round_trips, 3);
+    finish(&f);
+}
+
+/* Each link or setting without the prefetch: '?' alone, then target.xml. */
+static void
+test_prefetch_off_where_not_wanted(void **state)
+{
+    (void)state;
+    static const char one_by_one[] = "-> ?\n<- " STOP "\n"
+                                     "-> qXfer:features:read:target.xml:0,f8\n<- l" XML "\n";
+    struct rsp_session_config cfg;
+    struct fixture f;
+
+    /* Asked not to. */
+    rsp_session_config_init(&cfg);
+    cfg.timeout_ms = 200;
+    cfg.prefetch = false;
+    assert_int_equal(open_cfg(&f,
+                              HEAD "-> ?\n<- " STOP "\n"
+                                   "-> qXfer:features:read:target.xml:0,f8\n<- l" XML "\n",
+                              &cfg),
+                     0);
+    finish(&f);
+    /* No caches. */
+    rsp_session_config_init(&cfg);
+    cfg.timeout_ms = 200;
+    cfg.no_cache = true;
+    char text[2048];
+    snprintf(text, sizeof text, "%s%s", HEAD, one_by_one);
+    assert_int_equal(open_cfg(&f, text, &cfg), 0);
+    finish(&f);
+    /* Ack mode (no QStartNoAckMode offered): no pipelining at all. */
+    snprintf(text, sizeof text,
+             "%s<- PacketSize=108;multiprocess+;qXfer:features:read+;qXfer:threads:read+;"
+             "qXfer:auxv:read+\n%s",
+             QSUP, one_by_one);
+    assert_int_equal(open_text(&f, text), 0);
+    finish(&f);
+    /* A stub not known to serve its input in order (no multiprocess). */
+    snprintf(text, sizeof text,
+             "%s<- PacketSize=108;QStartNoAckMode+;qXfer:features:read+;qXfer:auxv:read+\n"
+             "-> QStartNoAckMode\n<- OK\n%s",
+             QSUP, one_by_one);
+    assert_int_equal(open_text(&f, text), 0);
+    finish(&f);
+}
+
+static void
+test_prefetch_objects_not_offered_are_not_asked_for(void **state)
+{
+    (void)state;
+    struct fixture f;
+    assert_int_equal(open_text(&f, QSUP "<- PacketSize=108;QStartNoAckMode+;multiprocess+;"
+                                        "qXfer:features:read+;qXfer:threads:read+\n"
+                                        "-> QStartNoAckMode\n<- OK\n"
+                                        "-> ?\n-> qXfer:features:read:target.xml:0,f8\n"
+                                        "-> qXfer:threads:read::0,f8\n"
+                                        "<- " STOP "\n<- l" XML "\n<- l" THREADS "\n"),
+                     0);
+    char *data;
+    size_t len;
+    assert_int_equal(rsp_xfer_read(f.s, "auxv", "", &data, &len), SW_EUNSUP);
+    assert_contains(rsp_session_errmsg(f.s), "not offered");
+    finish(&f);
+}
+
+static void
+test_prefetch_failures_fail_the_connect_with_their_cause(void **state)
+{
+    (void)state;
+    struct fixture f;
+    /* The stub hangs up after the stop reply: the connect fails, naming the packet. */
+    assert_int_equal(open_text(&f, HEAD "-> ?\n-> qXfer:features:read:target.xml:0,f8\n"
+                                        "-> qXfer:libraries-svr4:read::0,f8\n"
+                                        "-> qXfer:auxv:read::0,f8\n-> qXfer:threads:read::0,f8\n"
+                                        "<- " STOP "\n<! hangup\n"),
+                     SW_ECONN);
+    assert_contains(f.err.msg, "qXfer:features:read:target.xml");
+    assert_string_equal(fake_script_error(f.fs), "");
+    fake_script_free(f.fs);
+    /* A stop reply that does not parse is the connect's failure, as without the prefetch. */
+    assert_int_equal(open_text(&f, HEAD "-> ?\n-> qXfer:features:read:target.xml:0,f8\n"
+                                        "-> qXfer:libraries-svr4:read::0,f8\n"
+                                        "-> qXfer:auxv:read::0,f8\n-> qXfer:threads:read::0,f8\n"
+                                        "<- T5\n<- l" XML "\n<- l" LIBS "\n<- l" AUXV
+                                        "\n<- l" THREADS "\n"),
+                     SW_EPROTO);
+    assert_contains(f.err.msg, "reply to '?'");
+    assert_string_equal(fake_script_error(f.fs), "");
+    fake_script_free(f.fs);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_prefetch_connect_asks_every_object_with_the_stop_in_one_round_trip),
+        cmocka_unit_test(test_prefetch_resume_drops_the_replies),
+        cmocka_unit_test(test_prefetch_long_object_goes_on_from_the_first_chunk),
+        cmocka_unit_test(test_prefetch_refusals_count_as_if_they_came_live),
+        cmocka_unit_test(test_prefetch_off_where_not_wanted),
+        cmocka_unit_test(test_prefetch_objects_not_offered_are_not_asked_for),
+        cmocka_unit_test(test_prefetch_failures_fail_the_connect_with_their_cause),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

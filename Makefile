@@ -117,7 +117,7 @@ FUZZ_BINS := $(addprefix build/fuzz/,$(FUZZ_NAMES))
 .SECONDARY:
 
 .PHONY: all lib cli check check-unit check-asan check-fuzz fuzz check-integration \
-        check-valgrind check-docs check-headers check-symbols format format-check fixtures install \
+        check-valgrind check-docs check-headers check-symbols check-layers format format-check fixtures install \
         uninstall demo bench comparison clean help deps
 
 all: build/release/librspwalk.a build/release/librspwalk.so build/release/rspwalk
@@ -159,6 +159,10 @@ check-headers:
 	    echo "#include \"$${h#include/}\"" | $(CC) $(CSTD) $(WARN) -Werror -Iinclude -x c -fsyntax-only - \
 	    || { echo "check-headers: $$h does not compile on its own"; exit 1; }; \
 	done; echo "check-headers: $(words $(PUBLIC_HDRS)) headers compile on their own"
+
+# Includes and calls run only down the layers of scripts/layers.txt, and no files form a circle.
+check-layers: build/release/librspwalk.a build/release/rspwalk
+	$(Q)scripts/check-layers build/release
 
 # Every exported symbol carries a module prefix (libunwind's check-namespace).
 check-symbols: build/release/librspwalk.a build/release/librspwalk.so
@@ -225,6 +229,7 @@ help:
 	@echo "  format-check       clang-format --dry-run over every source"
 	@echo "  check-headers      each public header compiles on its own"
 	@echo "  check-symbols      every exported symbol has a module prefix"
+	@echo "  check-layers       includes and calls follow scripts/layers.txt; no circle of files"
 	@echo "  check-unit         cmocka unit tests, release build"
 	@echo "  check-asan         the same unit tests under ASan+UBSan"
 	@echo "  check-fuzz         each libFuzzer target for FUZZ_SECONDS (10)"

@@ -395,8 +395,8 @@ it_opt_match() {
 # it_run_opt_matrix: the optimized fixtures of issue 4 (fixtures.mk: O2, O2nocfi, -strip),
 # stop method 0, against IT_ORACLE (gdb).  IT_OPT_EXPECT: glob patterns of names (without
 # the arch) checked against the fixture's expectation only, where gdb is known wrong
-# (docs/gdb-differences.md); IT_OPT_SKIP: patterns left out.  The calling script says why
-# for each.  Exit status = failures.
+# (docs/gdb-differences.md); IT_OPT_SKIP: patterns left out.  The caller (run-opt.sh, a row
+# of qemu.tab) says why for each.  Exit status = failures.
 it_run_opt_matrix() {
     local variant opt link name oracle
     local names=()
@@ -420,7 +420,8 @@ it_run_opt_matrix() {
 # it_run_qemu_matrix [VARIANT...]: every variant (default: all four), stop method and link
 # of IT_ARCH under qemu, against IT_ORACLE (gdb).  IT_QEMU_EXPECT: glob patterns of names
 # (without the arch) checked against the fixture's expectation only, where gdb is known
-# wrong (docs/gdb-differences.md).  The calling script says why.  Exit status = failures.
+# wrong (docs/gdb-differences.md); the row of qemu.tab that sets it says why.  Exit
+# status = failures.
 it_run_qemu_matrix() {
     local variant stop link name oracle
     [ $# -gt 0 ] || set -- chain recurse signal threads
@@ -451,8 +452,8 @@ it_run_qemu_matrix() {
 #                 IT_ANALYSIS_CFI (the stripped cross libcs: no symbols for the analysis,
 #                 CFI for the debug stepper), the fixture's frames still by the analysis.
 # stackbottom only ends the walk and sighandler only crosses signal frames: neither finds
-# the caller of an ordinary frame.  The calling script says why for each list.  Exit
-# status = failures.
+# the caller of an ordinary frame.  The caller (run-steppers.sh, a row of qemu.tab) says
+# why for each list.  Exit status = failures.
 it_run_stepper_matrix() {
     local variant stop opt link name oracle steppers tag
     local names=() nocfi=()

@@ -206,10 +206,10 @@ demo: deps
 bench: all fixtures
 	$(Q)scripts/bench
 
-# docs/comparison.md: the integration matrix (every run-*.sh that runs lib.sh's matrices)
-# with fresh records, then the table generated from them.  Only this target writes docs/;
-# check-integration leaves its records in build/integration/records.  Fails, after writing
-# the table, when a case failed.
+# docs/comparison.md: the integration matrix (every run-*.sh that runs lib.sh's matrices;
+# run-all runs run-qemu.sh as one job a row of qemu.tab) with fresh records, then the table
+# generated from them.  Only this target writes docs/; check-integration leaves its records
+# in build/integration/records.  Fails, after writing the table, when a case failed.
 COMPARISON_SCRIPTS = $(notdir $(shell grep -l 'it_run_[a-z_]*matrix' tests/integration/run-*.sh))
 comparison: build/release/rspwalk fixtures
 	$(Q)rm -rf build/integration/records

@@ -58,14 +58,20 @@ static const struct {
  * oracle of notes/peers.md does. */
 static const char default_pass[] = "USR1,USR2,ALRM,CHLD,PIPE,URG,IO,VTALRM,PROF,WINCH";
 
+/* The options' only description: `make man` turns this text into rspwalk(1) with help2man,
+ * which reads "Usage:", "or:" and "Options:" as the page's SYNOPSIS and OPTIONS
+ * (man/rspwalk.1.h2m adds the other sections).  `make check-man` fails when the page, this
+ * text and the getopt table below disagree. */
 static void
 usage(FILE *f)
 {
     fputs(
-        "usage: rspwalk [OPTIONS] TARGET\n"
+        "Usage: rspwalk [OPTIONS] TARGET\n"
+        "  or:  rspwalk [OPTIONS] --pid N\n"
         "Walk the call stacks of a program behind a GDB remote stub.\n\n"
         "  TARGET             HOST:PORT | [V6ADDR]:PORT | unix:PATH | /dev/ttyX[@BAUD] | "
-        "'|COMMAND'\n"
+        "'|COMMAND'\n\n"
+        "Options:\n"
         "  -e, --exe FILE     local copy of the main executable (default: ask the stub)\n"
         "      --sysroot DIR  where target libraries are found locally\n"
         "      --lib-path DIR[:DIR...]  where else to look for a library missing under the\n"
@@ -75,7 +81,7 @@ usage(FILE *f)
         "      --pass LIST    with -c, signals handed to the program without stopping\n"
         "                     (default USR1,USR2,ALRM,CHLD,PIPE,URG,IO,VTALRM,PROF,WINCH; 'none')\n"
         "  -f, --format FMT   text (gdb-like, default) or json\n"
-        "  -n, --max-frames N stop each walk after N frames (default 4096)\n"
+        "  -n, --max-frames N  stop each walk after N frames (default 4096)\n"
         "      --stats        protocol statistics: packets, bytes each way, round trips, time\n"
         "      --timeout SEC  per protocol read, and for the stop with -c (default 10)\n"
         "      --debug-dir DIR  separate debug files (default /usr/lib/debug)\n"

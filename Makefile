@@ -130,7 +130,7 @@ deps:
 check: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/check-run format-check check-headers check-symbols check-unit check-asan \
-	    check-fuzz check-integration check-docs check-valgrind
+	    check-fuzz check-integration check-docs check-valgrind check-man
 
 check-unit: $(UNIT_BINS)
 	$(Q)tests/run-units build/release/tests $(UNIT_NAMES)
@@ -236,11 +236,30 @@ help:
 	@echo "  check-integration  walks under real gdbserver against gdb-multiarch's backtrace"
 	@echo "  check-docs         docs/examples built and run against gdbserver"
 	@echo "  check-valgrind     the CLI under valgrind: no errors, no leaks"
+	@echo "  check-man          rspwalk(1)'s options are --help's and the getopt table's; no groff warnings"
 	@echo "  fuzz               each libFuzzer target for FUZZ_LONG seconds (300)"
 	@echo "  fixtures           fixture programs under build/fixtures/<arch>/"
 	@echo "  bench              timings and round trips, written to docs/bench.md"
 	@echo "  comparison         the integration matrix, written to docs/comparison.md"
+	@echo "  man                build/release/man/rspwalk.1, from rspwalk --help and man/rspwalk.1.h2m"
 	@echo "  install            PREFIX=$(PREFIX): library, headers, CLI, pkg-config file"
 	@echo "  format             clang-format -i over every source"
 	@echo "  clean              remove build/"
 	@echo "Variables: V=1 shows commands; WERROR= to build without -Werror."
+
+# ---- man pages and Debian packages ----------------------------------------
+.PHONY: man check-man
+
+# A page is help2man's reading of its program's --help plus man/<page>.h2m (the sections
+# --help has not), so each option is described once, in the program's usage text.
+MAN_PAGES := build/release/man/rspwalk.1
+build/release/man/rspwalk.1: build/release/rspwalk
+$(MAN_PAGES): build/release/man/%: man/%.h2m
+	@mkdir -p $(@D)
+	@command -v help2man >/dev/null || { echo "make man: help2man is missing (scripts/deps)"; exit 1; }
+	$(if $(Q),@echo "  MAN $@")
+	$(Q)help2man -i $< -o $@.tmp build/release/$(basename $*) && mv $@.tmp $@
+man: $(MAN_PAGES)
+
+check-man: $(MAN_PAGES)
+	$(Q)scripts/check-man build/release/rspwalk build/release/man/rspwalk.1 $(CLI_SRCS)

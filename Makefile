@@ -182,22 +182,39 @@ format:
 format-check:
 	$(Q)clang-format --dry-run -Werror $(FORMAT_SRCS) && echo "format-check: $(words $(FORMAT_SRCS)) files formatted"
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/rspwalk \
-	    $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 build/release/librspwalk.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 build/release/librspwalk.so $(DESTDIR)$(PREFIX)/lib/librspwalk.so.0
-	ln -sf librspwalk.so.0 $(DESTDIR)$(PREFIX)/lib/librspwalk.so
-	install -m 644 $(PUBLIC_HDRS) $(DESTDIR)$(PREFIX)/include/rspwalk/
-	install -m 755 build/release/rspwalk $(DESTDIR)$(PREFIX)/bin/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' rspwalk.pc.in \
-	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rspwalk.pc
+# GNU installation directories; debian/rules passes LIBDIR=/usr/lib/<multiarch triplet>.
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# The soname given to build/release/librspwalk.so; the file is installed under its version.
+SONAME := librspwalk.so.0
+SOFILE := librspwalk.so.$(VERSION)
+
+# rspwalk.pc: directories under the prefix as ${prefix}/..., Libs.private from LIBS.
+install: all man
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(INCLUDEDIR)/rspwalk \
+	    $(DESTDIR)$(BINDIR)
+	install -m 644 build/release/librspwalk.a $(DESTDIR)$(LIBDIR)/
+	install -m 755 build/release/librspwalk.so $(DESTDIR)$(LIBDIR)/$(SOFILE)
+	ln -sf $(SOFILE) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/librspwalk.so
+	install -m 644 $(PUBLIC_HDRS) $(DESTDIR)$(INCLUDEDIR)/rspwalk/
+	install -m 755 build/release/rspwalk $(DESTDIR)$(BINDIR)/
+	for p in $(MAN_PAGES); do install -d $(DESTDIR)$(MANDIR)/man$${p##*.} && \
+	    install -m 644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/ || exit 1; done
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@LIBS@|$(LIBS)|g' \
+	    -e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|g' \
+	    -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|g' \
+	    rspwalk.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/rspwalk.pc
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/librspwalk.a $(DESTDIR)$(PREFIX)/lib/librspwalk.so \
-	    $(DESTDIR)$(PREFIX)/lib/librspwalk.so.0 $(DESTDIR)$(PREFIX)/bin/rspwalk \
-	    $(DESTDIR)$(PREFIX)/lib/pkgconfig/rspwalk.pc
-	rm -rf $(DESTDIR)$(PREFIX)/include/rspwalk
+	rm -f $(DESTDIR)$(LIBDIR)/librspwalk.a $(DESTDIR)$(LIBDIR)/librspwalk.so \
+	    $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(SOFILE) $(DESTDIR)$(BINDIR)/rspwalk \
+	    $(DESTDIR)$(PKGCONFIGDIR)/rspwalk.pc
+	for p in $(notdir $(MAN_PAGES)); do rm -f $(DESTDIR)$(MANDIR)/man$${p##*.}/$$p; done
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/rspwalk
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all fixtures
@@ -242,7 +259,9 @@ help:
 	@echo "  bench              timings and round trips, written to docs/bench.md"
 	@echo "  comparison         the integration matrix, written to docs/comparison.md"
 	@echo "  man                build/release/man/rspwalk.1, from rspwalk --help and man/rspwalk.1.h2m"
-	@echo "  install            PREFIX=$(PREFIX): library, headers, CLI, pkg-config file"
+	@echo "  install            library, headers, pkg-config file, CLI, man page, in PREFIX=$(PREFIX)"
+	@echo "                     (also BINDIR, LIBDIR, INCLUDEDIR, MANDIR; DESTDIR for staging)"
+	@echo "  uninstall          remove what install installed"
 	@echo "  format             clang-format -i over every source"
 	@echo "  clean              remove build/"
 	@echo "Variables: V=1 shows commands; WERROR= to build without -Werror."
@@ -263,3 +282,4 @@ man: $(MAN_PAGES)
 
 check-man: $(MAN_PAGES)
 	$(Q)scripts/check-man build/release/rspwalk build/release/man/rspwalk.1 $(CLI_SRCS)
+

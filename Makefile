@@ -283,3 +283,8 @@ man: $(MAN_PAGES)
 check-man: $(MAN_PAGES)
 	$(Q)scripts/check-man build/release/rspwalk build/release/man/rspwalk.1 $(CLI_SRCS)
 
+# The libraries rspwalk opens with dlopen, which dpkg-shlibdeps cannot see (debian/rules).
+DLOPEN_SONAMES = $(CAPSTONE_SONAME) $(LIBDWARF_SONAME) $(LIBDW_SONAME)
+# `make -s print-VERSION`: a variable's value, for debian/rules and scripts.
+print-%:
+	@echo '$($*)'

@@ -130,7 +130,7 @@ deps:
 check: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/check-run format-check check-headers check-symbols check-unit check-asan \
-	    check-fuzz check-integration check-docs check-valgrind check-man
+	    check-fuzz check-integration check-docs check-valgrind check-man check-package
 
 check-unit: $(UNIT_BINS)
 	$(Q)tests/run-units build/release/tests $(UNIT_NAMES)
@@ -254,6 +254,7 @@ help:
 	@echo "  check-docs         docs/examples built and run against gdbserver"
 	@echo "  check-valgrind     the CLI under valgrind: no errors, no leaks"
 	@echo "  check-man          rspwalk(1)'s options are --help's and the getopt table's; no groff warnings"
+	@echo "  check-package      Debian packages built from a copy in build/package, lintian, contents, use"
 	@echo "  fuzz               each libFuzzer target for FUZZ_LONG seconds (300)"
 	@echo "  fixtures           fixture programs under build/fixtures/<arch>/"
 	@echo "  bench              timings and round trips, written to docs/bench.md"
@@ -267,7 +268,7 @@ help:
 	@echo "Variables: V=1 shows commands; WERROR= to build without -Werror."
 
 # ---- man pages and Debian packages ----------------------------------------
-.PHONY: man check-man
+.PHONY: man check-man check-package
 
 # A page is help2man's reading of its program's --help plus man/<page>.h2m (the sections
 # --help has not), so each option is described once, in the program's usage text.
@@ -282,6 +283,12 @@ man: $(MAN_PAGES)
 
 check-man: $(MAN_PAGES)
 	$(Q)scripts/check-man build/release/rspwalk build/release/man/rspwalk.1 $(CLI_SRCS)
+
+# The source package and dpkg-buildpackage -b from a copy of the tree at build/package/src,
+# so the packages land in build/package; then lintian, their contents, and a program built
+# against them.
+check-package:
+	$(Q)scripts/check-package
 
 # The libraries rspwalk opens with dlopen, which dpkg-shlibdeps cannot see (debian/rules).
 DLOPEN_SONAMES = $(CAPSTONE_SONAME) $(LIBDWARF_SONAME) $(LIBDW_SONAME)

@@ -8,7 +8,9 @@
 #ifndef RSPWALK_DISASM_H
 #define RSPWALK_DISASM_H
 
-#include "rspwalk/rspwalk.h"
+#include "rspwalk/arch.h"
+#include "rspwalk/errors.h"
+#include "rspwalk/types.h"
 
 struct sw_disasm;
 

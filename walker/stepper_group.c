@@ -1,47 +1,13 @@
-/* walker/stepper_group.c -- StepperGroup: address ranges x priority; the
- * default steppers by name.
+/* walker/stepper_group.c -- StepperGroup: address ranges x priority.
  *
  * A flat list of (stepper, range) entries kept sorted by priority, then by
  * insertion order.  The few dozen ranges a walker registers make a linear
- * scan cheaper than a tree.  Not the walk loop (walker/walker.c).
+ * scan cheaper than a tree.  Not the walk loop (walker/walker.c), not the
+ * default steppers by name (walker/steppers/registry.c).
  */
 #include "walker/stepper_group.h"
 
-#include <string.h>
-
 #include "util/util.h"
-
-/* The default steppers in priority order, by their ops->name. */
-static const struct {
-    const char *name;
-    struct sw_stepper *(*ctor)(void);
-} named_steppers[] = {
-    { "stackbottom", sw_stepper_stackbottom_new },
-    { "sighandler", sw_stepper_sighandler_new },
-    { "debug", sw_stepper_debug_new },
-    { "frame-func", sw_stepper_frame_func_new },
-    { "analysis", sw_stepper_analysis_new },
-    { "wanderer", sw_stepper_wanderer_new },
-};
-
-const char *
-sw_stepper_default_name(size_t i)
-{
-    return i < sizeof named_steppers / sizeof named_steppers[0] ? named_steppers[i].name : NULL;
-}
-
-int
-sw_stepper_new_named(const char *name, struct sw_stepper **out)
-{
-    *out = NULL;
-    for (size_t i = 0; name != NULL && i < sizeof named_steppers / sizeof named_steppers[0]; i++) {
-        if (strcmp(name, named_steppers[i].name) == 0) {
-            *out = named_steppers[i].ctor();
-            return *out != NULL ? 0 : SW_ENOMEM;
-        }
-    }
-    return SW_ENOENT;
-}
 
 int
 sw_stepper_group_init(struct sw_stepper_group *g)

@@ -4,39 +4,19 @@
  * lookup PC, in priority order, until one succeeds or says the stack ends.
  * Walks always end: a frame limit, stack pointers that move outward (signal
  * frames excepted), no repeated frame, a timeout on every protocol read.
- * The steppers themselves live in walker/steppers/.
+ * The walk context steppers use is walker/context.c, the steppers
+ * themselves live in walker/steppers/ and are made by name in
+ * walker/steppers/registry.c; this file is above all of them.
  */
 #include "rspwalk/walker.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <string.h>
 
-#include "walker/stepper_group.h"
-#include "walker/walker_internal.h"
+#include "rspwalk/stepper.h"
+#include "walker/context.h"
 
 #define SW_DEFAULT_MAX_FRAMES 4096
-
-struct sw_walker {
-    struct sw_proc *proc;          /* owned */
-    struct sw_stepper_group group; /* owned storage; steppers borrowed from STEPPERS */
-    struct sw_stepper **steppers;  /* owned: every stepper added */
-    size_t nsteppers, capsteppers;
-    struct sw_libstate *libs; /* owned */
-    uint64_t libs_gen;        /* proc->stop_gen when LIBS was last refreshed */
-    struct sw_symlookup *sym; /* owned */
-    struct sw_virtual *virt;  /* owned: DWARF for inline and tail-call frames (virtual.c) */
-    size_t max_frames;
-    bool virtual_frames; /* add inline and tail-call frames to sw_walk_stack's walks */
-    /* Lazy registers: sw_initial_frame reads only PC, SP and FP of thread
-     * LAZY_TID; frames 0..LAZY_DEPTH of its walk (an unbroken chain of CFI
-     * frames, whose same-value rules carry frame 0's registers outward) get
-     * the others from the ProcessState when a stepper asks for them. */
-    bool lazy_valid;
-    sw_tid lazy_tid;
-    unsigned lazy_depth;
-    struct sw_errbuf err;
-};
 
 void
 sw_version(int *major, int *minor, int *maintenance)
@@ -92,90 +72,15 @@ stack_push(struct sw_stack *st, const struct sw_frame *f)
     return 0;
 }
 
-int
-sw_walker_fail(struct sw_walker *w, int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    sw_vfail(&w->err, code, fmt, ap);
-    va_end(ap);
-    return code;
-}
-
-int
-sw_walker_fail_from_proc(struct sw_walker *w, int code)
-{
-    if (w->proc->err.code == code && w->proc->err.msg[0])
-        return sw_fail(&w->err, code, "%s", w->proc->err.msg);
-    return sw_fail(&w->err, code, "%s", sw_strerror(code));
-}
-
-const char *
-sw_walker_errmsg(const struct sw_walker *w)
-{
-    return w->err.msg;
-}
-
-struct sw_proc *
-sw_walker_proc(struct sw_walker *w)
-{
-    return w->proc;
-}
-
-struct sw_stepper_group *
-sw_walker_group(struct sw_walker *w)
-{
-    return &w->group;
-}
-
-struct sw_libstate *
-sw_walker_libstate(struct sw_walker *w)
-{
-    return w->libs;
-}
-
-struct sw_symlookup *
-sw_walker_symlookup(struct sw_walker *w)
-{
-    return w->sym;
-}
-
-struct sw_virtual **
-sw_walker_virtual_slot(struct sw_walker *w)
-{
-    return &w->virt;
-}
-
-struct sw_elfcache *
-sw_walker_elfcache(struct sw_walker *w)
-{
-    return sw_libstate_elfcache(w->libs);
-}
-
-int
-sw_walker_read_word(struct sw_walker *w, sw_addr addr, sw_word *val)
-{
-    return sw_proc_read_word(w->proc, addr, val);
-}
-
-int
-sw_walker_read_code(struct sw_walker *w, sw_addr addr, void *buf, size_t len)
-{
-    const struct sw_lib *lib;
-
-    /* Code comes from the local file when there is one: no round trip
-     * (DESIGN.md decision 3). */
-    if (sw_libstate_lib_at(w->libs, addr, &lib) == 0 && lib->elf != NULL &&
-        sw_elf_read(lib->elf, addr - lib->bias, buf, len) == 0)
-        return 0;
-    return w->proc->ops->read_mem(w->proc, addr, buf, len);
-}
-
 /* Library changes reach every stepper (newLibraryNotification). */
 static void
 walker_lib_changed(void *arg, const struct sw_lib *lib, int change)
 {
     struct sw_walker *w = arg;
+    if (change == SW_LIB_UNLOAD)
+        for (size_t i = 0; i < SW_WALKER_MAX_CACHES; i++)
+            if (w->caches[i].ops != NULL)
+                w->caches[i].ops->clear(w->caches[i].cache);
     for (size_t i = 0; i < w->nsteppers; i++) {
         struct sw_stepper *s = w->steppers[i];
         if (s->ops->library_changed)
@@ -263,18 +168,13 @@ sw_walker_new(struct sw_proc *proc, const struct sw_walker_config *cfg, struct s
         goto fail;
     }
     if (!cfg->no_default_steppers) {
-        struct sw_stepper *(*ctors[])(void) = {
-            sw_stepper_stackbottom_new, /* SW_PRIO_STACKBOTTOM 0x10000 */
-            sw_stepper_sighandler_new,  /* SW_PRIO_SIGHANDLER  0x10020 */
-            sw_stepper_debug_new,       /* SW_PRIO_DEBUG       0x10040 */
-            sw_stepper_frame_func_new,  /* SW_PRIO_FRAME_FUNC  0x10050 */
-            sw_stepper_analysis_new,    /* SW_PRIO_ANALYSIS    0x10058 */
-            sw_stepper_wanderer_new,    /* SW_PRIO_WANDERER    0x10060 */
-        };
-        for (size_t i = 0; i < sizeof ctors / sizeof ctors[0]; i++) {
-            struct sw_stepper *s = ctors[i]();
-            if (s == NULL) {
-                rc = sw_fail(err, SW_ENOMEM, "creating the default steppers: out of memory");
+        /* In priority order: SW_PRIO_STACKBOTTOM first, SW_PRIO_WANDERER last. */
+        const char *name;
+        for (size_t i = 0; (name = sw_stepper_default_name(i)) != NULL; i++) {
+            struct sw_stepper *s;
+            rc = sw_stepper_new_named(name, &s);
+            if (rc < 0) {
+                sw_fail(err, rc, "creating the default steppers: out of memory");
                 goto fail;
             }
             rc = sw_add_stepper(w, s);
@@ -307,6 +207,9 @@ sw_walker_free(struct sw_walker *w)
         stepper_destroy(w->steppers[i]);
     sw_free(w->steppers);
     sw_stepper_group_fini(&w->group);
+    for (size_t i = 0; i < SW_WALKER_MAX_CACHES; i++)
+        if (w->caches[i].ops != NULL)
+            w->caches[i].ops->free(w->caches[i].cache);
     sw_virtual_free(w->virt); /* before the library state: it borrows its ELF files */
     sw_symlookup_free(w->sym);
     sw_libstate_free(w->libs);
@@ -330,41 +233,6 @@ sw_walker_prefetch(struct sw_walker *w, const sw_tid *tids, size_t n)
     if (rc < 0)
         return sw_walker_fail_from_proc(w, rc);
     return 0;
-}
-
-/* A frame whose RA is the first instruction of the arch's sigreturn
- * trampoline is the frame the kernel built for a signal handler (gdb's
- * "<signal handler called>"); it and the frame it interrupted hold exact
- * PCs.  The check reads the trampoline's bytes, so it finds glibc's
- * __restore_rt whatever the symbol tables say. */
-static const struct arch_sigframe *
-sigframe_from(struct sw_walker *w, sw_addr ra, const struct arch_sigframe *sf)
-{
-    uint8_t code[32];
-
-    if (ra == 0)
-        return NULL;
-    /* Each layout's own length: a shorter trampoline may end a mapping. */
-    for (; sf; sf = sf->next) {
-        if (sf->tramp_len == 0 || sf->tramp_len > sizeof code)
-            continue;
-        if (sw_walker_read_code(w, ra, code, sf->tramp_len) == 0 &&
-            memcmp(code, sf->tramp, sf->tramp_len) == 0)
-            return sf;
-    }
-    return NULL;
-}
-
-const struct arch_sigframe *
-sw_walker_sigframe_at(struct sw_walker *w, sw_addr ra)
-{
-    return sigframe_from(w, ra, w->proc->arch->sigframe);
-}
-
-const struct arch_sigframe *
-sw_walker_sigframe_next(struct sw_walker *w, sw_addr ra, const struct arch_sigframe *prev)
-{
-    return sigframe_from(w, ra, prev->next);
 }
 
 static void
@@ -415,45 +283,6 @@ sw_initial_frame(struct sw_walker *w, sw_tid tid, struct sw_frame *out)
     classify_frame(w, &f);
     *out = f;
     return 0;
-}
-
-bool
-sw_walker_frame_lazy(const struct sw_walker *w, const struct sw_frame *f)
-{
-    return w->lazy_valid && f->thread == w->lazy_tid && f->level <= w->lazy_depth;
-}
-
-int
-sw_walker_frame_reg(struct sw_walker *w, const struct sw_frame *f, unsigned dw, sw_word *val)
-{
-    if (sw_frame_reg(f, dw, val))
-        return 1;
-    if (!sw_walker_frame_lazy(w, f) || arch_dwarf_name(w->proc->arch, (int)dw) == NULL)
-        return 0;
-    int rc = w->proc->ops->read_reg(w->proc, f->thread, dw, val);
-    if (rc == 0)
-        return 1;
-    return sw_is_link_error(rc) ? sw_walker_fail_from_proc(w, rc) : 0;
-}
-
-int
-sw_walker_fill_lazy(struct sw_walker *w, struct sw_frame *f)
-{
-    const struct arch_desc *a = w->proc->arch;
-    if (!sw_walker_frame_lazy(w, f))
-        return 0;
-    for (size_t i = 0; i < a->nregs; i++) {
-        int dw = a->regs[i].dwarf;
-        sw_word v;
-        if (dw < 0 || dw >= SW_FRAME_MAX_REGS)
-            continue;
-        int rc = sw_walker_frame_reg(w, f, (unsigned)dw, &v);
-        if (rc < 0)
-            return rc;
-        if (rc == 1)
-            sw_frame_set_reg(f, (unsigned)dw, v);
-    }
-    return 1;
 }
 
 /* Whether OUT, just computed as the caller of IN, moves outward: its SP is
@@ -635,17 +464,4 @@ sw_walk_stack(struct sw_walker *w, sw_tid tid, struct sw_stack *st)
     if (rc == 0 && w->virtual_frames)
         rc = sw_walker_add_virtual_frames(w, st);
     return rc;
-}
-
-int
-sw_frame_symbol(struct sw_walker *w, const struct sw_frame *f, struct sw_symbol *out)
-{
-    return w->sym->ops->lookup(w->sym, sw_frame_lookup_pc(f), out);
-}
-
-int
-sw_frame_lib_offset(struct sw_walker *w, const struct sw_frame *f, const char **lib,
-                    sw_addr *offset)
-{
-    return sw_libstate_lib_offset(w->libs, f->ra, lib, offset);
 }

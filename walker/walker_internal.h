@@ -1,11 +1,21 @@
-/* walker/walker_internal.h -- what steppers and the walker share.
+/* walker/walker_internal.h -- the walk context: what steppers need of a walker.
  *
- * Included only by walker/ files and their tests.
+ * Frame registers (lazy ones included), the process, the library state,
+ * code reads, signal-frame layouts and per-walker caches, all defined in
+ * walker/context.c, which calls no stepper.  Inline and tail-call frames
+ * are walker/virtual.c's.  Included only by walker/ files and their tests.
  */
 #ifndef RSPWALK_WALKER_INTERNAL_H
 #define RSPWALK_WALKER_INTERNAL_H
 
-#include "rspwalk/rspwalk.h"
+#include "rspwalk/arch.h"
+#include "rspwalk/errors.h"
+#include "rspwalk/frame.h"
+#include "rspwalk/libstate.h"
+#include "rspwalk/proc.h"
+#include "rspwalk/stepper.h"
+#include "rspwalk/symlookup.h"
+#include "rspwalk/walker.h"
 #include "util/util.h"
 #include "elf/elf.h"
 
@@ -55,6 +65,27 @@ sw_is_link_error(int code)
 
 /* Copy W's process error into W's message and return its code. */
 int sw_walker_fail_from_proc(struct sw_walker *w, int code);
+
+/* Read a target word for a stepper: SUCCESS, NOT_ME (unreadable: a fact about
+ * the frame) or ERROR (a dead link; the message is left on the walker). */
+enum sw_gcf sw_step_read_word(struct sw_walker *w, sw_addr addr, sw_word *val);
+
+/* A cache a walker keeps for its steppers' helpers (the stack-height
+ * analysis), named by its ops table.  Both members REQUIRED. */
+struct sw_walker_cache_ops {
+    /* Forget what an unloaded library may have made stale. */
+    void (*clear)(void *cache);
+    /* Free the cache (never NULL here). */
+    void (*free)(void *cache);
+};
+
+/* W's cache of kind OPS, NULL if none was added. */
+void *sw_walker_cache(struct sw_walker *w, const struct sw_walker_cache_ops *ops);
+
+/* Give W the cache CACHE of kind OPS (W takes ownership; a second one of the
+ * same kind is freed at once).  Cleared when a library is unloaded, freed by
+ * sw_walker_free.  Returns 0, or SW_ENOMEM (CACHE freed, message on W). */
+int sw_walker_cache_add(struct sw_walker *w, const struct sw_walker_cache_ops *ops, void *cache);
 
 /* Inline and tail-call frames (walker/virtual.c).  A cache of each module's
  * DWARF (struct sw_dinfo, opened on first use), owned by the walker: created

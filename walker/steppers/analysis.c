@@ -5,8 +5,9 @@
  * stack height (CFA - SP: the seed's Δ), whether FP is CFA-relative, and
  * where the return address and the caller's FP are; a PC the analysis does
  * not reach or whose CFA is unknown is NOT_ME.  This file caches the results
- * per function and walker, answers the queries of analysis.h (also for the
- * FrameFuncHelper), and is the stepper.  Priority 0x10058: after the CFI
+ * per function in the walker (walker_internal.h's per-walker caches),
+ * answers the queries of analysis.h (also for the FrameFuncHelper), and is
+ * the stepper.  Priority 0x10058: after the CFI
  * and frame-pointer steppers.
  */
 #include "walker/steppers/analysis.h"
@@ -15,7 +16,6 @@
 #include <string.h>
 
 #include "walker/steppers/analysis_internal.h"
-#include "walker/steppers/frame_func.h"
 #include "walker/walker_internal.h"
 
 /* Functions larger than this are not analysed: the per-byte state array
@@ -47,13 +47,6 @@ struct sw_an_cache {
     uint64_t clock;
     unsigned analyses; /* functions analysed into this cache */
 };
-
-struct an_stepper {
-    struct sw_stepper base;
-    struct sw_an_cache cache;
-};
-
-static const struct sw_stepper_ops analysis_ops;
 
 /* ---- the cache -------------------------------------------------------- */
 
@@ -88,24 +81,40 @@ sw_an_cache_free(struct sw_an_cache *c)
     sw_free(c);
 }
 
-/* W's cache: its analysis stepper's, else its frame-func stepper's (made
- * on first use); NULL if it has neither or memory is short. */
+static void
+an_cache_clear_any(void *c)
+{
+    sw_an_cache_clear(c);
+}
+
+static void
+an_cache_free_any(void *c)
+{
+    sw_an_cache_free(c);
+}
+
+/* The walker's analysis cache, one per walker whatever steppers ask. */
+static const struct sw_walker_cache_ops an_cache_ops = {
+    .clear = an_cache_clear_any,
+    .free = an_cache_free_any,
+};
+
+int
+sw_an_cache_attach(struct sw_walker *w)
+{
+    if (sw_walker_cache(w, &an_cache_ops) != NULL)
+        return 0;
+    struct sw_an_cache *c = sw_an_cache_new();
+    if (c == NULL)
+        return sw_walker_fail(w, SW_ENOMEM, "making the analysis cache: out of memory");
+    return sw_walker_cache_add(w, &an_cache_ops, c);
+}
+
+/* W's cache, NULL if none of its steppers attached one. */
 static struct sw_an_cache *
 an_cache_of(struct sw_walker *w)
 {
-    struct sw_stepper *all[32];
-    struct sw_an_cache **ff = NULL;
-    size_t n = 0;
-    sw_stepper_group_steppers(sw_walker_group(w), all, 32, &n);
-    for (size_t i = 0; i < n && i < 32; i++) {
-        if (all[i]->ops == &analysis_ops)
-            return &((struct an_stepper *)all[i])->cache;
-        if (ff == NULL)
-            ff = sw_ff_cache_slot(all[i]);
-    }
-    if (ff != NULL && *ff == NULL)
-        *ff = sw_an_cache_new();
-    return ff ? *ff : NULL;
+    return sw_walker_cache(w, &an_cache_ops);
 }
 
 unsigned
@@ -465,14 +474,13 @@ sw_analysis_exit(struct sw_walker *w, sw_addr pc, struct sw_an_pc *out)
 static enum sw_gcf
 analysis_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_frame *out)
 {
-    struct an_stepper *as = (struct an_stepper *)s;
     struct sw_walker *w = s->walker;
     const struct arch_desc *a = sw_walker_proc(w)->arch;
     bool exact = in->top || in->non_call;
     struct sw_an_pc p;
     enum sw_gcf r;
 
-    int rc = an_query(w, &as->cache, in->ra, exact, NULL, &p);
+    int rc = an_query(w, an_cache_of(w), in->ra, exact, NULL, &p);
     if (rc == SW_ENOMEM || sw_is_link_error(rc)) {
         sw_walker_fail(w, rc, "analysing the function at %#" PRIx64 ": %s", (uint64_t)in->ra,
                        sw_strerror(rc));
@@ -496,7 +504,7 @@ analysis_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw
         cfa = in->fp - (sw_addr)p.fp_off;
     } else if (have_l && p.cfa_saved) {
         sw_word v;
-        if ((r = sw_ff_read_word(w, l + (sw_addr)p.cfa_slot, &v)) != SW_GCF_SUCCESS)
+        if ((r = sw_step_read_word(w, l + (sw_addr)p.cfa_slot, &v)) != SW_GCF_SUCCESS)
             return r;
         cfa = v;
     } else {
@@ -510,7 +518,7 @@ analysis_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw
     switch (p.ra) {
     case SW_AN_RA_SLOT:
         ra_loc = (struct sw_location){ .kind = SW_LOC_ADDRESS, .addr = cfa + (sw_addr)p.ra_off };
-        if ((r = sw_ff_read_word(w, ra_loc.addr, &ra)) != SW_GCF_SUCCESS)
+        if ((r = sw_step_read_word(w, ra_loc.addr, &ra)) != SW_GCF_SUCCESS)
             return r;
         break;
     case SW_AN_RA_LIVE:
@@ -541,7 +549,7 @@ analysis_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw
         sw_addr base = p.fp_save_alt ? l : cfa;
         fp_loc =
             (struct sw_location){ .kind = SW_LOC_ADDRESS, .addr = base + (sw_addr)p.fp_save_off };
-        if ((r = sw_ff_read_word(w, fp_loc.addr, &fp)) != SW_GCF_SUCCESS)
+        if ((r = sw_step_read_word(w, fp_loc.addr, &fp)) != SW_GCF_SUCCESS)
             return r;
     } else {
         fp_loc = (struct sw_location){ .kind = SW_LOC_REGISTER, .reg = (unsigned)a->dw_fp };
@@ -568,36 +576,26 @@ analysis_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw
     return SW_GCF_SUCCESS;
 }
 
-static void
-analysis_library_changed(struct sw_stepper *s, const struct sw_lib *lib, enum sw_lib_change change)
+/* Joining a walker: the walker keeps the analysis cache from now on. */
+static int
+analysis_group_registered(struct sw_stepper *s, struct sw_stepper_group *g)
 {
-    (void)lib;
-    if (change == SW_LIB_UNLOAD)
-        sw_an_cache_clear(&((struct an_stepper *)s)->cache);
-}
-
-static void
-analysis_destroy(struct sw_stepper *s)
-{
-    struct an_stepper *as = (struct an_stepper *)s;
-    an_cache_fini(&as->cache);
-    sw_free(as);
+    int rc = sw_an_cache_attach(s->walker);
+    return rc < 0 ? rc : sw_stepper_group_add(g, s, 0, UINT64_MAX);
 }
 
 static const struct sw_stepper_ops analysis_ops = {
     .name = "analysis",
     .priority = SW_PRIO_ANALYSIS,
     .caller_frame = analysis_caller_frame,
-    .library_changed = analysis_library_changed,
-    .destroy = analysis_destroy,
+    .group_registered = analysis_group_registered,
 };
 
 struct sw_stepper *
 sw_stepper_analysis_new(void)
 {
-    struct an_stepper *as = sw_calloc(1, sizeof *as);
-    if (as == NULL)
-        return NULL;
-    as->base.ops = &analysis_ops;
-    return &as->base;
+    struct sw_stepper *s = sw_calloc(1, sizeof *s);
+    if (s)
+        s->ops = &analysis_ops;
+    return s;
 }

@@ -10,7 +10,11 @@
 #ifndef RSPWALK_WALKER_ANALYSIS_H
 #define RSPWALK_WALKER_ANALYSIS_H
 
-#include "rspwalk/rspwalk.h"
+#include "rspwalk/arch.h"
+#include "rspwalk/symlookup.h"
+#include "rspwalk/types.h"
+
+struct sw_walker;
 
 /* Where the return address is. */
 enum sw_an_ra {
@@ -93,10 +97,15 @@ int sw_analysis_jumps_to(struct sw_walker *w, sw_addr start, sw_addr to, sw_addr
 int sw_analysis_cold_parent(struct sw_walker *w, const struct sw_symbol *sym,
                             struct sw_symbol *parent);
 
-/* Analysed functions, cached per walker: held by W's analysis stepper, else
- * by its frame-func stepper (a walker with neither analyses every query
- * afresh).  Cleared when a library is unloaded. */
+/* Analysed functions, cached per walker: the analysis and frame-func
+ * steppers attach the cache when they join a walker (a walker with neither
+ * analyses every query afresh); the walker clears it when a library is
+ * unloaded and frees it with itself. */
 struct sw_an_cache;
+
+/* Give W an analysis cache if it has none.  Returns 0 or SW_ENOMEM (message
+ * on W). */
+int sw_an_cache_attach(struct sw_walker *w);
 
 /* A new empty cache; NULL when out of memory.  Free with sw_an_cache_free. */
 struct sw_an_cache *sw_an_cache_new(void);

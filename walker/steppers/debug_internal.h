@@ -7,7 +7,11 @@
 #ifndef RSPWALK_WALKER_DEBUG_INTERNAL_H
 #define RSPWALK_WALKER_DEBUG_INTERNAL_H
 
-#include "rspwalk/rspwalk.h"
+#include "rspwalk/arch.h"
+#include "rspwalk/errors.h"
+#include "rspwalk/frame.h"
+#include "rspwalk/proc.h"
+#include "rspwalk/stepper.h"
 #include "cfi/cfi.h"
 
 /* The caller of IN by ROW (the rules at IN's lookup PC), reading saved

@@ -13,7 +13,7 @@
  * covers is taken as a complete standard frame (Dyninst's assumption) unless a return follows it.
  * The ELFv1 .opd descriptors are resolved by the ELF cache, so symbols are code addresses.
  */
-#include "walker/steppers/frame_func.h"
+#include "walker/steppers/frame_func_facts.h"
 
 #include "arch/ppc_regs.h"
 #include "walker/walker_internal.h"
@@ -74,7 +74,7 @@ ppc_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_fram
     unsigned ra_reg = PPC_DW_LR;
     enum sw_gcf r;
 
-    if (sw_ff_facts(w, in->ra, exact, &ff) < 0)
+    if (sw_ff_facts(w, &sw_ff_ppc, in->ra, exact, &ff) < 0)
         return SW_GCF_ERROR;
     struct sw_an_pc at = ff.at;
     if (!ff.have_at) {
@@ -109,7 +109,7 @@ ppc_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_fram
     bool alloc = allocated(&at), chain = false;
     if (alloc) {
         sw_word back;
-        if ((r = sw_ff_read_word(w, in->sp, &back)) != SW_GCF_SUCCESS)
+        if ((r = sw_step_read_word(w, in->sp, &back)) != SW_GCF_SUCCESS)
             return r;
         if (back == 0)
             return SW_GCF_STACKBOTTOM; /* _start and thread entries end the chain with 0 */
@@ -126,7 +126,7 @@ ppc_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_fram
     }
     if (at.ra == SW_AN_RA_SLOT) {
         ra_at = caller_sp + (sw_addr)at.ra_off;
-        if ((r = sw_ff_read_word(w, ra_at, &ra)) != SW_GCF_SUCCESS)
+        if ((r = sw_step_read_word(w, ra_at, &ra)) != SW_GCF_SUCCESS)
             return r;
     } else if (at.ra == SW_AN_RA_LIVE || at.ra == SW_AN_RA_IN_R0) {
         ra_reg = at.ra == SW_AN_RA_LIVE ? PPC_DW_LR : PPC_DW_R0;
@@ -141,7 +141,7 @@ ppc_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_fram
     /* r31, the conventional frame pointer, where the prologue saved it. */
     if (at.fp_pushed && !at.fp_save_alt) {
         fp_at = caller_sp + (sw_addr)at.fp_save_off;
-        if ((r = sw_ff_read_word(w, fp_at, &fp)) != SW_GCF_SUCCESS)
+        if ((r = sw_step_read_word(w, fp_at, &fp)) != SW_GCF_SUCCESS)
             return r;
     }
 

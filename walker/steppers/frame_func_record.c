@@ -11,7 +11,7 @@
  * record (Dyninst's rule), unless a return follows it (the exit scan).  Not
  * for frameless code mid-stack (the analysis stepper's job).
  */
-#include "walker/steppers/frame_func.h"
+#include "walker/steppers/frame_func_facts.h"
 
 #include "arch/aarch64_regs.h"
 #include "walker/walker_internal.h"
@@ -64,7 +64,7 @@ record_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_f
     sw_addr cfa, ra_at = 0, fp_at = 0;
     enum sw_gcf r;
 
-    if (sw_ff_facts(w, in->ra, exact, &ff) < 0)
+    if (sw_ff_facts(w, &sw_ff_record, in->ra, exact, &ff) < 0)
         return SW_GCF_ERROR;
     if (!exact && !takes_mid_stack(a, &ff))
         return SW_GCF_NOT_ME;
@@ -99,7 +99,7 @@ record_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_f
         fp_at = in->fp;
         ra_at = in->fp + word;
         cfa = in->fp + 2 * word;
-        if ((r = sw_ff_read_word(w, ra_at, &ra)) != SW_GCF_SUCCESS)
+        if ((r = sw_step_read_word(w, ra_at, &ra)) != SW_GCF_SUCCESS)
             return r;
     } else {
         if (use_fp) {
@@ -117,7 +117,7 @@ record_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_f
             return SW_GCF_NOT_ME;
         if (at->ra == SW_AN_RA_SLOT) {
             ra_at = cfa + (sw_addr)at->ra_off;
-            if ((r = sw_ff_read_word(w, ra_at, &ra)) != SW_GCF_SUCCESS)
+            if ((r = sw_step_read_word(w, ra_at, &ra)) != SW_GCF_SUCCESS)
                 return r;
         } else if (at->ra == SW_AN_RA_LIVE) {
             int got = sw_walker_frame_reg(w, in, (unsigned)a->dw_ra, &ra);
@@ -136,7 +136,7 @@ record_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_f
             fp_at = cfa + (sw_addr)at->fp_save_off;
         }
     }
-    if (fp_at && (r = sw_ff_read_word(w, fp_at, &fp)) != SW_GCF_SUCCESS)
+    if (fp_at && (r = sw_step_read_word(w, fp_at, &fp)) != SW_GCF_SUCCESS)
         return r;
     if (ff.have_fn && ff.fn.signs_ra)
         ra = aarch64_xpac(ra);

@@ -7,7 +7,10 @@
 #ifndef RSPWALK_WALKER_WANDERER_INTERNAL_H
 #define RSPWALK_WALKER_WANDERER_INTERNAL_H
 
-#include "rspwalk/rspwalk.h"
+#include "rspwalk/arch.h"
+#include "rspwalk/libstate.h"
+#include "rspwalk/symlookup.h"
+#include "rspwalk/walker.h"
 
 /* EM_* numbers from the ELF gABI / processor supplements. */
 #define EM_386     3

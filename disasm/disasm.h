@@ -1,6 +1,6 @@
 /* disasm/disasm.h -- one instruction decoded into the facts stack analysis needs.
  *
- * The only interface to capstone (disasm/disasm.c holds every capstone
+ * The only interface to capstone (the files of disasm/ hold every capstone
  * include).  Not a disassembler for printing: it says how long an
  * instruction is, where control goes, and what it does to the stack
  * pointer, the frame pointer and the return address.

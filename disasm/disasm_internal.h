@@ -1,8 +1,9 @@
 /* disasm/disasm_internal.h -- what the capstone adapter's files share.
  *
- * disasm/disasm.c (the decoder object, x86), disasm/aarch64.c and
- * disasm/ppc.c each turn one architecture family's capstone operands
- * into struct sw_insn; the only files that include capstone.
+ * disasm/x86.c, disasm/aarch64.c and disasm/ppc.c each turn one
+ * architecture family's capstone operands into struct sw_insn with the
+ * helpers of disasm/insn.c; disasm/disasm.c, the decoder object, picks the
+ * family.  The only files that include capstone.
  */
 #ifndef RSPWALK_DISASM_INTERNAL_H
 #define RSPWALK_DISASM_INTERNAL_H
@@ -17,7 +18,7 @@ struct sw_disasm {
     csh cs;
 };
 
-/* Whether IN is in capstone group G. */
+/* Helpers of disasm/insn.c.  Whether IN is in capstone group G. */
 bool sw_dis_in_group(const cs_insn *in, uint8_t g);
 
 /* Record a store or load of R at SP-after + OFF (at most two of each). */
@@ -32,7 +33,8 @@ void sw_dis_add_gpr_write(struct sw_insn *o, unsigned r);
 void sw_dis_other_writes(csh cs, const cs_insn *in, unsigned sp, unsigned sp32, unsigned fp,
                          unsigned fp32, unsigned lr, unsigned r0, struct sw_insn *o);
 
-/* The families. */
+/* The families: disasm/x86.c, disasm/aarch64.c, disasm/ppc.c. */
+void sw_dis_x86(struct sw_disasm *d, const cs_insn *in, struct sw_insn *o);
 void sw_dis_arm64(struct sw_disasm *d, const cs_insn *in, struct sw_insn *o);
 void sw_dis_ppc(struct sw_disasm *d, const cs_insn *in, const uint8_t *code, struct sw_insn *o);
 

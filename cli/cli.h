@@ -1,4 +1,4 @@
-/* cli/cli.h -- what cli/main.c and cli/output.c share. */
+/* cli/cli.h -- what the files of cli/ share. */
 #ifndef RSPWALK_CLI_H
 #define RSPWALK_CLI_H
 
@@ -58,6 +58,11 @@ int cli_print_walks(const struct cli_opts *o, struct sw_walker *w, const sw_tid 
  * pids and thread lists; JSON has "processes": [{"pid", "threads"}]. */
 int cli_print_processes(const struct cli_opts *o, struct sw_walker *const *w, const int64_t *pids,
                         sw_tid *const *tids, const size_t *ntids, size_t nproc);
+
+/* --steppers (cli/steppers.c): whether every name in LIST is one of the
+ * library's default steppers, none twice: 0, or -1 with the message on
+ * stderr. */
+int cli_check_steppers(const char *list);
 
 /* --steppers: add O->steppers' steppers to W, created with no_default_steppers
  * (nothing when O->steppers is NULL).  Returns 0, or -1 with the message on

@@ -77,4 +77,5 @@ const struct arch_desc arch_aarch64 = {
     .call_ra_on_stack = 0,
     .pc_after_trap = 0, /* brk #0 reports the PC of the brk (notes/peers.md section 2) */
     .sigframe = &aarch64_sigframe,
+    .ra_unsign = aarch64_xpac,
 };

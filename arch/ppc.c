@@ -169,6 +169,7 @@ const struct arch_desc arch_ppc32 = {
     .call_ra_on_stack = 0,
     .pc_after_trap = 0, /* `trap` reports its own address (notes/peers.md section 2) */
     .sigframe = &ppc32_rt_sigframe,
+    .backchain_ra_offset = 4, /* the LR save word of the caller's frame header */
 };
 
 const struct arch_desc arch_ppc64 = {
@@ -190,6 +191,8 @@ const struct arch_desc arch_ppc64 = {
     .call_ra_on_stack = 0,
     .pc_after_trap = 0,
     .sigframe = &ppc64_sigframe,
+    .backchain_ra_offset = 16, /* the LR save doubleword of the caller's frame header */
+    .local_entry_max = 8,
 };
 
 /* target.xml says "powerpc:common64" for both byte orders: the stub's
@@ -214,4 +217,6 @@ const struct arch_desc arch_ppc64le = {
     .call_ra_on_stack = 0,
     .pc_after_trap = 0,
     .sigframe = &ppc64le_sigframe,
+    .backchain_ra_offset = 16, /* the LR save doubleword of the caller's frame header */
+    .local_entry_max = 8,
 };

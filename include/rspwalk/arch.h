@@ -70,6 +70,20 @@ struct arch_desc {
     uint8_t call_ra_on_stack;             /* 1 if a call pushes the return address (x86) */
     uint8_t pc_after_trap;                /* bytes a software breakpoint advances the PC (x86: 1) */
     const struct arch_sigframe *sigframe; /* Linux rt signal frame; NULL if unknown */
+    /* OPTIONAL (0: frames have no back chain).  Where a function saves its
+     * return address, from its caller's SP: the word at a frame's SP is the
+     * caller's SP (the back chain) and the callee's saved return address
+     * sits this far above it (PowerPC's LR save word: 4 on 32-bit, 16 on
+     * 64-bit).  Also picks the frame rules of the frame-func stepper. */
+    uint8_t backchain_ra_offset;
+    /* OPTIONAL (0: a function is entered only at its symbol).  How far past
+     * its symbol a function may have a second, local entry that calls and
+     * jumps use (ppc64: 8, after the two instructions that set up the TOC). */
+    uint8_t local_entry_max;
+    /* OPTIONAL (NULL: return addresses are never signed).  The address a
+     * signed return address stands for (AArch64 paciasp/pacibsp), for the
+     * frames whose CFI or prologue says it was signed. */
+    sw_addr (*ra_unsign)(sw_addr ra);
 };
 
 extern SW_API const struct arch_desc arch_x86_64;

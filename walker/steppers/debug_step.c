@@ -6,12 +6,10 @@
  */
 #include "walker/steppers/debug_internal.h"
 
-#include <elf.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "arch/aarch64_regs.h"
 #include "walker/walker_internal.h"
 
 struct unwind {
@@ -245,8 +243,8 @@ sw_debug_apply_row(const struct arch_desc *a, struct sw_proc *p, const struct sw
                       reg_name(a, row->ra_column, nb, sizeof nb));
     /* Signed by `paciasp`: the caller's PC without the code, its x30 as
      * saved (gdb's aarch64_dwarf2_prev_register does the same). */
-    if (row->ra_signed && a->elf_machine == EM_AARCH64)
-        ra = aarch64_xpac(ra);
+    if (row->ra_signed && a->ra_unsign != NULL)
+        ra = a->ra_unsign(ra);
     if (ra == 0)
         return SW_GCF_STACKBOTTOM;
 

@@ -11,27 +11,12 @@
 
 #include "walker/walker_internal.h"
 
-/* EM_* numbers from the ELF gABI / processor supplements. */
-#define EM_386     3
-#define EM_X86_64  62
-#define EM_PPC     20
-#define EM_PPC64   21
-#define EM_AARCH64 183
-
+/* The family's rules: PowerPC's where frames have a back chain, the frame
+ * record's elsewhere (x86, x86-64, aarch64). */
 static const struct sw_ff_arch *
 ff_arch_for(const struct arch_desc *a)
 {
-    switch (a->elf_machine) {
-    case EM_386:
-    case EM_X86_64:
-    case EM_AARCH64:
-        return &sw_ff_record;
-    case EM_PPC:
-    case EM_PPC64:
-        return &sw_ff_ppc;
-    default:
-        return NULL;
-    }
+    return a->backchain_ra_offset != 0 ? &sw_ff_ppc : &sw_ff_record;
 }
 
 int

@@ -13,7 +13,6 @@
  */
 #include "walker/steppers/frame_func_facts.h"
 
-#include "arch/aarch64_regs.h"
 #include "walker/walker_internal.h"
 
 static void
@@ -138,8 +137,8 @@ record_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_f
     }
     if (fp_at && (r = sw_step_read_word(w, fp_at, &fp)) != SW_GCF_SUCCESS)
         return r;
-    if (ff.have_fn && ff.fn.signs_ra)
-        ra = aarch64_xpac(ra);
+    if (ff.have_fn && ff.fn.signs_ra && a->ra_unsign != NULL)
+        ra = a->ra_unsign(ra);
 
     struct sw_frame f = *in; /* registers not saved are unchanged (gdb's rule) */
     f.ra = ra;

@@ -57,16 +57,15 @@ in_stripped_entry(struct sw_walker *w, const struct sw_frame *f, const struct sw
 }
 
 /* PowerPC: every frame's first word is the back chain, the caller's SP, and
- * a function saves its return address in its caller's frame header (SP + 4
- * on 32-bit, SP + 16 on 64-bit).  The outermost frames hold zeros: _start's
- * initial frame, and a thread's first frame made by clone, have a zero back
- * chain, and __libc_start_main, entered from _start by a branch without
- * link, saves a zero return address (glibc's start.S, clone.S; gdb shows it
- * as a last frame at pc 0).  So F is the bottom when its back chain is 0,
- * or when the return address it saved is 0.  Not for frames whose PC is
- * exact (frame 0, a signal's interrupted frame): they may not have made a
- * frame or saved their return address yet; nor for a frame whose PC came
- * from the link register, whose SP is its callee's, not yet its own. */
+ * a function saves its return address in its caller's frame header (the
+ * arch's backchain_ra_offset: SP + 4 on 32-bit, SP + 16 on 64-bit).  The outermost frames hold
+ * zeros: _start's initial frame, and a thread's first frame made by clone, have a zero back chain,
+ * and __libc_start_main, entered from _start by a branch without link, saves a zero return address
+ * (glibc's start.S, clone.S; gdb shows it as a last frame at pc 0).  So F is the bottom when its
+ * back chain is 0, or when the return address it saved is 0.  Not for frames whose PC is exact
+ * (frame 0, a signal's interrupted frame): they may not have made a frame or saved their return
+ * address yet; nor for a frame whose PC came from the link register, whose SP is its callee's, not
+ * yet its own. */
 static bool
 ppc_zero_chain(struct sw_walker *w, const struct sw_frame *f)
 {
@@ -81,7 +80,7 @@ ppc_zero_chain(struct sw_walker *w, const struct sw_frame *f)
         return true;
     if (chain <= f->sp)
         return false;
-    return sw_walker_read_word(w, chain + (a->word_size == 8 ? 16 : 4), &ra) == 0 && ra == 0;
+    return sw_walker_read_word(w, chain + a->backchain_ra_offset, &ra) == 0 && ra == 0;
 }
 
 static enum sw_gcf
@@ -97,8 +96,7 @@ stackbottom_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct
         return SW_GCF_STACKBOTTOM;
     if (in_stripped_entry(s->walker, in, &sym, have_sym))
         return SW_GCF_STACKBOTTOM;
-    uint16_t m = sw_walker_proc(s->walker)->arch->elf_machine;
-    if ((m == 20 /* EM_PPC */ || m == 21 /* EM_PPC64 */) && ppc_zero_chain(s->walker, in))
+    if (sw_walker_proc(s->walker)->arch->backchain_ra_offset != 0 && ppc_zero_chain(s->walker, in))
         return SW_GCF_STACKBOTTOM;
     return SW_GCF_NOT_ME;
 }

@@ -91,13 +91,12 @@ wand_plt_fit(struct sw_walker *w, const struct wand_cur *cur, const char *name)
     return WAND_MAYBE;
 }
 
-/* Whether TARGET is FN's entry (ppc64 ELFv2: or its local entry, up to 8
- * bytes past the symbol). */
+/* Whether TARGET is FN's entry, or its local entry (the arch's
+ * local_entry_max: ppc64, up to 8 bytes past the symbol). */
 static bool
 wand_is_entry(const struct arch_desc *a, const struct sw_symbol *fn, sw_addr target)
 {
-    return target == fn->start ||
-           (a->elf_machine == EM_PPC64 && target > fn->start && target <= fn->start + 8);
+    return target == fn->start || (target > fn->start && target <= fn->start + a->local_entry_max);
 }
 
 /* Whether ADDR is in FN (a sizeless symbol: at or past its start). */
@@ -174,7 +173,8 @@ wand_fit(struct sw_walker *w, const struct wand_cur *cur, sw_addr ra)
 /* The caller's SP when the word at SLOT is its return address (ABI rules):
  *   x86: the call pushed it, so the caller's SP is just above: SLOT + word;
  *   PowerPC: the callee saved LR in the caller's frame header, at SP + 4
- *     (32-bit SysV) or SP + 16 (64-bit ELFv1/v2): SLOT - 4 or SLOT - 16;
+ *     (32-bit SysV) or SP + 16 (64-bit ELFv1/v2), the arch's
+ *     backchain_ra_offset: SLOT - 4 or SLOT - 16;
  *   aarch64: the callee saved x30 in its own frame (usually as the second
  *     word of its frame record at the bottom); the caller's frame starts
  *     somewhere above: SLOT + word rounded up to 16 (the AAPCS64 keeps SP
@@ -189,20 +189,12 @@ wand_caller_sp(const struct arch_desc *a, sw_addr slot, sw_addr in_sp)
 {
     sw_addr sp;
 
-    switch (a->elf_machine) {
-    case EM_PPC:
-        sp = slot - 4;
-        break;
-    case EM_PPC64:
-        sp = slot - 16;
-        break;
-    case EM_AARCH64:
+    if (a->backchain_ra_offset != 0)
+        sp = slot - a->backchain_ra_offset;
+    else if (a->elf_machine == EM_AARCH64)
         sp = (slot + a->word_size + 15) & ~(sw_addr)15;
-        break;
-    default:
+    else
         sp = slot + a->word_size;
-        break;
-    }
     return sp > in_sp ? sp : 0;
 }
 
@@ -380,9 +372,9 @@ wanderer_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw
      * header holds the return address this frame saved (ELF ABI): that slot
      * first, then the others in order. */
     size_t pref = SIZE_MAX;
-    if (a->elf_machine == EM_PPC || a->elf_machine == EM_PPC64) {
+    if (a->backchain_ra_offset != 0) {
         sw_addr chain = arch_load(a, buf, word);
-        sw_addr at = chain + (word == 8 ? 16 : 4);
+        sw_addr at = chain + a->backchain_ra_offset;
         if (chain > in->sp && at + word <= in->sp + nwords * word)
             pref = (size_t)(at - in->sp) / word;
     }

@@ -179,7 +179,7 @@ wand_jump_encodings(struct sw_walker *w, const struct sw_symbol *fn, sw_addr to)
         else
             continue;
         if (pc + (sw_addr)off == to ||
-            (a->elf_machine == EM_PPC64 && pc + (sw_addr)off > to && pc + (sw_addr)off <= to + 8))
+            (pc + (sw_addr)off > to && pc + (sw_addr)off <= to + a->local_entry_max))
             return true;
     }
     return false;
@@ -310,7 +310,7 @@ sw_wand_tail_calls(struct sw_walker *w, const struct sw_symbol *fn, sw_addr to)
     if (fn->size == 0 || fn->size > WAND_TAIL_ANALYSIS_MAX || !sw_wand_code(w, fn->start, &b, 1) ||
         !sw_wand_code(w, fn->start + fn->size - 1, &b, 1))
         return false;
-    return sw_analysis_jumps_to(w, fn->start, to, a->elf_machine == EM_PPC64 ? 8 : 0) == 1;
+    return sw_analysis_jumps_to(w, fn->start, to, a->local_entry_max) == 1;
 }
 
 bool

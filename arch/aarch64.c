@@ -75,7 +75,7 @@ const struct arch_desc arch_aarch64 = {
     .cs_arch = 1, /* CS_ARCH_ARM64 (capstone 4) */
     .cs_mode = 0, /* CS_MODE_ARM (little-endian) */
     .call_ra_on_stack = 0,
-    .pc_after_trap = 0, /* brk #0 reports the PC of the brk (notes/peers.md section 2) */
+    .pc_after_trap = 0, /* brk #0 stops with the PC at the brk itself */
     .sigframe = &aarch64_sigframe,
     .ra_unsign = aarch64_xpac,
 };

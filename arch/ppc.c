@@ -50,8 +50,8 @@ static const int16_t ppc_sig_gregs[] = {
  * `li; sc`.  The ppc64 vDSO's __kernel_sigtramp_rt64, where the handler
  * returns (after `bctrl` in __kernel_start_sigtramp_rt64), and the kernel's
  * on-stack fallback are `addi r1,r1,128; li r0,172; sc`; QEMU 7.2's ppc64
- * page is `li r0,172; sc` alone (notes/peers.md section 4: 380000ac 44000002,
- * which gdb 13 does not know).  gdb matches the same words
+ * page is `li r0,172; sc` alone (380000ac 44000002, as QEMU's
+ * linux-user signal code writes it, which gdb 13 does not know).  gdb matches the same words
  * (gdb/ppc-linux-tdep.c, ppc{32,64}_linux_sig{handler,action}_tramp_frame). */
 #define PPC_BE(w)    (uint8_t)((w) >> 24), (uint8_t)((w) >> 16), (uint8_t)((w) >> 8), (uint8_t)(w)
 #define PPC_LE(w)    (uint8_t)(w), (uint8_t)((w) >> 8), (uint8_t)((w) >> 16), (uint8_t)((w) >> 24)
@@ -167,7 +167,7 @@ const struct arch_desc arch_ppc32 = {
     .cs_arch = PPC_CS_ARCH,
     .cs_mode = PPC_CS_MODE_32 | PPC_CS_BIG_ENDIAN,
     .call_ra_on_stack = 0,
-    .pc_after_trap = 0, /* `trap` reports its own address (notes/peers.md section 2) */
+    .pc_after_trap = 0, /* `trap` stops with the PC at the trap itself */
     .sigframe = &ppc32_rt_sigframe,
     .backchain_ra_offset = 4, /* the LR save word of the caller's frame header */
 };

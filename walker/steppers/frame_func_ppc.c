@@ -4,8 +4,8 @@
  * word at SP is the caller's SP once a function has allocated its frame
  * (stwu/stdu r1 store it), and a function that calls saves its return
  * address in its CALLER's frame header, at caller SP + 4 (ppc32) or + 16
- * (ppc64: {back chain, CR, LR}; notes/anchors.md section 1.3, Dyninst's
- * ppc-swk.C).  Whether the frame is allocated yet and how big it is, where
+ * (ppc64: {back chain, CR, LR}; the 64-bit ELF ABI's stack frame header,
+ * as Dyninst's ppc-swk.C reads it).  Whether the frame is allocated yet and how big it is, where
  * the return address is (the live LR, r0 after mflr, the header slot) and
  * where r31 was saved come from the analysis facts (analysis.h), so frame 0
  * in a prologue or an epilogue, leaves and functions that allocate twice

@@ -1,9 +1,10 @@
-/* dwarf/chains.c -- the frames gdb shows that the machine stack lacks.
+/* dwarf/chains.c -- DWARF's answers behind the inline and tail-call frames.
  *
  * The inlined subroutines covering an address, and gdb's tail-call chains
  * (call_site_find_chain) over the DW_TAG_call_site entries of the parsed
  * units (dwarf/scopes.c), in one file or across the files of a world the
- * caller describes (sw_dinfo_world).  Reads nothing from the target.
+ * caller describes (sw_dinfo_world): names and addresses only.  The frames
+ * are made in one place, walker/virtual.c.  Reads nothing from the target.
  */
 #include "dwarf/dwarf.h"
 

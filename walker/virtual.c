@@ -1,11 +1,13 @@
 /* walker/virtual.c -- the frames gdb shows that are not on the machine stack.
  *
- * After a physical walk: inline frames (DW_TAG_inlined_subroutine) before each
- * physical frame and tail-call frames (DW_TAG_call_site chains) between a frame
- * and its caller, read through dwarf/dwarf.h with one sw_dinfo per
- * module, cached per walker.  Tail-call chains cross modules as gdb's do: the
- * modules are one world (names resolved over all of them, each address read
- * with its own module's DWARF).  No unwinding here: SPs and FPs are copied.
+ * The one place that makes them: after a physical walk, inline frames
+ * before each physical frame and tail-call frames between a frame and its
+ * caller.  Which subroutines are inlined at an address and which tail calls
+ * lie between two frames are DWARF questions that dwarf/chains.c answers
+ * (names and addresses, no frames), with each module's sw_dinfo.  Tail-call
+ * chains cross modules as gdb's do: the modules are one world (names
+ * resolved over all of them, each address read with its own module's
+ * DWARF).  No unwinding here: SPs and FPs are copied.
  */
 #include "walker/walker_internal.h"
 

@@ -11,6 +11,7 @@
 #include "rspwalk/walker.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "rspwalk/stepper.h"
@@ -18,12 +19,12 @@
 
 #define SW_DEFAULT_MAX_FRAMES 4096
 
+/* The numbers of SW_VERSION, the Makefile's VERSION: the one definition. */
 void
 sw_version(int *major, int *minor, int *maintenance)
 {
-    *major = 0;
-    *minor = 1;
-    *maintenance = 0;
+    *major = *minor = *maintenance = 0;
+    (void)sscanf(SW_VERSION, "%d.%d.%d", major, minor, maintenance);
 }
 
 const char *

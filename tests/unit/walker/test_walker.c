@@ -517,6 +517,17 @@ test_trap_address_without_dynamic_section_is_enoent(void **state)
     sw_walker_free(w);
 }
 
+static void
+test_version_numbers_spell_the_build_version(void **state)
+{
+    (void)state;
+    int ma = -1, mi = -1, pa = -1;
+    sw_version(&ma, &mi, &pa);
+    char buf[64];
+    snprintf(buf, sizeof buf, "%d.%d.%d", ma, mi, pa);
+    assert_string_equal(buf, SW_VERSION);
+}
+
 int
 main(void)
 {
@@ -540,6 +551,7 @@ main(void)
         cmocka_unit_test(test_walk_after_a_stop_sees_libraries_loaded_and_unloaded),
         cmocka_unit_test(test_refresh_failure_at_a_new_stop_fails_the_walk_with_message),
         cmocka_unit_test(test_trap_address_without_dynamic_section_is_enoent),
+        cmocka_unit_test(test_version_numbers_spell_the_build_version),
     };
     return cmocka_run_group_tests_name("walker", tests, NULL, NULL);
 }

@@ -25,6 +25,7 @@
 
 #include "util/dl.h"
 #include "util/util.h"
+#include "expr/expr.h"
 #include "cfi/libdwarf_dl.h"
 #include "cfi/ra_state.h"
 #include "cfi/eh_frame_hdr.h"
@@ -56,6 +57,10 @@ static const struct sw_dl_sym libdwarf_syms[] = {
     SYM(get_fde_instr_bytes),
     SYM(get_fde_list),
     SYM(get_fde_list_eh),
+    SYM(get_locdesc_entry_d),
+    SYM(get_location_op_value_c),
+    SYM(loc_head_c_dealloc),
+    SYM(loclist_from_expr_c),
     SYM(set_frame_cfa_value),
     SYM(set_frame_rule_initial_value),
     SYM(set_frame_rule_table_size),
@@ -145,6 +150,15 @@ struct sw_cfi {
         struct sw_cfi_row row;
     } rows[ROW_CACHE];
     unsigned next_row;
+    /* Every expression block decoded so far, which rows point into: a rule
+     * names the same block at each address of its FDE. */
+    struct cfi_expr_block {
+        const void *block;
+        size_t len;
+        struct sw_expr_op *ops; /* owned */
+        struct sw_cfi_expr expr;
+    } * exprs;
+    size_t nexprs, capexprs;
 };
 
 /* Take libdwarf's message into ERR and release the error object. */
@@ -501,6 +515,9 @@ sw_cfi_close(struct sw_cfi *c)
         sw_free(h->image);
     }
     sw_free(c->hfdes);
+    for (size_t i = 0; i < c->nexprs; i++)
+        sw_free(c->exprs[i].ops);
+    sw_free(c->exprs);
     if (c->hdr_elf)
         elf_end(c->hdr_elf);
     if (c->hdr_fd > 0)
@@ -644,9 +661,103 @@ fail:
     return rc;
 }
 
-/* Translate one libdwarf register rule. */
+/* Decode the expression block BLOCK (LEN bytes) of DBG into OPS with libdwarf's own decoder.
+ * False when libdwarf cannot (an unknown operation, a truncated operand) or the block holds
+ * a DW_OP_implicit_value: libdwarf points its operand past the length, libdw (whose form
+ * expr/expr.h takes) at it, and a CFI rule has no use for an implicit value. */
+static bool
+decode_expr(Dwarf_Debug dbg, const void *block, size_t len, struct sw_expr_op **ops, size_t *nops,
+            bool *oom)
+{
+    Dwarf_Error de = NULL;
+    Dwarf_Half asize = 0;
+    Dwarf_Loc_Head_c head = NULL;
+    Dwarf_Unsigned nlists = 0, n = 0, rawlo, rawhi, expr_off, desc_off;
+    Dwarf_Locdesc_c desc = NULL;
+    Dwarf_Small lle, source;
+    Dwarf_Bool unavailable;
+    Dwarf_Addr lo, hi;
+    bool ok = false;
+
+    *ops = NULL;
+    *nops = 0;
+    if (dwarf_get_address_size(dbg, &asize, &de) != DW_DLV_OK) {
+        dw_drop_error(dbg, de);
+        return false;
+    }
+    /* Offsets are 4 bytes in .eh_frame; version 5 admits every operation. */
+    if (dwarf_loclist_from_expr_c(dbg, (Dwarf_Ptr)(uintptr_t)block, len, asize, 4, 5, &head,
+                                  &nlists, &de) != DW_DLV_OK) {
+        dw_drop_error(dbg, de);
+        return false;
+    }
+    if (nlists != 1 ||
+        dwarf_get_locdesc_entry_d(head, 0, &lle, &rawlo, &rawhi, &unavailable, &lo, &hi, &n, &desc,
+                                  &source, &expr_off, &desc_off, &de) != DW_DLV_OK)
+        goto out;
+    if (n > 0 && (*ops = sw_calloc((size_t)n, sizeof **ops)) == NULL) {
+        *oom = true;
+        goto out;
+    }
+    for (Dwarf_Unsigned i = 0; i < n; i++) {
+        Dwarf_Small atom;
+        Dwarf_Unsigned o1, o2, o3, off;
+        if (dwarf_get_location_op_value_c(desc, i, &atom, &o1, &o2, &o3, &off, &de) != DW_DLV_OK ||
+            atom == DW_OP_implicit_value)
+            goto out;
+        (*ops)[i] = (struct sw_expr_op){ .atom = atom, .number = o1, .number2 = o2, .offset = off };
+    }
+    *nops = (size_t)n;
+    ok = true;
+out:
+    dw_drop_error(dbg, de);
+    dwarf_loc_head_c_dealloc(head);
+    if (!ok) {
+        sw_free(*ops);
+        *ops = NULL;
+    }
+    return ok;
+}
+
+/* The operations of expression block BLOCK (LEN bytes) of DBG in *OUT, decoded on first
+ * use and kept until sw_cfi_close.  Returns 0 or SW_ENOMEM: a block libdwarf cannot decode
+ * is an undecodable expression, which loses only the rules that use it. */
 static int
-convert_rule(const Dwarf_Regtable_Entry3 *e, struct sw_cfi_rule *r)
+cfi_expr(struct sw_cfi *c, Dwarf_Debug dbg, const void *block, size_t len, struct sw_cfi_expr *out)
+{
+    struct cfi_expr_block *e;
+    bool oom = false;
+
+    for (size_t i = 0; i < c->nexprs; i++) {
+        if (c->exprs[i].block == block && c->exprs[i].len == len) {
+            *out = c->exprs[i].expr;
+            return 0;
+        }
+    }
+    e = sw_grow(c->exprs, &c->capexprs, c->nexprs + 1, sizeof *e, 16);
+    if (e == NULL)
+        return SW_ENOMEM;
+    c->exprs = e;
+    e = &c->exprs[c->nexprs];
+    *e = (struct cfi_expr_block){ .block = block, .len = len };
+    /* An empty block has no operations; evaluating it fails (no value). */
+    if (len > 0) {
+        e->expr.undecodable =
+            block == NULL || !decode_expr(dbg, block, len, &e->ops, &e->expr.nops, &oom);
+        if (oom)
+            return SW_ENOMEM;
+        e->expr.ops = e->ops;
+    }
+    c->nexprs++;
+    *out = e->expr;
+    return 0;
+}
+
+/* Translate one libdwarf register rule of DBG.  Returns 0, -1 for a rule
+ * type we do not know, SW_ENOMEM. */
+static int
+convert_rule(struct sw_cfi *c, Dwarf_Debug dbg, const Dwarf_Regtable_Entry3 *e,
+             struct sw_cfi_rule *r)
 {
     memset(r, 0, sizeof *r);
     switch (e->dw_value_type) {
@@ -671,9 +782,9 @@ convert_rule(const Dwarf_Regtable_Entry3 *e, struct sw_cfi_rule *r)
     case DW_EXPR_VAL_EXPRESSION:
         r->kind =
             e->dw_value_type == DW_EXPR_EXPRESSION ? SW_CFI_EXPRESSION : SW_CFI_VAL_EXPRESSION;
-        r->expr = e->dw_block_ptr;
-        r->expr_len = (size_t)e->dw_offset_or_block_len;
-        return r->expr || r->expr_len == 0 ? 0 : -1;
+        if (e->dw_block_ptr == NULL && e->dw_offset_or_block_len != 0)
+            return -1;
+        return cfi_expr(c, dbg, e->dw_block_ptr, (size_t)e->dw_offset_or_block_len, &r->expr);
     default:
         return -1;
     }
@@ -745,8 +856,11 @@ row_from_fde(struct sw_cfi *c, struct cfi_table *t, Dwarf_Fde fde, Dwarf_Addr lo
     const Dwarf_Regtable_Entry3 *cfa = &rt.rt3_cfa_rule;
     if (cfa->dw_value_type == DW_EXPR_EXPRESSION || cfa->dw_value_type == DW_EXPR_VAL_EXPRESSION) {
         row->cfa_is_expr = true;
-        row->cfa_expr = cfa->dw_block_ptr;
-        row->cfa_expr_len = (size_t)cfa->dw_offset_or_block_len;
+        int rc = cfi_expr(c, t->dbg, cfa->dw_block_ptr, (size_t)cfa->dw_offset_or_block_len,
+                          &row->cfa_expr);
+        if (rc < 0)
+            return sw_fail(err, rc, "CFI row for 0x%" PRIx64 " in %s: out of memory", vaddr,
+                           t->what);
     } else if (cfa->dw_value_type == DW_EXPR_OFFSET && cfa->dw_regnum < CFI_TABLE_COLUMNS) {
         row->cfa_reg = cfa->dw_regnum;
         row->cfa_offset = cfa->dw_offset_relevant ? (int64_t)cfa->dw_offset_or_block_len : 0;
@@ -755,8 +869,12 @@ row_from_fde(struct sw_cfi *c, struct cfi_table *t, Dwarf_Fde fde, Dwarf_Addr lo
                        vaddr, t->what);
     }
 
-    for (unsigned i = 0; i < SW_FRAME_MAX_REGS; i++) {
-        if (convert_rule(&c->scratch[i], &row->rules[i]) < 0)
+    for (unsigned i = 0; i < SW_CFI_MAX_REGS; i++) {
+        int rc = convert_rule(c, t->dbg, &c->scratch[i], &row->rules[i]);
+        if (rc == SW_ENOMEM)
+            return sw_fail(err, rc, "CFI row for 0x%" PRIx64 " in %s: out of memory", vaddr,
+                           t->what);
+        if (rc < 0)
             return sw_fail(err, SW_EBADELF,
                            "CFI row for 0x%" PRIx64 " in %s: register %u has rule type %u", vaddr,
                            t->what, i, (unsigned)c->scratch[i].dw_value_type);

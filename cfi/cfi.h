@@ -6,7 +6,8 @@
  * image's (the vDSO's), and give the row of
  * rules that holds at a link-time address.  Implemented in
  * cfi/cfi.c, the only file that includes <libdwarf.h>.
- * Expressions are returned as byte blocks and evaluated by cfi/expr.c.
+ * Expressions are returned decoded, as operations for expr/expr.h's
+ * evaluator.
  */
 #ifndef RSPWALK_CFI_H
 #define RSPWALK_CFI_H
@@ -15,10 +16,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rspwalk/frame.h"
 #include "rspwalk/types.h"
 
 struct sw_cfi;
+struct sw_expr_op;
+
+/* The register columns a row carries: DWARF numbers 0..127, as many as a
+ * frame holds (include/rspwalk/frame.h's SW_FRAME_MAX_REGS). */
+#define SW_CFI_MAX_REGS 128
 
 enum sw_cfi_rule_kind {
     SW_CFI_UNDEFINED = 0,  /* not recoverable (a DW_CFA_undefined RA ends the walk) */
@@ -30,12 +35,22 @@ enum sw_cfi_rule_kind {
     SW_CFI_VAL_EXPRESSION, /* the value is what the expression computes */
 };
 
+/* The DWARF expression of a rule or of the CFA, decoded once by libdwarf
+ * (DWARF 5 section 6.4.2). */
+struct sw_cfi_expr {
+    const struct sw_expr_op *ops; /* borrowed: valid as long as the sw_cfi */
+    size_t nops;
+    /* libdwarf could not decode the block (an operation it does not know, a
+     * truncated operand): there are no operations, and evaluating the rule
+     * must fail as a malformed expression does (SW_EPROTO). */
+    bool undecodable;
+};
+
 struct sw_cfi_rule {
     enum sw_cfi_rule_kind kind;
     int64_t offset;
     unsigned reg;
-    const uint8_t *expr; /* borrowed: valid as long as the sw_cfi */
-    size_t expr_len;
+    struct sw_cfi_expr expr; /* SW_CFI_EXPRESSION, SW_CFI_VAL_EXPRESSION */
 };
 
 /* The rules that hold at one address. */
@@ -44,14 +59,13 @@ struct sw_cfi_row {
     bool cfa_is_expr; /* CFA = evaluate(cfa_expr) instead of reg + offset */
     unsigned cfa_reg;
     int64_t cfa_offset;
-    const uint8_t *cfa_expr;
-    size_t cfa_expr_len;
+    struct sw_cfi_expr cfa_expr;
     unsigned ra_column; /* the CIE's return address register */
     bool signal_frame;  /* the CIE augmentation has 'S' */
     /* AArch64: the return address carries a pointer authentication code
      * here (DW_CFA_AARCH64_negate_ra_state toggled RA_SIGN_STATE). */
     bool ra_signed;
-    struct sw_cfi_rule rules[SW_FRAME_MAX_REGS];
+    struct sw_cfi_rule rules[SW_CFI_MAX_REGS];
 };
 
 /* Open the CFI of PATH and of DEBUG_PATH (may be NULL).  ADDR_SIZE is the
@@ -78,24 +92,5 @@ bool sw_cfi_load(const char **why);
  * Uses scratch space inside C: one caller at a time per sw_cfi.
  * Returns 0, SW_ENOCFI (no FDE covers it), or an error in ERR. */
 int sw_cfi_row_at(struct sw_cfi *c, sw_addr vaddr, struct sw_cfi_row *row, struct sw_errbuf *err);
-
-/* Evaluate the DWARF expression EXPR (LEN bytes) for frame F (registers by
- * DWARF number from F, memory through READ).  PUSH_CFA pushes CFA first, as
- * DW_CFA_expression and DW_CFA_val_expression rules require; only then may
- * the expression use DW_OP_call_frame_cfa.  Values are ADDR_SIZE bytes wide
- * and wrap there.  Returns 0 with the top of the stack in *RESULT, the code
- * READ returned when memory could not be read (SW_EMEM, or a link error),
- * SW_EPROTO on a bad, unsupported or runaway expression, SW_ENOREG when a
- * needed register is unknown; the message goes to ERR when it is not NULL. */
-struct sw_expr_ctx {
-    const struct sw_frame *frame;
-    unsigned addr_size; /* 4 or 8 */
-    bool big_endian;    /* operands and memory */
-    int (*read)(void *arg, sw_addr addr, void *buf, size_t len);
-    void *arg;
-    struct sw_errbuf *err; /* may be NULL */
-};
-int sw_dwarf_expr_eval(const struct sw_expr_ctx *ctx, const uint8_t *expr, size_t len,
-                       bool push_cfa, sw_addr cfa, sw_addr *result);
 
 #endif /* RSPWALK_CFI_H */

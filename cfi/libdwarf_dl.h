@@ -31,6 +31,10 @@ struct sw_libdwarf_fns {
     __typeof__(&dwarf_get_fde_instr_bytes) get_fde_instr_bytes;
     __typeof__(&dwarf_get_fde_list) get_fde_list;
     __typeof__(&dwarf_get_fde_list_eh) get_fde_list_eh;
+    __typeof__(&dwarf_get_locdesc_entry_d) get_locdesc_entry_d;
+    __typeof__(&dwarf_get_location_op_value_c) get_location_op_value_c;
+    __typeof__(&dwarf_loc_head_c_dealloc) loc_head_c_dealloc;
+    __typeof__(&dwarf_loclist_from_expr_c) loclist_from_expr_c;
     __typeof__(&dwarf_set_frame_cfa_value) set_frame_cfa_value;
     __typeof__(&dwarf_set_frame_rule_initial_value) set_frame_rule_initial_value;
     __typeof__(&dwarf_set_frame_rule_table_size) set_frame_rule_table_size;
@@ -56,6 +60,10 @@ bool sw_libdwarf_load(const char **why);
 #define dwarf_get_fde_instr_bytes          sw_libdwarf.get_fde_instr_bytes
 #define dwarf_get_fde_list                 sw_libdwarf.get_fde_list
 #define dwarf_get_fde_list_eh              sw_libdwarf.get_fde_list_eh
+#define dwarf_get_locdesc_entry_d          sw_libdwarf.get_locdesc_entry_d
+#define dwarf_get_location_op_value_c      sw_libdwarf.get_location_op_value_c
+#define dwarf_loc_head_c_dealloc           sw_libdwarf.loc_head_c_dealloc
+#define dwarf_loclist_from_expr_c          sw_libdwarf.loclist_from_expr_c
 #define dwarf_set_frame_cfa_value          sw_libdwarf.set_frame_cfa_value
 #define dwarf_set_frame_rule_initial_value sw_libdwarf.set_frame_rule_initial_value
 #define dwarf_set_frame_rule_table_size    sw_libdwarf.set_frame_rule_table_size

@@ -151,6 +151,7 @@ enum sw_dinfo_tkind {
 
 struct sw_dinfo_member;
 struct di_blk;
+struct sw_expr_op;
 
 /* A type with typedefs and qualifiers resolved to what decides its shape;
  * NAME is what gdb's ptype prints ("int", "char *", "struct pt", "int [4]"). */
@@ -170,22 +171,34 @@ struct sw_dinfo_member {
     const struct sw_dinfo_type *type;
 };
 
-/* One entry of a location: EXPR holds where the value is for link-time
- * addresses LO <= pc < HI (a plain expression: 0 and UINT64_MAX).  The bytes
- * are DWARF operations as libdwarf decoded them, encoded again; an operation
- * this code cannot encode becomes the invalid opcode 0x00. */
+/* One entry of a location: OPS hold where the value is for link-time
+ * addresses LO <= pc < HI (a plain expression: 0 and UINT64_MAX), libdw's
+ * decoding copied as it is, for expr/expr.h's evaluator.  Borrowed, valid
+ * until sw_dinfo_func_free; the block of a DW_OP_implicit_value is in the
+ * mapped file, valid until sw_dinfo_close. */
 struct sw_dinfo_loc {
     sw_addr lo, hi;
-    const uint8_t *expr;
+    const struct sw_expr_op *ops;
+    size_t nops;
+};
+
+/* DW_AT_const_value (DWARF 5 section 4.1), for a variable without a
+ * location: a block of LEN bytes at DATA in the target's order (in the
+ * mapped file: valid until sw_dinfo_close), or, when DATA is NULL, the
+ * number NUMBER, which fills the type's size (a type of at most 8 bytes). */
+struct sw_dinfo_const {
+    const uint8_t *data;
     size_t len;
+    int64_t number;
 };
 
 struct sw_dinfo_var {
     const char *name;
     const struct sw_dinfo_type *type; /* never NULL */
     bool param;                       /* DW_TAG_formal_parameter */
-    size_t nlocs;                     /* 0: no location at all (optimized out) */
+    size_t nlocs;                     /* 0: no location (optimized out, or CONST) */
     const struct sw_dinfo_loc *locs;
+    const struct sw_dinfo_const *cval; /* NULL: none */
 };
 
 /* The variables of a function or inlined subroutine at a pc: owned, one block. */

@@ -39,7 +39,6 @@
 #define DI_MAX_TYPE_DEPTH 8
 #define DI_MAX_MEMBERS    256
 #define DI_MAX_LOCS       1024
-#define DI_MAX_OPS        256
 
 enum di_scope_kind { DI_FUNC, DI_INLINED, DI_BLOCK };
 

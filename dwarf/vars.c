@@ -2,170 +2,31 @@
  *
  * Parameters and the locals of the lexical blocks covering the pc, read on
  * demand from the DIE of a function or of an inlined subroutine (with what
- * its abstract instance adds, as gdb reads it); location lists and expressions are encoded
- * again from libdw's decoding so that walker/locals.c can evaluate them
- * without libdw.  Types are dwarf/types.c's.
+ * its abstract instance adds, as gdb reads it); locations are libdw's decoded
+ * operations, copied, which walker/locals.c runs through expr/expr.h's
+ * evaluator without libdw.  Types are dwarf/types.c's.
  */
 #include "dwarf/dwarf.h"
 
+#include <stddef.h>
 #include <string.h>
 
+#include "expr/expr.h"
 #include "dwarf/dwarf_internal.h"
 
-/* ---- location expressions, encoded again from libdw's decoding ---- */
+/* ---- locations, as libdw decodes them ---------------------------------------------------- */
 
-struct di_bytes {
-    uint8_t buf[512];
-    size_t n;
-    bool over;
-};
+/* expr/expr.h's operation is libdw's, field for field, so libdw's arrays are copied whole. */
+_Static_assert(sizeof(struct sw_expr_op) == sizeof(Dwarf_Op) &&
+                   offsetof(struct sw_expr_op, atom) == offsetof(Dwarf_Op, atom) &&
+                   offsetof(struct sw_expr_op, number) == offsetof(Dwarf_Op, number) &&
+                   offsetof(struct sw_expr_op, number2) == offsetof(Dwarf_Op, number2) &&
+                   offsetof(struct sw_expr_op, offset) == offsetof(Dwarf_Op, offset),
+               "struct sw_expr_op is Dwarf_Op");
 
-static void
-b_put(struct di_bytes *b, uint8_t v)
-{
-    if (b->n < sizeof b->buf)
-        b->buf[b->n++] = v;
-    else
-        b->over = true;
-}
-
-static void
-b_uleb(struct di_bytes *b, uint64_t v)
-{
-    do {
-        uint8_t byte = v & 0x7f;
-        v >>= 7;
-        b_put(b, byte | (v ? 0x80 : 0));
-    } while (v);
-}
-
-static void
-b_sleb(struct di_bytes *b, int64_t v)
-{
-    for (;;) {
-        uint8_t byte = v & 0x7f;
-        v >>= 7; /* arithmetic on every compiler we build with */
-        bool done = (v == 0 && !(byte & 0x40)) || (v == -1 && (byte & 0x40));
-        b_put(b, byte | (done ? 0 : 0x80));
-        if (done)
-            return;
-    }
-}
-
-/* One operation.  Fixed-size operands become LEB128 so that the bytes do not
- * depend on the target's byte order: DW_OP_addr keeps its opcode with a ULEB128
- * operand, DW_OP_constNu/s become DW_OP_constu/consts.  Branches (whose
- * offsets would change) and typed operations become 0x00. */
-static void
-encode_op(struct di_bytes *b, uint8_t op, Dwarf_Word o1, Dwarf_Word o2)
-{
-    if ((op >= DW_OP_lit0 && op <= DW_OP_lit31) || (op >= DW_OP_reg0 && op <= DW_OP_reg31)) {
-        b_put(b, op);
-        return;
-    }
-    if (op >= DW_OP_breg0 && op <= DW_OP_breg31) {
-        b_put(b, op);
-        b_sleb(b, (int64_t)o1);
-        return;
-    }
-    switch (op) {
-    case DW_OP_addr:
-        b_put(b, op);
-        b_uleb(b, o1);
-        return;
-    case DW_OP_const1u:
-    case DW_OP_const2u:
-    case DW_OP_const4u:
-    case DW_OP_const8u:
-    case DW_OP_constu:
-        b_put(b, DW_OP_constu);
-        b_uleb(b, o1);
-        return;
-    case DW_OP_const1s:
-    case DW_OP_const2s:
-    case DW_OP_const4s:
-    case DW_OP_const8s:
-    case DW_OP_consts:
-        b_put(b, DW_OP_consts);
-        b_sleb(b, (int64_t)o1);
-        return;
-    case DW_OP_fbreg:
-        b_put(b, op);
-        b_sleb(b, (int64_t)o1);
-        return;
-    case DW_OP_regx:
-    case DW_OP_piece:
-    case DW_OP_plus_uconst:
-        b_put(b, op);
-        b_uleb(b, o1);
-        return;
-    case DW_OP_bregx:
-        b_put(b, op);
-        b_uleb(b, o1);
-        b_sleb(b, (int64_t)o2);
-        return;
-    case DW_OP_pick:
-    case DW_OP_deref_size:
-        b_put(b, op);
-        b_put(b, (uint8_t)o1);
-        return;
-    case DW_OP_implicit_value: {
-        /* libdw: O1 the length, O2 the block with its ULEB128 length first. */
-        const uint8_t *p = (const uint8_t *)(uintptr_t)o2;
-        while (p != NULL && (*p & 0x80))
-            p++;
-        if (p != NULL)
-            p++;
-        b_put(b, op);
-        b_uleb(b, o1);
-        for (Dwarf_Word i = 0; i < o1 && p != NULL && !b->over; i++)
-            b_put(b, p[i]);
-        return;
-    }
-    case DW_OP_entry_value:
-    case DW_OP_GNU_entry_value:
-        /* The value at entry: only call sites in the caller know it. */
-        b_put(b, DW_OP_entry_value);
-        b_uleb(b, 0);
-        return;
-    case DW_OP_deref:
-    case DW_OP_dup:
-    case DW_OP_drop:
-    case DW_OP_over:
-    case DW_OP_swap:
-    case DW_OP_rot:
-    case DW_OP_abs:
-    case DW_OP_and:
-    case DW_OP_div:
-    case DW_OP_minus:
-    case DW_OP_mod:
-    case DW_OP_mul:
-    case DW_OP_neg:
-    case DW_OP_not:
-    case DW_OP_or:
-    case DW_OP_plus:
-    case DW_OP_shl:
-    case DW_OP_shr:
-    case DW_OP_shra:
-    case DW_OP_xor:
-    case DW_OP_eq:
-    case DW_OP_ge:
-    case DW_OP_gt:
-    case DW_OP_le:
-    case DW_OP_lt:
-    case DW_OP_ne:
-    case DW_OP_nop:
-    case DW_OP_call_frame_cfa:
-    case DW_OP_stack_value:
-        b_put(b, op);
-        return;
-    default:
-        b_put(b, 0x00);
-        return;
-    }
-}
-
-/* The location list (or single expression) of attribute AT of DIE. */
+/* The location list (or single expression) of attribute AT of DIE.  libdw
+ * keeps its decoding until dwarf_end; the copy lives as long as the
+ * sw_dinfo_func, whose type it has. */
 static void
 read_locs(struct di_vars *c, Dwarf_Die *die, unsigned at, const struct sw_dinfo_loc **out,
           size_t *nout)
@@ -185,18 +46,12 @@ read_locs(struct di_vars *c, Dwarf_Die *die, unsigned at, const struct sw_dinfo_
     /* A single expression comes as one entry over every address. */
     while (n < DI_MAX_LOCS &&
            (off = dwarf_getlocations(&a, off, &base, &lo, &hi, &ops, &nops)) > 0) {
-        struct di_bytes b = { .n = 0 };
         if (lo >= hi || nops == 0)
             continue; /* empty ranges */
-        for (size_t k = 0; k < nops && k < DI_MAX_OPS; k++)
-            encode_op(&b, ops[k].atom, ops[k].number, ops[k].number2);
-        if (b.over)
-            b.n = 1, b.buf[0] = 0x00;
-        uint8_t *e = b.n ? sw_di_alloc(c, b.n) : NULL;
-        if (b.n && e == NULL)
+        struct sw_expr_op *e = sw_di_alloc(c, nops * sizeof *e);
+        if (e == NULL)
             break;
-        if (e != NULL)
-            memcpy(e, b.buf, b.n);
+        memcpy(e, ops, nops * sizeof *e);
         if (n == cap) { /* more than fit on the stack: into the arena, doubled */
             struct sw_dinfo_loc *nv = sw_di_alloc(c, 2 * cap * sizeof *nv);
             if (nv == NULL)
@@ -205,7 +60,7 @@ read_locs(struct di_vars *c, Dwarf_Die *die, unsigned at, const struct sw_dinfo_
             v = nv;
             cap *= 2;
         }
-        v[n++] = (struct sw_dinfo_loc){ .lo = lo, .hi = hi, .expr = e, .len = b.n };
+        v[n++] = (struct sw_dinfo_loc){ .lo = lo, .hi = hi, .ops = e, .nops = nops };
     }
     if (n == 0)
         return;
@@ -237,41 +92,28 @@ const_number(Dwarf_Attribute *a, Dwarf_Sword *out)
     return true;
 }
 
-/* DW_AT_const_value as a DW_OP_implicit_value of the type's size. */
+/* DW_AT_const_value: its block, or its number when the type is a scalar. */
 static void
 read_const_value(struct di_vars *c, Dwarf_Die *die, struct sw_dinfo_var *var)
 {
     Dwarf_Attribute a;
     Dwarf_Sword sv = 0;
     Dwarf_Block blk;
-    struct di_bytes b = { .n = 0 };
+    struct sw_dinfo_const k = { 0 };
 
     if (dwarf_attr(die, DW_AT_const_value, &a) == NULL)
         return;
-    b_put(&b, DW_OP_implicit_value);
-    if (dwarf_formblock(&a, &blk) == 0) {
-        b_uleb(&b, blk.length);
-        for (Dwarf_Word i = 0; i < blk.length && !b.over; i++)
-            b_put(&b, blk.data[i]);
-    } else if (const_number(&a, &sv) && var->type->size <= 8) {
-        /* A constant: the value in host order, marked by a zero length
-         * followed by the SLEB128 value (walker/locals.c stores it in the
-         * target's order). */
-        b_uleb(&b, 0);
-        b_sleb(&b, sv);
-    } else {
-        b.n = 0;
-    }
-    if (b.n == 0 || b.over)
+    if (dwarf_formblock(&a, &blk) == 0 && blk.data != NULL)
+        k = (struct sw_dinfo_const){ .data = blk.data, .len = (size_t)blk.length };
+    else if (const_number(&a, &sv) && var->type->size <= 8)
+        k.number = sv;
+    else
         return;
-    struct sw_dinfo_loc *l = sw_di_alloc(c, sizeof *l);
-    uint8_t *e = sw_di_alloc(c, b.n);
-    if (l == NULL || e == NULL)
+    struct sw_dinfo_const *p = sw_di_alloc(c, sizeof *p);
+    if (p == NULL)
         return;
-    memcpy(e, b.buf, b.n);
-    *l = (struct sw_dinfo_loc){ .lo = 0, .hi = UINT64_MAX, .expr = e, .len = b.n };
-    var->locs = l;
-    var->nlocs = 1;
+    *p = k;
+    var->cval = p;
 }
 
 /* ---- the variables of a scope, as gdb reads them ---------------------------------------- */

@@ -2,42 +2,21 @@
  *
  * Names, types and locations come from dwarf/dwarf.h (the module's
  * sw_dinfo, cached per walker by walker/virtual.c); this file evaluates a
- * location for one frame (pieces, registers, frame base, memory) and formats
- * values as gdb prints them.  No libdwarf here, and no unwinding: the
+ * location for one frame with expr/expr.h (pieces split here; registers,
+ * frame base, CFA and memory through the evaluator's context) and formats
+ * values as gdb prints them.  No libdw here, and no unwinding: the
  * registers of outer frames are those the walk recovered.
  */
 #include "rspwalk/locals.h"
 
+#include <dwarf.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cfi/cfi.h"
 #include "dwarf/dwarf.h"
+#include "expr/expr.h"
 #include "walker/walker_internal.h"
-
-/* DWARF 5 section 7.7.1: the operations the encoding of dwarf/dwarf.h uses. */
-enum {
-    LOP_addr = 0x03,
-    LOP_deref_size = 0x94,
-    LOP_constu = 0x10,
-    LOP_consts = 0x11,
-    LOP_pick = 0x15,
-    LOP_plus = 0x22,
-    LOP_plus_uconst = 0x23,
-    LOP_lit0 = 0x30,
-    LOP_reg0 = 0x50,
-    LOP_reg31 = 0x6f,
-    LOP_breg0 = 0x70,
-    LOP_breg31 = 0x8f,
-    LOP_regx = 0x90,
-    LOP_fbreg = 0x91,
-    LOP_bregx = 0x92,
-    LOP_piece = 0x93,
-    LOP_implicit_value = 0x9e,
-    LOP_stack_value = 0x9f,
-    LOP_entry_value = 0xa3,
-};
 
 /* Values larger than this are not read: locals worth printing are small, and
  * a garbage size must not become a huge read. */
@@ -153,167 +132,28 @@ sw_function_free(struct sw_function *fn)
 
 /* ---- evaluating a location ------------------------------------------------------------- */
 
+/* One location being evaluated: the frame, and the context the evaluator
+ * gets (whose ARG is this). */
 struct lv_eval {
     struct sw_walker *w;
     const struct arch_desc *arch;
     const struct sw_frame *frame;
-    sw_addr bias;
-    bool have_cfa;
-    sw_addr cfa;
-    bool have_fb;
-    sw_addr fb;
+    struct sw_expr_ctx ctx;
 };
-
-static size_t
-leb_len(const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n && i < 10; i++)
-        if (!(p[i] & 0x80))
-            return i + 1;
-    return 0;
-}
-
-static uint64_t
-uleb(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (unsigned sh = 0; sh < 64; sh += 7, p++) {
-        v |= (uint64_t)(*p & 0x7f) << sh;
-        if (!(*p & 0x80))
-            break;
-    }
-    return v;
-}
-
-static int64_t
-sleb(const uint8_t *p)
-{
-    uint64_t v = 0;
-    unsigned sh = 0;
-    uint8_t b;
-    do {
-        b = *p++;
-        if (sh < 64)
-            v |= (uint64_t)(b & 0x7f) << sh;
-        sh += 7;
-    } while (b & 0x80);
-    if (sh < 64 && (b & 0x40))
-        v |= ~(uint64_t)0 << sh;
-    return (int64_t)v;
-}
-
-/* The length of the operation at P in dwarf/dwarf.h's encoding; 0 if invalid. */
-static size_t
-op_len(const uint8_t *p, size_t n)
-{
-    uint8_t op = p[0];
-    size_t a, b;
-
-    if ((op >= LOP_breg0 && op <= LOP_breg31) || op == LOP_fbreg || op == LOP_consts ||
-        op == LOP_addr || op == LOP_constu || op == LOP_regx || op == LOP_piece ||
-        op == LOP_plus_uconst) {
-        a = leb_len(p + 1, n - 1);
-        return a ? 1 + a : 0;
-    }
-    switch (op) {
-    case 0x00:
-        return 0;
-    case LOP_bregx:
-        a = leb_len(p + 1, n - 1);
-        b = a ? leb_len(p + 1 + a, n - 1 - a) : 0;
-        return b ? 1 + a + b : 0;
-    case LOP_pick:
-    case LOP_deref_size:
-        return n >= 2 ? 2 : 0;
-    case LOP_implicit_value:
-        a = leb_len(p + 1, n - 1);
-        if (a == 0)
-            return 0;
-        b = (size_t)uleb(p + 1);
-        if (b == 0) { /* a constant: SLEB128 follows */
-            b = leb_len(p + 1 + a, n - 1 - a);
-            return b ? 1 + a + b : 0;
-        }
-        return 1 + a + b <= n ? 1 + a + b : 0;
-    case LOP_entry_value:
-        return n >= 2 ? 2 : 0;
-    default:
-        return 1;
-    }
-}
 
 static int
 lv_read(void *arg, sw_addr addr, void *buf, size_t len)
 {
-    struct sw_proc *p = sw_walker_proc(arg);
+    struct lv_eval *ev = arg;
+    struct sw_proc *p = sw_walker_proc(ev->w);
     return p->ops->read_mem(p, addr, buf, len);
 }
 
-static void
-put_uleb(uint8_t *b, size_t *n, uint64_t v)
+static bool
+lv_reg(void *arg, unsigned dw, sw_word *val)
 {
-    do {
-        uint8_t byte = v & 0x7f;
-        v >>= 7;
-        b[(*n)++] = byte | (v ? 0x80 : 0);
-    } while (v);
-}
-
-static void
-put_sleb(uint8_t *b, size_t *n, int64_t v)
-{
-    for (;;) {
-        uint8_t byte = v & 0x7f;
-        v >>= 7;
-        bool done = (v == 0 && !(byte & 0x40)) || (v == -1 && (byte & 0x40));
-        b[(*n)++] = byte | (done ? 0 : 0x80);
-        if (done)
-            return;
-    }
-}
-
-/* Evaluate one piece's operations E (LEN bytes) to a number: DW_OP_addr
- * relocated, DW_OP_fbreg through the frame base; the rest is the CFI
- * evaluator's.  Returns a glvv code. */
-static int
-eval_number(struct lv_eval *ev, const uint8_t *e, size_t len, sw_addr *out)
-{
-    uint8_t buf[1024];
-    size_t n = 0;
-    for (size_t i = 0; i < len;) {
-        size_t l = op_len(e + i, len - i);
-        if (l == 0 || n + l + 24 > sizeof buf)
-            return SW_GLVV_EUNKNOWN;
-        if (e[i] == LOP_addr) {
-            buf[n++] = LOP_constu;
-            put_uleb(buf, &n, uleb(e + i + 1) + ev->bias);
-        } else if (e[i] == LOP_fbreg) {
-            if (!ev->have_fb)
-                return SW_GLVV_EUNKNOWN;
-            buf[n++] = LOP_constu;
-            put_uleb(buf, &n, ev->fb);
-            buf[n++] = LOP_consts;
-            put_sleb(buf, &n, sleb(e + i + 1));
-            buf[n++] = LOP_plus;
-        } else if (e[i] == LOP_entry_value || e[i] == LOP_implicit_value) {
-            return SW_GLVV_EOUTOFSCOPE;
-        } else {
-            memcpy(buf + n, e + i, l);
-            n += l;
-        }
-        i += l;
-    }
-    struct sw_expr_ctx ctx = {
-        .frame = ev->frame,
-        .addr_size = ev->arch->word_size,
-        .big_endian = ev->arch->big_endian,
-        .read = lv_read,
-        .arg = ev->w,
-    };
-    int rc = sw_dwarf_expr_eval(&ctx, buf, n, ev->have_cfa, ev->cfa, out);
-    if (rc < 0)
-        return SW_GLVV_EUNKNOWN;
-    return SW_GLVV_SUCCESS;
+    struct lv_eval *ev = arg;
+    return sw_frame_reg(ev->frame, dw, val);
 }
 
 static const struct sw_dinfo_loc *
@@ -325,58 +165,36 @@ loc_at(const struct sw_dinfo_loc *locs, size_t n, sw_addr vpc)
     return NULL;
 }
 
-/* Fill OUT (SIZE bytes) from one piece's operations E. */
+/* Fill OUT (SIZE bytes) from one piece's NOPS operations OPS.  Returns a
+ * glvv code. */
 static int
-eval_piece(struct lv_eval *ev, const uint8_t *e, size_t len, uint8_t *out, size_t size)
+eval_piece(struct lv_eval *ev, const struct sw_expr_op *ops, size_t nops, uint8_t *out, size_t size)
 {
-    sw_word v;
-    sw_addr a;
-    size_t l;
-    int rc;
+    struct sw_expr_result r;
 
-    if (len == 0)
+    if (nops == 0)
         return SW_GLVV_EOUTOFSCOPE; /* an empty piece: optimized out */
-    l = op_len(e, len);
-    if (l == 0)
-        return SW_GLVV_EUNKNOWN;
-    if (l == len && ((e[0] >= LOP_reg0 && e[0] <= LOP_reg31) || e[0] == LOP_regx)) {
-        unsigned dw = e[0] == LOP_regx ? (unsigned)uleb(e + 1) : (unsigned)(e[0] - LOP_reg0);
-        if (!sw_frame_reg(ev->frame, dw, &v) || size > 8)
-            return SW_GLVV_EUNKNOWN;
-        arch_store(ev->arch, out, size, v);
-        return SW_GLVV_SUCCESS;
-    }
-    if (e[0] == LOP_implicit_value) {
-        size_t a1 = leb_len(e + 1, len - 1);
-        size_t blen = (size_t)uleb(e + 1);
-        if (blen == 0) {
-            if (size > 8)
-                return SW_GLVV_EUNKNOWN;
-            arch_store(ev->arch, out, size, (uint64_t)sleb(e + 1 + a1));
-            return SW_GLVV_SUCCESS;
-        }
-        memset(out, 0, size);
-        memcpy(out, e + 1 + a1, blen < size ? blen : size);
-        return SW_GLVV_SUCCESS;
-    }
-    bool stack_value = false;
-    for (size_t i = 0; i < len; i += l) {
-        l = op_len(e + i, len - i);
-        if (l == 0)
-            return SW_GLVV_EUNKNOWN;
-        if (e[i] == LOP_stack_value)
-            stack_value = true;
-    }
-    rc = eval_number(ev, e, len, &a);
+    int rc = sw_expr_eval(&ev->ctx, ops, nops, &r);
+    if (rc == SW_ENOENT)
+        return SW_GLVV_EOUTOFSCOPE; /* DW_OP_entry_value: gdb's <optimized out> */
     if (rc < 0)
-        return rc;
-    if (stack_value) {
+        return SW_GLVV_EUNKNOWN;
+    switch (r.kind) {
+    case SW_EXPR_REGISTER:
+    case SW_EXPR_VALUE:
         if (size > 8)
             return SW_GLVV_EUNKNOWN;
-        arch_store(ev->arch, out, size, a);
+        arch_store(ev->arch, out, size, r.value);
         return SW_GLVV_SUCCESS;
+    case SW_EXPR_IMPLICIT:
+        memset(out, 0, size);
+        if (r.len > 0)
+            memcpy(out, r.data, r.len < size ? r.len : size);
+        return SW_GLVV_SUCCESS;
+    case SW_EXPR_ADDRESS:
+        break;
     }
-    if (lv_read(ev->w, a, out, size) < 0)
+    if (lv_read(ev, r.value, out, size) < 0)
         return SW_GLVV_EUNKNOWN;
     return SW_GLVV_SUCCESS;
 }
@@ -397,44 +215,58 @@ is_padding(const struct sw_dinfo_type *t, size_t lo, size_t hi)
     return true;
 }
 
-/* The location E (LEN bytes) of a value of type T into OUT (SIZE bytes),
- * split at DW_OP_piece.  A piece without a location is optimized out; when
- * all such pieces are padding (GCC leaves the padding of a structure split
- * into registers without one) the value is whole, as gdb prints it; else
- * the whole value is out of scope (gdb would show the members that are
- * there: one level of members is not kept apart here). */
+/* The location OPS (NOPS operations) of a value of type T into OUT (SIZE
+ * bytes), split at DW_OP_piece (DWARF 5 section 2.6.1.2).  A piece without
+ * a location is optimized out; when all such pieces are padding (GCC leaves
+ * the padding of a structure split into registers without one) the value is
+ * whole, as gdb prints it; else the whole value is out of scope (gdb would
+ * show the members that are there: one level of members is not kept apart
+ * here).  DW_OP_bit_piece is not read. */
 static int
-eval_location(struct lv_eval *ev, const struct sw_dinfo_type *t, const uint8_t *e, size_t len,
-              uint8_t *out, size_t size)
+eval_location(struct lv_eval *ev, const struct sw_dinfo_type *t, const struct sw_expr_op *ops,
+              size_t nops, uint8_t *out, size_t size)
 {
     size_t start = 0, off = 0;
     bool pieces = false;
 
-    for (size_t i = 0; i < len;) {
-        size_t l = op_len(e + i, len - i);
-        if (l == 0)
+    for (size_t i = 0; i < nops; i++) {
+        if (ops[i].atom == DW_OP_bit_piece)
             return SW_GLVV_EUNKNOWN;
-        if (e[i] == LOP_piece) {
-            size_t psize = (size_t)uleb(e + i + 1);
-            pieces = true;
-            if (psize > size - off)
-                return SW_GLVV_EUNKNOWN;
-            if (i == start) {
-                if (!is_padding(t, off, off + psize))
-                    return SW_GLVV_EOUTOFSCOPE;
-            } else {
-                int rc = eval_piece(ev, e + start, i - start, out + off, psize);
-                if (rc < 0)
-                    return rc;
-            }
-            off += psize;
-            start = i + l;
+        if (ops[i].atom != DW_OP_piece)
+            continue;
+        uint64_t psize = ops[i].number;
+        pieces = true;
+        if (psize > size - off)
+            return SW_GLVV_EUNKNOWN;
+        if (i == start) {
+            if (!is_padding(t, off, off + psize))
+                return SW_GLVV_EOUTOFSCOPE;
+        } else {
+            int rc = eval_piece(ev, ops + start, i - start, out + off, (size_t)psize);
+            if (rc < 0)
+                return rc;
         }
-        i += l;
+        off += psize;
+        start = i + 1;
     }
     if (!pieces)
-        return eval_piece(ev, e, len, out, size);
-    return start == len ? SW_GLVV_SUCCESS : SW_GLVV_EUNKNOWN;
+        return eval_piece(ev, ops, nops, out, size);
+    return start == nops ? SW_GLVV_SUCCESS : SW_GLVV_EUNKNOWN;
+}
+
+/* A DW_AT_const_value into OUT (SIZE bytes). */
+static int
+eval_const(struct lv_eval *ev, const struct sw_dinfo_const *k, uint8_t *out, size_t size)
+{
+    if (k->data != NULL) {
+        memset(out, 0, size);
+        memcpy(out, k->data, k->len < size ? k->len : size);
+        return SW_GLVV_SUCCESS;
+    }
+    if (size > 8)
+        return SW_GLVV_EUNKNOWN;
+    arch_store(ev->arch, out, size, (uint64_t)k->number);
+    return SW_GLVV_SUCCESS;
 }
 
 /* Whether frame K of ST (at link-time pc VPC of D) is in FN's scope: the
@@ -488,7 +320,7 @@ sw_local_value(struct sw_walker *w, const struct sw_stack *stack, size_t frame_i
     if (!in_function(d, stack, frame_index, vpc, fn))
         return SW_GLVV_EOUTOFSCOPE;
     const struct sw_dinfo_loc *loc = loc_at(dv->locs, dv->nlocs, vpc);
-    if (loc == NULL || loc->len == 0)
+    if (dv->cval == NULL && (loc == NULL || loc->nops == 0))
         return SW_GLVV_EOUTOFSCOPE;
 
     /* An inline frame's registers are its physical frame's (virtual.c copies
@@ -509,20 +341,30 @@ sw_local_value(struct sw_walker *w, const struct sw_stack *stack, size_t frame_i
         .w = w,
         .arch = sw_walker_proc(w)->arch,
         .frame = &regs,
-        .bias = lib->bias,
     };
+    ev.ctx = (struct sw_expr_ctx){
+        .addr_size = ev.arch->word_size,
+        .big_endian = ev.arch->big_endian,
+        .reg = lv_reg,
+        .read = lv_read,
+        .arg = &ev,
+        .addr_bias = lib->bias,
+    };
+    memset(buf, 0, var->size);
+    if (dv->cval != NULL)
+        return eval_const(&ev, dv->cval, buf, var->size);
     /* DW_OP_call_frame_cfa: the CFA is the SP of the caller at the call, the
      * SP the walk gave the frame after the physical one (inline and
      * tail-call frames carry their physical caller's SP). */
     if (phys + 1 < stack->n) {
-        ev.have_cfa = true;
-        ev.cfa = stack->frames[phys + 1].sp;
+        ev.ctx.have_cfa = true;
+        ev.ctx.cfa = stack->frames[phys + 1].sp;
     }
     const struct sw_dinfo_loc *base = loc_at(fn->impl->base, fn->impl->nbase, vpc);
-    if (base != NULL && base->len > 0 && eval_number(&ev, base->expr, base->len, &ev.fb) == 0)
-        ev.have_fb = true;
-    memset(buf, 0, var->size);
-    return eval_location(&ev, dv->type, loc->expr, loc->len, buf, var->size);
+    if (base != NULL && base->nops > 0 &&
+        sw_expr_eval_word(&ev.ctx, base->ops, base->nops, &ev.ctx.frame_base) == 0)
+        ev.ctx.have_frame_base = true;
+    return eval_location(&ev, dv->type, loc->ops, loc->nops, buf, var->size);
 }
 
 /* ---- formatting ------------------------------------------------------------------------ */

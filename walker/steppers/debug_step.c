@@ -10,24 +10,34 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "expr/expr.h"
 #include "walker/walker_internal.h"
+
+_Static_assert(SW_CFI_MAX_REGS == SW_FRAME_MAX_REGS,
+               "a CFI row has a rule for each frame register");
 
 struct unwind {
     const struct arch_desc *a;
     struct sw_proc *p;
     const struct sw_cfi_row *row;
     struct sw_frame cur; /* the callee, with SP, FP and PC filled in */
-    struct sw_expr_ctx ectx;
     sw_addr cfa;
     sw_addr pc; /* the lookup PC, for messages */
     struct sw_errbuf *err;
 };
 
 static int
-proc_read(void *arg, sw_addr addr, void *buf, size_t len)
+expr_read(void *arg, sw_addr addr, void *buf, size_t len)
 {
-    struct sw_proc *p = arg;
-    return p->ops->read_mem(p, addr, buf, len);
+    struct unwind *u = arg;
+    return u->p->ops->read_mem(u->p, addr, buf, len);
+}
+
+static bool
+expr_reg(void *arg, unsigned dw, sw_word *val)
+{
+    struct unwind *u = arg;
+    return sw_frame_reg(&u->cur, dw, val);
 }
 
 static sw_word
@@ -63,11 +73,24 @@ read_slot(struct unwind *u, unsigned col, sw_addr addr, sw_word *val)
     return rc;
 }
 
+/* A rule's expression (PUSH_CFA: the CFA is known and pushed first) or the
+ * CFA's own. */
 static int
-eval(struct unwind *u, const uint8_t *expr, size_t len, bool push_cfa, const char *what,
-     sw_addr *out)
+eval(struct unwind *u, const struct sw_cfi_expr *e, bool push_cfa, const char *what, sw_addr *out)
 {
-    int rc = sw_dwarf_expr_eval(&u->ectx, expr, len, push_cfa, u->cfa, out);
+    struct sw_expr_ctx ctx = {
+        .addr_size = u->a->word_size,
+        .big_endian = u->a->big_endian,
+        .reg = expr_reg,
+        .read = expr_read,
+        .arg = u,
+        .have_cfa = push_cfa,
+        .push_cfa = push_cfa,
+        .cfa = u->cfa,
+        .err = u->err,
+    };
+    int rc = e->undecodable ? sw_fail(u->err, SW_EPROTO, "libdwarf cannot decode the expression")
+                            : sw_expr_eval_word(&ctx, e->ops, e->nops, out);
     if (rc < 0)
         sw_err_prefix(u->err, "CFI at 0x%" PRIx64 ": %s: ", u->pc, what);
     return rc;
@@ -109,7 +132,7 @@ rule_value(struct unwind *u, unsigned col, sw_word *val, struct sw_location *loc
         return 1;
     case SW_CFI_EXPRESSION:
         snprintf(what, sizeof what, "address of %s", reg_name(u->a, col, nb, sizeof nb));
-        if ((rc = eval(u, r->expr, r->expr_len, true, what, &addr)) < 0)
+        if ((rc = eval(u, &r->expr, true, what, &addr)) < 0)
             return rc;
         if ((rc = read_slot(u, col, addr, val)) < 0)
             return rc;
@@ -117,7 +140,7 @@ rule_value(struct unwind *u, unsigned col, sw_word *val, struct sw_location *loc
         return 1;
     case SW_CFI_VAL_EXPRESSION:
         snprintf(what, sizeof what, "value of %s", reg_name(u->a, col, nb, sizeof nb));
-        if ((rc = eval(u, r->expr, r->expr_len, true, what, val)) < 0)
+        if ((rc = eval(u, &r->expr, true, what, val)) < 0)
             return rc;
         return 1;
     }
@@ -170,14 +193,6 @@ sw_debug_apply_row(const struct arch_desc *a, struct sw_proc *p, const struct sw
     sw_frame_set_reg(&u.cur, (unsigned)a->dw_sp, in->sp);
     if (!sw_frame_reg(&u.cur, (unsigned)a->dw_fp, &v))
         sw_frame_set_reg(&u.cur, (unsigned)a->dw_fp, in->fp);
-    u.ectx = (struct sw_expr_ctx){
-        .frame = &u.cur,
-        .addr_size = a->word_size,
-        .big_endian = a->big_endian,
-        .read = proc_read,
-        .arg = p,
-        .err = err,
-    };
 
     /* The CFA.  DW_CFA_GNU_args_size is not applied: the row's CFA already
      * counts the arguments pushed for the call in progress, and the
@@ -185,7 +200,7 @@ sw_debug_apply_row(const struct arch_desc *a, struct sw_proc *p, const struct sw
      * unwinder and LLVM's libunwind add it only to resume at a landing pad,
      * which expects the arguments popped (tests/unit/cfi/test_cfi_asm.c). */
     if (row->cfa_is_expr) {
-        rc = eval(&u, row->cfa_expr, row->cfa_expr_len, false, "CFA", &u.cfa);
+        rc = eval(&u, &row->cfa_expr, false, "CFA", &u.cfa);
         if (rc < 0)
             return gcf_of(rc);
     } else {

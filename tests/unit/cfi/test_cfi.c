@@ -25,6 +25,7 @@
 #include "tests/tools/self_object.h"
 #include "util/util.h"
 #include "cfi/cfi.h"
+#include "expr/expr.h"
 
 /* ---- where things are in this process ---------------------------------- */
 
@@ -105,10 +106,29 @@ build_id_debug_file(const char *path)
     return res;
 }
 
+static bool
+frame_reg(void *arg, unsigned dw, sw_word *val)
+{
+    return sw_frame_reg(arg, dw, val);
+}
+
+/* Registers from a frame, 4 KiB of memory at 0x10000. */
+struct flat_frame {
+    const struct sw_frame *frame;
+    const uint8_t *mem;
+};
+
+static bool
+flat_reg(void *arg, unsigned dw, sw_word *val)
+{
+    const struct flat_frame *ff = arg;
+    return sw_frame_reg(ff->frame, dw, val);
+}
+
 static int
 flat_read(void *arg, sw_addr addr, void *buf, size_t len)
 {
-    const uint8_t *mem = arg; /* 4 KiB at 0x10000 */
+    const uint8_t *mem = ((const struct flat_frame *)arg)->mem;
     if (addr < 0x10000 || addr + len > 0x11000)
         return SW_EMEM;
     memcpy(buf, mem + (addr - 0x10000), len);
@@ -159,16 +179,26 @@ test_cfi_plt_row_is_the_binutils_cfa_expression(void **state)
     /* The second PLT entry: 16 bytes in, after PLT0. */
     assert_int_equal(sw_cfi_row_at(c, plt + 16, &row, &err), 0);
     assert_true(row.cfa_is_expr);
-    assert_true(row.cfa_expr_len > 0);
+    assert_false(row.cfa_expr.undecodable);
+    /* libdwarf's decoding of binutils' expression: DW_OP_breg7 8; DW_OP_breg16 0;
+     * DW_OP_lit15; DW_OP_and; DW_OP_lit11 (or lit10); DW_OP_ge; DW_OP_lit3; DW_OP_shl;
+     * DW_OP_plus, at byte offsets 0, 2, 4, 5... */
+    assert_int_equal(row.cfa_expr.nops, 9);
+    assert_int_equal(row.cfa_expr.ops[0].atom, 0x77);
+    assert_int_equal(row.cfa_expr.ops[0].number, 8);
+    assert_int_equal(row.cfa_expr.ops[1].atom, 0x80);
+    assert_int_equal(row.cfa_expr.ops[1].offset, 2);
+    assert_int_equal(row.cfa_expr.ops[8].atom, 0x22);
+    assert_int_equal(row.cfa_expr.ops[8].offset, 10);
 
     sw_frame_init(&f);
     sw_frame_set_reg(&f, 7, 0x7ff000);
-    struct sw_expr_ctx ctx = { .frame = &f, .addr_size = 8, .err = &err };
+    struct sw_expr_ctx ctx = { .addr_size = 8, .reg = frame_reg, .arg = &f, .err = &err };
     sw_frame_set_reg(&f, 16, plt + 16); /* jmp *GOT(%rip): nothing pushed yet */
-    assert_int_equal(sw_dwarf_expr_eval(&ctx, row.cfa_expr, row.cfa_expr_len, false, 0, &cfa), 0);
+    assert_int_equal(sw_expr_eval_word(&ctx, row.cfa_expr.ops, row.cfa_expr.nops, &cfa), 0);
     assert_int_equal(cfa, 0x7ff008);
     sw_frame_set_reg(&f, 16, plt + 16 + 11); /* after push $index */
-    assert_int_equal(sw_dwarf_expr_eval(&ctx, row.cfa_expr, row.cfa_expr_len, false, 0, &cfa), 0);
+    assert_int_equal(sw_expr_eval_word(&ctx, row.cfa_expr.ops, row.cfa_expr.nops, &cfa), 0);
     assert_int_equal(cfa, 0x7ff010);
     sw_cfi_close(c);
 }
@@ -206,17 +236,20 @@ test_cfi_restore_rt_row_is_a_signal_frame_read_from_the_ucontext(void **state)
     memcpy(mem + sf->mcontext_offset + 15 * 8, &saved_rsp, 8);
     memcpy(mem + sf->mcontext_offset + 16 * 8, &saved_rip, 8);
     memcpy(mem + sf->mcontext_offset + 10 * 8, &saved_rbp, 8);
+    struct flat_frame ff = { .frame = &f, .mem = mem };
     struct sw_expr_ctx ctx = {
-        .frame = &f, .addr_size = 8, .read = flat_read, .arg = mem, .err = &err
+        .addr_size = 8, .reg = flat_reg, .read = flat_read, .arg = &ff, .err = &err
     };
     sw_addr cfa = 0, slot = 0;
-    assert_int_equal(sw_dwarf_expr_eval(&ctx, row.cfa_expr, row.cfa_expr_len, false, 0, &cfa), 0);
+    assert_int_equal(sw_expr_eval_word(&ctx, row.cfa_expr.ops, row.cfa_expr.nops, &cfa), 0);
     assert_int_equal(cfa, saved_rsp);
+    ctx.have_cfa = ctx.push_cfa = true;
+    ctx.cfa = cfa;
     assert_int_equal(
-        sw_dwarf_expr_eval(&ctx, row.rules[16].expr, row.rules[16].expr_len, true, cfa, &slot), 0);
+        sw_expr_eval_word(&ctx, row.rules[16].expr.ops, row.rules[16].expr.nops, &slot), 0);
     assert_int_equal(slot, 0x10000 + sf->mcontext_offset + 16 * 8);
-    assert_int_equal(
-        sw_dwarf_expr_eval(&ctx, row.rules[6].expr, row.rules[6].expr_len, true, cfa, &slot), 0);
+    assert_int_equal(sw_expr_eval_word(&ctx, row.rules[6].expr.ops, row.rules[6].expr.nops, &slot),
+                     0);
     assert_int_equal(slot, 0x10000 + sf->mcontext_offset + 10 * 8);
     sw_cfi_close(c);
 }
@@ -266,17 +299,17 @@ assert_rows_equal(const struct sw_cfi_row *a, const struct sw_cfi_row *b)
     assert_int_equal(a->cfa_is_expr, b->cfa_is_expr);
     assert_int_equal(a->cfa_reg, b->cfa_reg);
     assert_int_equal(a->cfa_offset, b->cfa_offset);
-    assert_ptr_equal(a->cfa_expr, b->cfa_expr);
-    assert_int_equal(a->cfa_expr_len, b->cfa_expr_len);
+    assert_ptr_equal(a->cfa_expr.ops, b->cfa_expr.ops);
+    assert_int_equal(a->cfa_expr.nops, b->cfa_expr.nops);
     assert_int_equal(a->ra_column, b->ra_column);
     assert_int_equal(a->signal_frame, b->signal_frame);
     assert_int_equal(a->ra_signed, b->ra_signed);
-    for (size_t i = 0; i < SW_FRAME_MAX_REGS; i++) {
+    for (size_t i = 0; i < SW_CFI_MAX_REGS; i++) {
         assert_int_equal(a->rules[i].kind, b->rules[i].kind);
         assert_int_equal(a->rules[i].offset, b->rules[i].offset);
         assert_int_equal(a->rules[i].reg, b->rules[i].reg);
-        assert_ptr_equal(a->rules[i].expr, b->rules[i].expr);
-        assert_int_equal(a->rules[i].expr_len, b->rules[i].expr_len);
+        assert_ptr_equal(a->rules[i].expr.ops, b->rules[i].expr.ops);
+        assert_int_equal(a->rules[i].expr.nops, b->rules[i].expr.nops);
     }
 }
 

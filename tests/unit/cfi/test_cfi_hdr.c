@@ -28,6 +28,7 @@
 #include "rspwalk/rspwalk.h"
 #include "util/util.h"
 #include "cfi/cfi.h"
+#include "expr/expr.h"
 #include "cfi/eh_frame_hdr.h"
 
 static struct sw_cfi *
@@ -44,12 +45,26 @@ open_cfi(const char *path, unsigned addr_size, bool whole)
     return c;
 }
 
+/* The same decoded operations (the blocks are the same bytes, read from two
+ * copies of .eh_frame). */
+static bool
+expr_equal(const struct sw_cfi_expr *a, const struct sw_cfi_expr *b)
+{
+    if (a->nops != b->nops || a->undecodable != b->undecodable)
+        return false;
+    for (size_t i = 0; i < a->nops; i++)
+        if (a->ops[i].atom != b->ops[i].atom || a->ops[i].number != b->ops[i].number ||
+            a->ops[i].number2 != b->ops[i].number2 || a->ops[i].offset != b->ops[i].offset)
+            return false;
+    return true;
+}
+
 static void
 assert_rule_equal(const struct sw_cfi_rule *a, const struct sw_cfi_rule *b, uint64_t pc,
                   unsigned reg)
 {
     if (a->kind != b->kind || a->offset != b->offset || a->reg != b->reg ||
-        a->expr_len != b->expr_len || (a->expr_len && memcmp(a->expr, b->expr, a->expr_len) != 0))
+        !expr_equal(&a->expr, &b->expr))
         fail_msg("pc 0x%" PRIx64 " register %u: rule %d/%" PRId64 " vs %d/%" PRId64, pc, reg,
                  (int)a->kind, a->offset, (int)b->kind, b->offset);
 }
@@ -71,15 +86,15 @@ compare_at(struct sw_cfi *a, struct sw_cfi *b, uint64_t pc)
     }
     if (ra.lo != rb.lo || ra.hi != rb.hi || ra.cfa_is_expr != rb.cfa_is_expr ||
         ra.cfa_reg != rb.cfa_reg || ra.cfa_offset != rb.cfa_offset ||
-        ra.cfa_expr_len != rb.cfa_expr_len || ra.ra_column != rb.ra_column ||
-        ra.signal_frame != rb.signal_frame || ra.ra_signed != rb.ra_signed)
+        ra.ra_column != rb.ra_column || ra.signal_frame != rb.signal_frame ||
+        ra.ra_signed != rb.ra_signed)
         fail_msg("pc 0x%" PRIx64 ": rows differ: [0x%" PRIx64 ",0x%" PRIx64 ") cfa r%u+%" PRId64
                  " vs [0x%" PRIx64 ",0x%" PRIx64 ") cfa r%u+%" PRId64,
                  pc, ra.lo, ra.hi, ra.cfa_reg, ra.cfa_offset, rb.lo, rb.hi, rb.cfa_reg,
                  rb.cfa_offset);
-    if (ra.cfa_expr_len && memcmp(ra.cfa_expr, rb.cfa_expr, ra.cfa_expr_len) != 0)
+    if (!expr_equal(&ra.cfa_expr, &rb.cfa_expr))
         fail_msg("pc 0x%" PRIx64 ": CFA expressions differ", pc);
-    for (unsigned r = 0; r < SW_FRAME_MAX_REGS; r++)
+    for (unsigned r = 0; r < SW_CFI_MAX_REGS; r++)
         assert_rule_equal(&ra.rules[r], &rb.rules[r], pc, r);
     return 1;
 }

@@ -22,6 +22,7 @@
 #include "tests/tools/self_object.h"
 #include "util/util.h"
 #include "cfi/cfi.h"
+#include "expr/expr.h"
 #include "walker/steppers/debug_internal.h"
 
 enum { RAX = 0, RBX = 3, RBP = 6, RSP = 7, R12 = 12, RIP = 16 };
@@ -402,10 +403,14 @@ test_debug_register_val_offset_and_expression_rules(void **state)
 {
     (void)state;
     static struct sw_cfi_row row;
-    static const uint8_t lit5[] = { 0x35 };                /* DW_OP_lit5 */
-    static const uint8_t cfa_minus_8[] = { 0x38, 0x1c };   /* lit8 minus (CFA pushed) */
-    static const uint8_t bad[] = { 0xe0 };                 /* unsupported */
-    static const uint8_t rbx_cfa[] = { 0x73, 0x10, 0x06 }; /* breg3 16; deref */
+    static const struct sw_expr_op lit5[] = { { .atom = 0x35 } }; /* DW_OP_lit5 */
+    /* lit8 minus (CFA pushed) */
+    static const struct sw_expr_op cfa_minus_8[] = { { .atom = 0x38 },
+                                                     { .atom = 0x1c, .offset = 1 } };
+    static const struct sw_expr_op bad[] = { { .atom = 0xe0 } }; /* unsupported */
+    /* breg3 16; deref */
+    static const struct sw_expr_op rbx_cfa[] = { { .atom = 0x73, .number = 16 },
+                                                 { .atom = 0x06, .offset = 2 } };
     struct fx fx;
     sw_word v;
     fx_synthetic(&fx);
@@ -414,13 +419,16 @@ test_debug_register_val_offset_and_expression_rules(void **state)
     sw_frame_set_reg(&fx.in, RAX, 0x5555);
     sw_frame_set_reg(&fx.in, 13, 0x1313);
     row.rules[RIP] = (struct sw_cfi_rule){ .kind = SW_CFI_EXPRESSION,
-                                           .expr = cfa_minus_8,
-                                           .expr_len = sizeof cfa_minus_8 };
+                                           .expr = { .ops = cfa_minus_8, .nops = 2 } };
     row.rules[RBX] = (struct sw_cfi_rule){ .kind = SW_CFI_REGISTER, .reg = RAX };
-    row.rules[R12] = (struct sw_cfi_rule){ .kind = SW_CFI_VAL_EXPRESSION,
-                                           .expr = lit5,
-                                           .expr_len = sizeof lit5 };
-    row.rules[13] = (struct sw_cfi_rule){ .kind = SW_CFI_EXPRESSION, .expr = bad, .expr_len = 1 };
+    row.rules[R12] =
+        (struct sw_cfi_rule){ .kind = SW_CFI_VAL_EXPRESSION, .expr = { .ops = lit5, .nops = 1 } };
+    row.rules[13] =
+        (struct sw_cfi_rule){ .kind = SW_CFI_EXPRESSION, .expr = { .ops = bad, .nops = 1 } };
+    /* A block libdwarf could not decode is lost the same way. */
+    row.rules[15] =
+        (struct sw_cfi_rule){ .kind = SW_CFI_EXPRESSION, .expr = { .undecodable = true } };
+    sw_frame_set_reg(&fx.in, 15, 0x1515);
     row.rules[14] = (struct sw_cfi_rule){ .kind = SW_CFI_VAL_OFFSET, .offset = -32 };
     row.rules[RAX] = (struct sw_cfi_rule){ .kind = SW_CFI_UNDEFINED };
 
@@ -430,21 +438,26 @@ test_debug_register_val_offset_and_expression_rules(void **state)
     assert_true(sw_frame_reg(&fx.out, RBX, &v) && v == 0x5555);
     assert_true(sw_frame_reg(&fx.out, R12, &v) && v == 5);
     assert_true(sw_frame_reg(&fx.out, 14, &v) && v == STACK + 0x210 - 32);
-    assert_false(sw_frame_reg(&fx.out, 13, &v));  /* a bad expression loses the register */
+    assert_false(sw_frame_reg(&fx.out, 13, &v)); /* a bad expression loses the register */
+    assert_false(sw_frame_reg(&fx.out, 15, &v));
     assert_false(sw_frame_reg(&fx.out, RAX, &v)); /* undefined: dropped */
 
     /* A CFA expression using a recovered register. */
     fake_proc_put_word(fx.p, STACK + 0x20, STACK + 0x210);
     sw_frame_set_reg(&fx.in, RBX, STACK + 0x10);
     row.cfa_is_expr = true;
-    row.cfa_expr = rbx_cfa;
-    row.cfa_expr_len = sizeof rbx_cfa;
+    row.cfa_expr = (struct sw_cfi_expr){ .ops = rbx_cfa, .nops = 2 };
     assert_int_equal(apply(&fx, &row), SW_GCF_SUCCESS);
     assert_int_equal(fx.out.sp, STACK + 0x210);
 
     /* An unevaluable return address is not this stepper's frame. */
-    row.rules[RIP] = (struct sw_cfi_rule){ .kind = SW_CFI_EXPRESSION, .expr = bad, .expr_len = 1 };
+    row.rules[RIP] =
+        (struct sw_cfi_rule){ .kind = SW_CFI_EXPRESSION, .expr = { .ops = bad, .nops = 1 } };
     fx.out.ra = 0xdead;
+    assert_int_equal(apply(&fx, &row), SW_GCF_NOT_ME);
+    assert_int_equal(fx.out.ra, 0xdead);
+    row.rules[RIP] =
+        (struct sw_cfi_rule){ .kind = SW_CFI_EXPRESSION, .expr = { .undecodable = true } };
     assert_int_equal(apply(&fx, &row), SW_GCF_NOT_ME);
     assert_int_equal(fx.out.ra, 0xdead);
     sw_proc_free(fx.p);

@@ -13,7 +13,8 @@
  *     half (struct pt) reg13 piece 4, piece 4 (y and tag: no location)
  *     ll (long int) list [F, F+0x40) reg14, [F+0x60, F+0x100) lit7 stack_value
  *     sv (int) breg3 5 stack_value | ok (_Bool) lit1 stack_value
- *     iv (int) implicit_value 2a 00 00 00 | cv (int) const_value -77
+ *     iv (int) implicit_value 2a 00 00 00 | br (int) rbx < 0 ? 9 : 5, by bra and skip
+ *     cv (int) const_value -77
  *     cf (float) const_value block 1.5f | gone (int) no location
  *     ev (int) entry_value(reg5) stack_value | cfav (long int) call_frame_cfa consts -40 plus
  *     g (int) addr lv_global | unk (int) reg9 | bad (int) fbreg -4096
@@ -382,6 +383,14 @@ lv_global:
         REF(.Lt_int)
         .uleb128 6
         .byte   0x9e, 4, 0x2a, 0, 0, 0  /* DW_OP_implicit_value 4: 42 */
+        .uleb128 A_VAR
+        .asciz  "br"
+        REF(.Lt_int)
+        .uleb128 13
+        .byte   0x73, 0, 0x30, 0x2d     /* DW_OP_breg3 0 DW_OP_lit0 DW_OP_lt */
+        .byte   0x28, 4, 0              /* DW_OP_bra +4: to lit9 when rbx < 0 */
+        .byte   0x35, 0x2f, 1, 0        /* DW_OP_lit5 DW_OP_skip +1: to stack_value */
+        .byte   0x39, 0x9f              /* DW_OP_lit9 DW_OP_stack_value */
         .uleb128 A_VAR_CONST
         .asciz  "cv"
         REF(.Lt_int)

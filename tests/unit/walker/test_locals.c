@@ -256,8 +256,8 @@ test_locals_function_lists_params_then_innermost_block_first_not_inlined_code(vo
     assert_int_equal(fn->entry, f->func);
     assert_false(fn->inlined);
     /* ext is a declaration; k, q, sq, blk, gone2 belong to the inlined lv_inl. */
-    assert_string_equal(names(fn), "a,b,inner,c,p,pt,half,ll,sv,ok,iv,cv,cf,gone,ev,cfav,g,unk,"
-                                   "bad,d,arr");
+    assert_string_equal(names(fn), "a,b,inner,c,p,pt,half,ll,sv,ok,iv,br,cv,cf,gone,ev,cfav,g,"
+                                   "unk,bad,d,arr");
     assert_int_equal(var(fn, "a")->kind, SW_VAR_PARAM);
     assert_int_equal(var(fn, "b")->kind, SW_VAR_PARAM);
     assert_int_equal(var(fn, "c")->kind, SW_VAR_LOCAL);
@@ -388,6 +388,7 @@ test_locals_computed_implicit_and_constant_values(void **state)
     assert_string_equal(value(f, fn, 0, "sv"), "-5"); /* rbx + 5, DW_OP_stack_value */
     assert_string_equal(value(f, fn, 0, "ok"), "true");
     assert_string_equal(value(f, fn, 0, "iv"), "42");  /* DW_OP_implicit_value */
+    assert_string_equal(value(f, fn, 0, "br"), "9");   /* rbx < 0: DW_OP_bra taken */
     assert_string_equal(value(f, fn, 0, "cv"), "-77"); /* DW_AT_const_value, sdata */
     assert_string_equal(value(f, fn, 0, "cf"), "1.5"); /* DW_AT_const_value, block */
     sw_function_free(fn);

@@ -5,10 +5,10 @@
  * libdwarf 20210528 a context per unit, each built from the unit's DIE and
  * its abbreviation table (a walk of four threads into libc: 52 M
  * instructions and 14 M more to free them, where libdw reads the same units
- * and their DIEs in 8 M).  The handle (open, close), attribute and range
- * helpers every walker/dwarf_*.c file uses, and a table from address to
- * compilation unit (.debug_aranges, else the units' own ranges).  What a
- * unit holds is dwarf/scopes.c's; no CFI, no line table.
+ * and their DIEs in 8 M).  The handle (open, close, its lock), a unit's
+ * memory, and a table from address to compilation unit (.debug_aranges,
+ * else the units' own ranges).  Attribute and range helpers are
+ * dwarf/die.c's, what a unit holds dwarf/scopes.c's; no CFI, no line table.
  */
 #include "dwarf/dwarf.h"
 
@@ -22,176 +22,47 @@
 
 #include <gelf.h>
 
-#include "util/dl.h"
 #include "dwarf/dwarf_internal.h"
 #include "elf/elf.h"
 
-/* ---- libdw, opened on first use (dwarf/libdw_dl.h) --------------------------------- */
-
-#ifndef SW_LIBDW_SONAME
-#define SW_LIBDW_SONAME "libdw.so.1"
-#endif
-
-struct sw_libdw_fns sw_libdw;
-
-#define SYM(field, name)                                                                           \
-    {                                                                                              \
-        name, &sw_libdw.field                                                                      \
-    }
-static const struct sw_dl_sym libdw_syms[] = {
-    SYM(attr, "dwarf_attr"),
-    SYM(begin_elf, "dwarf_begin_elf"),
-    SYM(child, "dwarf_child"),
-    SYM(diecu, "dwarf_diecu"),
-    SYM(dieoffset, "dwarf_dieoffset"),
-    SYM(end, "dwarf_end"),
-    SYM(errmsg, "dwarf_errmsg"),
-    SYM(errno_, "dwarf_errno"),
-    SYM(formaddr, "dwarf_formaddr"),
-    SYM(formblock, "dwarf_formblock"),
-    SYM(formflag, "dwarf_formflag"),
-    SYM(formref_die, "dwarf_formref_die"),
-    SYM(formsdata, "dwarf_formsdata"),
-    SYM(formstring, "dwarf_formstring"),
-    SYM(formudata, "dwarf_formudata"),
-    SYM(getarangeinfo, "dwarf_getarangeinfo"),
-    SYM(getaranges, "dwarf_getaranges"),
-    SYM(getlocations, "dwarf_getlocations"),
-    SYM(hasattr, "dwarf_hasattr"),
-    SYM(nextcu, "dwarf_nextcu"),
-    SYM(offdie, "dwarf_offdie"),
-    SYM(onearange, "dwarf_onearange"),
-    SYM(ranges, "dwarf_ranges"),
-    SYM(siblingof, "dwarf_siblingof"),
-    SYM(srclang, "dwarf_srclang"),
-    SYM(tag, "dwarf_tag"),
-    SYM(whatform, "dwarf_whatform"),
-};
-#undef SYM
-
-static struct sw_dl libdw_dl = { .soname = SW_LIBDW_SONAME,
-                                 .syms = libdw_syms,
-                                 .nsyms = sizeof libdw_syms / sizeof libdw_syms[0],
-                                 .lock = PTHREAD_MUTEX_INITIALIZER };
-
-bool
-sw_libdw_load(const char **why)
-{
-    return sw_dl_load(&libdw_dl, why);
-}
-
-/* ---- libdw helpers -------------------------------------------------------------------- */
-
-int
-sw_di_fail(struct sw_dinfo *d, int code, const char *what)
-{
-    int e = dwarf_errno(); /* and clears it */
-    const char *m = e ? dwarf_errmsg(e) : NULL;
-    sw_fail(&d->err, code, "reading debug info of %s: %s%s%s", d->source ? d->source : d->path,
-            what, m ? ": " : "", m ? m : "");
-    return code;
-}
-
-bool
-sw_di_attr_string(struct sw_dinfo *d, Dwarf_Die *die, unsigned at, const char **out)
-{
-    Dwarf_Attribute a;
-    (void)d;
-    const char *s = dwarf_attr(die, at, &a) ? dwarf_formstring(&a) : NULL;
-    if (s == NULL || s[0] == 0)
-        return false;
-    *out = s; /* in the string section: valid until dwarf_end */
-    return true;
-}
-
-bool
-sw_di_attr_ref(struct sw_dinfo *d, Dwarf_Die *die, unsigned at, Dwarf_Off *off)
-{
-    Dwarf_Attribute a;
-    Dwarf_Die ref;
-    (void)d;
-    if (dwarf_attr(die, at, &a) == NULL || dwarf_formref_die(&a, &ref) == NULL)
-        return false;
-    *off = dwarf_dieoffset(&ref);
-    return true;
-}
-
-bool
-sw_di_attr_flag(struct sw_dinfo *d, Dwarf_Die *die, unsigned at)
-{
-    Dwarf_Attribute a;
-    bool v = false;
-    (void)d;
-    return dwarf_attr(die, at, &a) != NULL && dwarf_formflag(&a, &v) == 0 && v;
-}
-
-bool
-sw_di_attr_addr(struct sw_dinfo *d, Dwarf_Die *die, unsigned at, sw_addr *out)
-{
-    Dwarf_Attribute a;
-    Dwarf_Addr v = 0;
-    (void)d;
-    if (dwarf_attr(die, at, &a) == NULL || dwarf_formaddr(&a, &v) != 0)
-        return false;
-    *out = v;
-    return true;
-}
-
-bool
-sw_di_attr_udata(struct sw_dinfo *d, Dwarf_Die *die, unsigned at, Dwarf_Word *out)
-{
-    Dwarf_Attribute a;
-    (void)d;
-    return dwarf_attr(die, at, &a) != NULL && dwarf_formudata(&a, out) == 0;
-}
-
-bool
-sw_di_has_attr(struct sw_dinfo *d, Dwarf_Die *die, unsigned at)
-{
-    (void)d;
-    return dwarf_hasattr(die, at) != 0;
-}
-
-bool
-sw_di_die_at(struct sw_dinfo *d, Dwarf_Off off, Dwarf_Die *out)
-{
-    return d->dbg != NULL && dwarf_offdie(d->dbg, off, out) != NULL;
-}
-
-/* ---- ranges ---------------------------------------------------------------------------- */
+/* ---- a unit's memory ------------------------------------------------------------------ */
 
 static int
-rbuf_add(struct di_rbuf *rb, sw_addr lo, sw_addr hi)
+pcidx_cmp(const void *a, const void *b)
 {
-    /* A range at 0 is a discarded function's tombstone (gdb drops them too:
-     * no section is at address 0 in a shared object or PIE). */
-    if (lo == 0 || lo >= hi)
+    const struct di_pcidx *x = a, *y = b;
+    if (x->pc != y->pc)
+        return x->pc < y->pc ? -1 : 1;
+    return x->idx < y->idx ? -1 : 1;
+}
+
+int
+sw_di_cu_index(struct di_cu *cu)
+{
+    if (cu->nsites == 0)
         return 0;
-    struct di_range *v = sw_grow(rb->v, &rb->cap, rb->n + 1, sizeof *v, 64);
-    if (v == NULL)
+    cu->by_pc = sw_malloc(cu->nsites * sizeof cu->by_pc[0]);
+    if (cu->by_pc == NULL)
         return SW_ENOMEM;
-    rb->v = v;
-    rb->v[rb->n++] = (struct di_range){ lo, hi };
+    for (size_t i = 0; i < cu->nsites; i++)
+        cu->by_pc[i] = (struct di_pcidx){ cu->sites[i].pc, (uint32_t)i };
+    qsort(cu->by_pc, cu->nsites, sizeof cu->by_pc[0], pcidx_cmp);
     return 0;
 }
 
-int
-sw_di_die_ranges(struct sw_dinfo *d, Dwarf_Die *die, struct di_rbuf *rb)
+void
+sw_di_cu_reset(struct di_cu *cu)
 {
-    Dwarf_Addr base = 0, lo = 0, hi = 0;
-    ptrdiff_t off = 0;
-    int rc = 0;
-    (void)d;
-    /* libdw reads DW_AT_low_pc with DW_AT_high_pc, else DW_AT_ranges (DWARF 4
-     * lists from the unit's base address, DWARF 5 rnglists and their index);
-     * a malformed list ends with what was read, as gdb's complaint does. */
-    for (size_t n = 0; rc == 0 && n < DI_MAX_RANGES; n++) {
-        off = dwarf_ranges(die, off, &base, &lo, &hi);
-        if (off <= 0)
-            break;
-        rc = rbuf_add(rb, lo, hi);
-    }
-    return rc;
+    sw_free(cu->scopes);
+    sw_free(cu->ranges.v);
+    sw_free(cu->sites);
+    sw_free(cu->by_pc);
+    sw_free(cu->strings);
+    Dwarf_Off off = cu->off;
+    int state = cu->state;
+    memset(cu, 0, sizeof *cu);
+    cu->off = off;
+    cu->state = state;
 }
 
 /* ---- the address -> unit table --------------------------------------------------------- */
@@ -497,7 +368,10 @@ sw_dinfo_warm(struct sw_dinfo *d)
         return 0;
     /* The table only: reaching a unit reads the headers of every unit before
      * it (libdw), which only a query's own address says how far to go. */
-    return ensure_aranges(d);
+    sw_di_lock(d);
+    int rc = ensure_aranges(d);
+    sw_di_unlock(d);
+    return rc;
 }
 
 bool
@@ -637,12 +511,19 @@ sw_dinfo_open(const char *path, const char *debug_path, struct sw_elf *elf, stru
     if (rc < 0)
         return rc;
     d = sw_calloc(1, sizeof *d);
-    if (d == NULL || (d->path = sw_strdup(path)) == NULL) {
-        sw_free(d);
+    if (d == NULL)
+        return sw_fail(err, SW_ENOMEM, "opening the debug info of %s: out of memory", path);
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&d->lock, &attr);
+    pthread_mutexattr_destroy(&attr);
+    d->dbg_fd = -1;
+    if ((d->path = sw_strdup(path)) == NULL) {
+        sw_dinfo_close(d);
         return sw_fail(err, SW_ENOMEM, "opening the debug info of %s: out of memory", path);
     }
     d->elf = elf;
-    d->dbg_fd = -1;
     /* The separate debug file is only a better source: a broken one falls
      * back to PATH rather than failing the module. */
     if (debug_path != NULL && check_elf_magic(debug_path, err) == 0 &&
@@ -682,6 +563,7 @@ sw_dinfo_close(struct sw_dinfo *d)
     sw_free(d->cache_dir);
     sw_free(d->source);
     sw_free(d->path);
+    pthread_mutex_destroy(&d->lock);
     sw_free(d);
 }
 

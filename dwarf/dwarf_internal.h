@@ -1,10 +1,13 @@
 /* dwarf/dwarf_internal.h -- what the files behind dwarf/dwarf.h share.
  *
- * The handle, the address -> unit table and the parsed units (dwarf/dwarf.c),
- * the scopes of a unit (dwarf/scopes.c), inline and tail-call chains
- * (dwarf/chains.c), types (dwarf/types.c), variables (dwarf/vars.c) and
- * C++ names without a linkage name (dwarf/names.c).
- * Included only by those six files: they are the ones that include
+ * libdw and the DIE helpers (dwarf/die.c), the handle, the address -> unit
+ * table and the parsed units (dwarf/dwarf.c), the scopes of a unit
+ * (dwarf/scopes.c), the unit cache beside the copy (dwarf/unitcache.c),
+ * inline and tail-call chains (dwarf/chains.c), types (dwarf/types.c),
+ * variables (dwarf/vars.c) and C++ names without a linkage name
+ * (dwarf/names.c).  The lower of these call none above them: die.c none,
+ * names.c die.c, dwarf.c those two, unitcache.c dwarf.c, scopes.c all four.
+ * Included only by those files: they are the ones that include
  * elfutils' <elfutils/libdw.h> (the CFI adapter, cfi/cfi.c,
  * reads frames with libdwarf; the two libraries export 34 functions of the
  * same names, so no file includes both).  Not an interface.
@@ -12,6 +15,7 @@
 #ifndef RSPWALK_DWARF_INTERNAL_H
 #define RSPWALK_DWARF_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -96,7 +100,13 @@ struct di_span {
     Dwarf_Off cu_off; /* the unit object is made on first use: libc has 1700 units */
 };
 
+/* LOCK (recursive) guards everything parsed on first use -- the unit table,
+ * the units, the names, ERR -- and every libdw call on DBG: taken by
+ * sw_di_parsed_cu_at, sw_dinfo_warm and the queries that read DIEs
+ * themselves (dwarf/vars.c).  A unit, once parsed (state 1), is not changed
+ * again: its scopes and sites are read without the lock. */
 struct sw_dinfo {
+    pthread_mutex_t lock;
     Dwarf *dbg;                      /* owned: libdw's handle; NULL: no .debug_info */
     int cache_state;                 /* 0: not looked at; 1: CACHE_DIR set; -1: no cache */
     char *cache_dir;                 /* owned: CACHE/<build-id>/, where SOURCE is the copy */
@@ -115,7 +125,20 @@ struct sw_dinfo {
     struct di_names *names; /* dwarf/names.c's, made on first use; NULL: none yet */
 };
 
-/* ---- libdw helpers (dwarf/dwarf.c) ------------------------------------------------------- */
+/* D's lock (recursive): around what reads DIEs or parses on first use. */
+static inline void
+sw_di_lock(struct sw_dinfo *d)
+{
+    pthread_mutex_lock(&d->lock);
+}
+
+static inline void
+sw_di_unlock(struct sw_dinfo *d)
+{
+    pthread_mutex_unlock(&d->lock);
+}
+
+/* ---- libdw helpers (dwarf/die.c) --------------------------------------------------------- */
 
 /* Record libdw's last failure on D, naming the source file; returns CODE. */
 int sw_di_fail(struct sw_dinfo *d, int code, const char *what);
@@ -148,6 +171,8 @@ sw_di_off(Dwarf_Die *die)
  * code; 0 or SW_ENOMEM.  RB->v: caller frees with sw_free. */
 int sw_di_die_ranges(struct sw_dinfo *d, Dwarf_Die *die, struct di_rbuf *rb);
 
+/* ---- the handle and its units (dwarf/dwarf.c) -------------------------------------------- */
+
 /* CACHE/<build-id>/NAME when D reads the uncompressed copy in the cache
  * directory (elf/debug_plain.h), tables derived from which are kept
  * beside it and stamped with its size and mtime (D->src_size,
@@ -160,14 +185,15 @@ char *sw_di_cache_file(struct sw_dinfo *d, const char *name);
  * (owned by D), SW_ENOENT, SW_ENOMEM. */
 int sw_di_find_cu(struct sw_dinfo *d, sw_addr vaddr, struct di_cu **out);
 
-/* ---- the scopes of a unit (dwarf/scopes.c) --------------------------------------------- */
-
 /* Free what parsing CU allocated; its offset and state stay. */
 void sw_di_cu_reset(struct di_cu *cu);
 /* Sort CU's call sites by pc into CU->by_pc.  0 or SW_ENOMEM. */
 int sw_di_cu_index(struct di_cu *cu);
 
+/* ---- the scopes of a unit (dwarf/scopes.c) --------------------------------------------- */
+
 /* The parsed unit covering VADDR; *CU NULL (and 0) when there is none.
+ * Takes D's lock while it finds and parses; *CU may be read without it.
  * Returns 0, SW_ENOMEM, SW_EBADELF (message on D). */
 int sw_di_parsed_cu_at(struct sw_dinfo *d, sw_addr vaddr, struct di_cu **cu);
 

@@ -1,6 +1,6 @@
 /* dwarf/libdw_dl.h -- elfutils' libdw for the walker/dwarf_*.c files, opened on first use.
  *
- * libdw is not linked: dwarf/dwarf.c opens it with dlopen(RTLD_LOCAL)
+ * libdw is not linked: dwarf/die.c opens it with dlopen(RTLD_LOCAL)
  * (util/dl.h says why: libdwarf, the CFI adapter's, exports 34 functions of
  * the same names).  Each libdw call of those files goes through a pointer
  * of sw_libdw, filled by sw_libdw_load, which sw_dinfo_open calls first.

@@ -261,44 +261,6 @@ parse_die(struct di_parse *p, Dwarf_Die *die, uint32_t scope, uint32_t func, uns
     }
 }
 
-static int
-pcidx_cmp(const void *a, const void *b)
-{
-    const struct di_pcidx *x = a, *y = b;
-    if (x->pc != y->pc)
-        return x->pc < y->pc ? -1 : 1;
-    return x->idx < y->idx ? -1 : 1;
-}
-
-int
-sw_di_cu_index(struct di_cu *cu)
-{
-    if (cu->nsites == 0)
-        return 0;
-    cu->by_pc = sw_malloc(cu->nsites * sizeof cu->by_pc[0]);
-    if (cu->by_pc == NULL)
-        return SW_ENOMEM;
-    for (size_t i = 0; i < cu->nsites; i++)
-        cu->by_pc[i] = (struct di_pcidx){ cu->sites[i].pc, (uint32_t)i };
-    qsort(cu->by_pc, cu->nsites, sizeof cu->by_pc[0], pcidx_cmp);
-    return 0;
-}
-
-void
-sw_di_cu_reset(struct di_cu *cu)
-{
-    sw_free(cu->scopes);
-    sw_free(cu->ranges.v);
-    sw_free(cu->sites);
-    sw_free(cu->by_pc);
-    sw_free(cu->strings);
-    Dwarf_Off off = cu->off;
-    int state = cu->state;
-    memset(cu, 0, sizeof *cu);
-    cu->off = off;
-    cu->state = state;
-}
-
 /* Parse CU once.  Returns 0 (also for a unit found malformed earlier, which
  * stays empty), SW_ENOMEM (the unit stays unparsed: a later call retries),
  * SW_EBADELF (the unit is malformed; message on D). */
@@ -371,13 +333,9 @@ sw_di_innermost_scope(const struct di_cu *cu, sw_addr vaddr)
     }
 }
 
-/* The parsed unit covering VADDR; *CU NULL (and 0) when there is none. */
-int
-sw_di_parsed_cu_at(struct sw_dinfo *d, sw_addr vaddr, struct di_cu **cu)
+static int
+parsed_cu_at_locked(struct sw_dinfo *d, sw_addr vaddr, struct di_cu **cu)
 {
-    *cu = NULL;
-    if (d->dbg == NULL)
-        return 0;
     int rc = sw_di_find_cu(d, vaddr, cu);
     if (rc == SW_ENOENT) {
         *cu = NULL;
@@ -390,6 +348,19 @@ sw_di_parsed_cu_at(struct sw_dinfo *d, sw_addr vaddr, struct di_cu **cu)
         sw_fail(&d->err, rc, "reading debug info of %s: out of memory", d->source);
     if (rc < 0 || (*cu)->state != 1)
         *cu = NULL;
+    return rc;
+}
+
+/* The parsed unit covering VADDR; *CU NULL (and 0) when there is none. */
+int
+sw_di_parsed_cu_at(struct sw_dinfo *d, sw_addr vaddr, struct di_cu **cu)
+{
+    *cu = NULL;
+    if (d->dbg == NULL)
+        return 0;
+    sw_di_lock(d);
+    int rc = parsed_cu_at_locked(d, vaddr, cu);
+    sw_di_unlock(d);
     return rc;
 }
 

@@ -414,6 +414,17 @@ scope_vars(struct sw_dinfo *d, struct di_cu *cu, uint32_t s, uint32_t f, sw_addr
     return 0;
 }
 
+/* scope_vars under D's lock: it reads DIEs through libdw. */
+static int
+scope_vars_locked(struct sw_dinfo *d, struct di_cu *cu, uint32_t s, uint32_t f, sw_addr vaddr,
+                  struct sw_dinfo_func **out)
+{
+    sw_di_lock(d);
+    int rc = scope_vars(d, cu, s, f, vaddr, out);
+    sw_di_unlock(d);
+    return rc;
+}
+
 int
 sw_dinfo_frame_vars(struct sw_dinfo *d, sw_addr vaddr, struct sw_dinfo_func **out)
 {
@@ -427,7 +438,7 @@ sw_dinfo_frame_vars(struct sw_dinfo *d, sw_addr vaddr, struct sw_dinfo_func **ou
     uint32_t f = sw_di_func_of(cu, sw_di_innermost_scope(cu, vaddr));
     if (f == DI_NONE)
         return SW_ENOENT;
-    return scope_vars(d, cu, f, f, vaddr, out);
+    return scope_vars_locked(d, cu, f, f, vaddr, out);
 }
 
 int
@@ -449,7 +460,7 @@ sw_dinfo_inline_vars(struct sw_dinfo *d, sw_addr vaddr, size_t depth, struct sw_
             uint32_t f = sw_di_func_of(cu, i);
             if (f == DI_NONE)
                 break;
-            return scope_vars(d, cu, i, f, vaddr, out);
+            return scope_vars_locked(d, cu, i, f, vaddr, out);
         }
     }
     return SW_ENOENT;

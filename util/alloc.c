@@ -5,31 +5,35 @@
  */
 #include "util/util.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-static unsigned long alloc_count;
-static unsigned long alloc_fail_at;
+/* Atomic: walkers in several threads allocate at once.  Relaxed: the count
+ * orders nothing else. */
+static atomic_ulong alloc_count;
+static atomic_ulong alloc_fail_at;
 
 static bool
 alloc_should_fail(void)
 {
-    alloc_count++;
-    return alloc_fail_at != 0 && alloc_count == alloc_fail_at;
+    unsigned long n = atomic_fetch_add_explicit(&alloc_count, 1, memory_order_relaxed) + 1;
+    unsigned long at = atomic_load_explicit(&alloc_fail_at, memory_order_relaxed);
+    return at != 0 && n == at;
 }
 
 void
 sw_test_fail_alloc_at(unsigned long n)
 {
-    alloc_count = 0;
-    alloc_fail_at = n;
+    atomic_store_explicit(&alloc_count, 0, memory_order_relaxed);
+    atomic_store_explicit(&alloc_fail_at, n, memory_order_relaxed);
 }
 
 unsigned long
 sw_test_alloc_count(void)
 {
-    return alloc_count;
+    return atomic_load_explicit(&alloc_count, memory_order_relaxed);
 }
 
 void *

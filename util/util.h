@@ -29,6 +29,14 @@ int sw_err_copy(struct sw_errbuf *dst, const struct sw_errbuf *src);
 
 void sw_err_clear(struct sw_errbuf *e);
 
+/* Whether CODE from a ProcessState read is a link failure (ends the walk)
+ * rather than a fact about the frame or the file (NOT_ME, no symbols). */
+static inline bool
+sw_is_link_error(int code)
+{
+    return code == SW_ETIMEDOUT || code == SW_ECONN || code == SW_EEXITED || code == SW_ENOMEM;
+}
+
 /* Every allocation in the library goes through these, so the test build can
  * make the Nth one fail (sw_test_fail_alloc_at). */
 void *sw_malloc(size_t n);
@@ -45,11 +53,14 @@ char *sw_strndup(const char *s, size_t n);
 void sw_free(void *p);
 
 /* Test hooks: make allocation number N (1-based, counted from this call)
- * fail; 0 turns failures off.  sw_test_alloc_count returns allocations so far. */
+ * fail; 0 turns failures off.  sw_test_alloc_count returns allocations so far.
+ * The count is atomic (walkers in several threads allocate at once); a sweep
+ * sets N while one thread runs. */
 void sw_test_fail_alloc_at(unsigned long n);
 unsigned long sw_test_alloc_count(void);
 
-/* Debug channels from RSPWALK_DEBUG=pkt,step,cache,time,all (read once).  TIME
+/* Debug channels from RSPWALK_DEBUG=pkt,step,cache,time,all (read once, from
+ * any thread).  TIME
  * prefixes every debug line with the milliseconds since the variable was read
  * (then the packet trace is no transcript for tests/tools/fake_transport.c). */
 enum sw_debug_chan {
@@ -84,6 +95,10 @@ int sw_buf_append(struct sw_buf *b, const void *p, size_t n); /* 0 or SW_ENOMEM 
 int sw_buf_printf(struct sw_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Keep data NUL-terminated after the last byte (not counted in len). */
 int sw_buf_terminate(struct sw_buf *b);
+
+/* mkdir -p PATH (modified while it runs, restored): the cache directories.
+ * Returns 0 or SW_EIO naming the directory that cannot be made, in ERR. */
+int sw_dirs_make(char *path, struct sw_errbuf *err);
 
 /* Monotonic microseconds. */
 uint64_t sw_now_us(void);

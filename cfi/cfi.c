@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,7 +123,11 @@ struct hdr_fde {
 /* Rows remembered per sw_cfi (sw_cfi_row_at). */
 #define ROW_CACHE 8
 
+/* LOCK guards every query: libdwarf's handles, SCRATCH, the FDEs found
+ * through .eh_frame_hdr and the kept rows all change as rows are looked up.
+ * The rest is set when the CFI is opened. */
 struct sw_cfi {
+    pthread_mutex_t lock;
     Dwarf_Debug dbg[2]; /* the file, its debug file; NULL if not open */
     struct cfi_table tables[3];
     size_t ntables;
@@ -525,6 +530,7 @@ sw_cfi_close(struct sw_cfi *c)
     sw_free(c->image);
     sw_free(c->scratch);
     sw_free(c->path);
+    pthread_mutex_destroy(&c->lock);
     sw_free(c);
 }
 
@@ -543,6 +549,7 @@ sw_cfi_open(const char *path, const char *debug_path, unsigned addr_size, struct
     struct sw_cfi *c = sw_calloc(1, sizeof *c);
     if (c == NULL)
         return sw_fail(err, SW_ENOMEM, "opening CFI of %s: out of memory", path);
+    pthread_mutex_init(&c->lock, NULL);
     c->path = sw_strdup(path);
     c->scratch = sw_calloc(CFI_TABLE_COLUMNS, sizeof *c->scratch);
     if (c->path == NULL || c->scratch == NULL) {
@@ -607,6 +614,7 @@ sw_cfi_open_mem(const uint8_t *image, size_t len, const char *name, unsigned add
     struct sw_cfi *c = sw_calloc(1, sizeof *c);
     if (c == NULL)
         return sw_fail(err, SW_ENOMEM, "opening CFI of %s: out of memory", name);
+    pthread_mutex_init(&c->lock, NULL);
     c->path = sw_strdup(name);
     c->scratch = sw_calloc(CFI_TABLE_COLUMNS, sizeof *c->scratch);
     /* A private copy: libelf may convert it in place, and the CFI must
@@ -885,8 +893,8 @@ row_from_fde(struct sw_cfi *c, struct cfi_table *t, Dwarf_Fde fde, Dwarf_Addr lo
 static int row_lookup(struct sw_cfi *c, sw_addr vaddr, struct sw_cfi_row *row,
                       struct sw_errbuf *err);
 
-int
-sw_cfi_row_at(struct sw_cfi *c, sw_addr vaddr, struct sw_cfi_row *row, struct sw_errbuf *err)
+static int
+row_at_locked(struct sw_cfi *c, sw_addr vaddr, struct sw_cfi_row *row, struct sw_errbuf *err)
 {
     for (unsigned k = 0; k < ROW_CACHE; k++) {
         if (c->rows[k].valid && c->rows[k].vaddr == vaddr) {
@@ -901,6 +909,15 @@ sw_cfi_row_at(struct sw_cfi *c, sw_addr vaddr, struct sw_cfi_row *row, struct sw
         e->row = *row;
         e->valid = true;
     }
+    return rc;
+}
+
+int
+sw_cfi_row_at(struct sw_cfi *c, sw_addr vaddr, struct sw_cfi_row *row, struct sw_errbuf *err)
+{
+    pthread_mutex_lock(&c->lock);
+    int rc = row_at_locked(c, vaddr, row, err);
+    pthread_mutex_unlock(&c->lock);
     return rc;
 }
 

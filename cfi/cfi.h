@@ -8,6 +8,8 @@
  * cfi/cfi.c, the only file that includes <libdwarf.h>.
  * Expressions are returned decoded, as operations for expr/expr.h's
  * evaluator.
+ * A sw_cfi is opened and owned by a module (libstate/module.h), and may be
+ * queried from several threads at once.
  */
 #ifndef RSPWALK_CFI_H
 #define RSPWALK_CFI_H
@@ -89,8 +91,9 @@ void sw_cfi_close(struct sw_cfi *c);
 bool sw_cfi_load(const char **why);
 
 /* The row at link-time address VADDR: .eh_frame first, then .debug_frame.
- * Uses scratch space inside C: one caller at a time per sw_cfi.
- * Returns 0, SW_ENOCFI (no FDE covers it), or an error in ERR. */
+ * May be called from several threads at once: C's lock makes them take turns
+ * (libdwarf's handles, scratch space and the rows kept).  Returns 0,
+ * SW_ENOCFI (no FDE covers it), or an error in ERR. */
 int sw_cfi_row_at(struct sw_cfi *c, sw_addr vaddr, struct sw_cfi_row *row, struct sw_errbuf *err);
 
 #endif /* RSPWALK_CFI_H */

@@ -19,7 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "libstate/fetch.h"
+#include "util/util.h"
+#include "elf/image.h"
 
 #define PLAIN_NAME "debuginfo"
 /* GNU build-id note type (elf.h's NT_GNU_BUILD_ID). */
@@ -209,7 +210,7 @@ copy_paths(const char *cache_dir, const uint8_t *id, size_t id_len, char **dirp,
 {
     size_t cl = strlen(cache_dir);
     *dirp = *finalp = NULL;
-    if (id_len == 0 || id_len > SW_FETCH_MAX_BUILD_ID)
+    if (id_len == 0 || id_len > SW_ELF_MAX_BUILD_ID)
         return SW_ENOENT;
     char *dir = sw_malloc(cl + 1 + 2 * id_len + 1);
     char *final = sw_malloc(cl + 1 + 2 * id_len + sizeof "/" PLAIN_NAME);
@@ -243,7 +244,7 @@ sw_debug_plain_path(const char *cache_dir, const char *debug_path, const uint8_t
     if (good_copy(final, id, id_len)) {
         *out = final;
         final = NULL;
-    } else if (sw_fetch_make_dirs(dir, &err) != 0) {
+    } else if (sw_dirs_make(dir, &err) != 0) {
         why = err.msg;
     } else if (make_copy(debug_path, dir, final, &why)) {
         sw_debug(SW_DBG_CACHE, "elf: %s: inflated into %s", debug_path, final);

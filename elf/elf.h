@@ -3,8 +3,15 @@
  * The ELF cache opens each file once (by path) with libelf and keeps what the
  * walker needs: the PT_LOAD range, the build-id, code symbols from .symtab or
  * .dynsym and the separate debug file (/usr/lib/debug/.build-id),
- * and the section contents steppers read instead of target memory.
- * libelf is included in elf/elf.c, elf/symbols.c and elf_internal.h, nowhere else.
+ * and the section contents steppers read instead of target memory.  Its
+ * DWARF and CFI are not here: libstate/module.h keeps them per file.
+ * libelf is included through elf/elf_internal.h (elf/file.c, elf/elf.c,
+ * elf/symbols.c) and in elf/debug_plain.c, nowhere else.
+ *
+ * Threads: a cache and its files may be used from several threads at once
+ * (walkers sharing one cache).  What a file holds from its opening is
+ * read-only; what is read later (symbol tables, sections, the uncompressed
+ * debug copy) is read under the file's lock, once.
  */
 #ifndef RSPWALK_ELF_H
 #define RSPWALK_ELF_H
@@ -28,11 +35,11 @@ struct sw_elfsym {
 
 /* A new cache; DEBUG_DIR (NULL: /usr/lib/debug) is where separate debug
  * files are looked up by build-id.  Returns NULL when out of memory.
- * Free with sw_elfcache_free. */
+ * Free with sw_elfcache_free, when no thread uses it any more. */
 struct sw_elfcache *sw_elfcache_new(const char *debug_dir);
 void sw_elfcache_free(struct sw_elfcache *c);
 /* Where uncompressed copies of debug files are kept (NULL: none, the
- * default).  Returns 0 or SW_ENOMEM. */
+ * default).  Before the cache is shared or used.  Returns 0 or SW_ENOMEM. */
 int sw_elfcache_set_cache_dir(struct sw_elfcache *c, const char *dir);
 
 /* Open PATH (once; later calls return the same object).  Returns 0,
@@ -43,54 +50,29 @@ int sw_elfcache_open(struct sw_elfcache *c, const char *path, struct sw_elf **ou
                      struct sw_errbuf *err);
 
 /* Open an ELF image held in memory (the vDSO read from the target): IMAGE of
- * LEN bytes is copied.  NAME is used in messages and as the cache key. */
+ * LEN bytes is copied.  NAME is used in messages and as the cache key, with
+ * the bytes: an image of other bytes under the same NAME (another target's
+ * vDSO) is another entry. */
 int sw_elfcache_open_mem(struct sw_elfcache *c, const char *name, const void *image, size_t len,
                          struct sw_elf **out, struct sw_errbuf *err);
 
 /* The file or image already opened under KEY (a path, or the NAME given to
- * sw_elfcache_open_mem), or NULL: lets a caller skip reading an image again.
- * Borrowed, valid until the cache is freed. */
+ * sw_elfcache_open_mem: the last image opened so), or NULL.  Borrowed, valid
+ * until the cache is freed. */
 struct sw_elf *sw_elfcache_lookup(struct sw_elfcache *c, const char *key);
-
-/* How many bytes of an ELF image held in memory (the vDSO in the target)
- * make up the image, from its first LEN bytes at HEAD: read the ELF header,
- * then the program headers, then the rest.  Returns 0 with *NEED set; when
- * *NEED > LEN, call again with the first *NEED bytes, else *NEED is the
- * image's size (headers, PT_LOAD file contents, section headers).  Returns
- * SW_EBADELF (no ELF magic, unknown class or byte order, bad program header
- * size, no PT_LOAD, sizes that overflow) with the message in ERR naming NAME. */
-int sw_elf_image_size(const void *head, size_t len, const char *name, size_t *need,
-                      struct sw_errbuf *err);
 
 const char *sw_elf_path(const struct sw_elf *e);
 /* The separate debug file used for symbols and .debug_frame, or NULL. */
 const char *sw_elf_debug_path(const struct sw_elf *e);
-/* The debug file for the DWARF readers: its uncompressed copy in the cache
- * directory (elf/debug_plain.h; made on the first call) where it has
- * compressed sections and the cache allows it (sw_elfcache_set_cache_dir,
- * not RSPWALK_NO_CACHE), else sw_elf_debug_path. */
+/* The debug file for the DWARF and CFI readers: its uncompressed copy in
+ * the cache directory (elf/debug_plain.h; made on the first call) where it
+ * has compressed sections and the cache allows it (sw_elfcache_set_cache_dir,
+ * not RSPWALK_NO_CACHE), else sw_elf_debug_path.  Borrowed, valid until the
+ * cache is freed. */
 const char *sw_elf_dwarf_path(struct sw_elf *e);
 /* Whether sw_elf_dwarf_path is known without work: no copy is needed, or it
  * was made before (then taken).  False while making it is still to come. */
 bool sw_elf_dwarf_ready(struct sw_elf *e);
-/* The file's DWARF (dwarf/dwarf.h), opened on the first call from the
- * file and its sw_elf_dwarf_path, owned by E and shared by every walk that
- * looks at the file.  0 with *D NULL when there is none or it cannot be read
- * (remembered, with a debug message; no error for a walk), or SW_ENOMEM
- * with the message in ERR (a later call tries again).  An image read from
- * memory (the vDSO) has none. */
-struct sw_dinfo;
-int sw_elf_dinfo(struct sw_elf *e, struct sw_dinfo **d, struct sw_errbuf *err);
-/* The file's call frame information (cfi/cfi.h: its .eh_frame and
- * .debug_frame, its debug file's .debug_frame read from sw_elf_dwarf_path;
- * an image's from its bytes), opened on the first call for a target of
- * WORD_SIZE bytes, owned by E.  0 with *CFI, or with *CFI NULL when the file
- * has none or it cannot be read (remembered; *WHY, borrowed from E, says
- * why), or SW_ENOMEM with the message in *WHY (a later call tries again). */
-struct sw_cfi;
-int sw_elf_cfi(struct sw_elf *e, unsigned word_size, struct sw_cfi **cfi,
-               const struct sw_errbuf **why);
-
 /* The architecture from the ELF header; NULL if unsupported. */
 const struct arch_desc *sw_elf_arch(const struct sw_elf *e);
 /* ET_EXEC (false) or ET_DYN (true). */

@@ -1,12 +1,14 @@
-/* elf/elf_internal.h -- the ELF cache's objects, shared by elf/elf.c (files,
- * segments, sections) and elf/symbols.c (symbol tables).  Not for other modules:
- * they use elf/elf.h.  Includes libelf.
+/* elf/elf_internal.h -- the ELF cache's objects, shared by elf/file.c (one
+ * libelf handle), elf/elf.c (the cache, segments, sections) and
+ * elf/symbols.c (symbol tables).  Not for other modules: they use
+ * elf/elf.h.  Includes libelf.
  */
 #ifndef RSPWALK_ELF_INTERNAL_H
 #define RSPWALK_ELF_INTERNAL_H
 
 #include <gelf.h>
 #include <libelf.h>
+#include <pthread.h>
 
 #include "elf/elf.h"
 struct elf_seg {
@@ -44,9 +46,14 @@ struct elf_file {
     size_t rawlen;
 };
 
+/* What is set when the file is opened (under the cache's lock) is read-only
+ * afterwards; LOCK guards what is read later, on first use: the symbol
+ * tables, the uncompressed debug copy, and every libelf call on MAIN and DBG
+ * (libelf reads section headers and data lazily). */
 struct sw_elf {
     struct sw_elf *next;
     struct sw_elfcache *cache;
+    pthread_mutex_t lock;
     char *path;
     char *debug_path;
     char *dwarf_path; /* an uncompressed copy of the debug file, NULL: none */
@@ -69,21 +76,46 @@ struct sw_elf {
      * entries), [1] its debug file's .symtab (elf/symbols.c). */
     struct elf_symtab tabs[2];
     struct elf_symtab aliases; /* ELFv1 descriptor names at their entries: for name lookups */
-    struct sw_dinfo *dinfo;    /* owned: its DWARF (sw_elf_dinfo), opened on first use */
-    bool dinfo_tried;          /* opened, or its opening failed for good (DINFO NULL) */
-    struct sw_cfi *cfi;        /* owned: its call frame information (sw_elf_cfi) */
-    struct sw_errbuf cfi_why;  /* why CFI is NULL */
-    bool cfi_tried;            /* opened, or its opening failed for good (CFI NULL) */
 };
 
+/* LOCK guards FILES (opening, looking up); DEBUG_DIR and CACHE_DIR are set
+ * before the cache is shared. */
 struct sw_elfcache {
+    pthread_mutex_t lock;
     char *debug_dir;
     char *cache_dir; /* NULL: no uncompressed copies of debug files */
     struct sw_elf *files;
 };
 
+/* ---- one libelf handle (elf/file.c) -------------------------------------- */
+
+/* Open PATH for reading into F (F->fd -1 before).  Returns 0, SW_ENOENT,
+ * SW_EIO, SW_EBADELF, with the message in ERR naming PATH.  Whatever was
+ * opened is F's even on failure: close with sw_elf_file_close. */
+int sw_elf_file_open(struct elf_file *f, const char *path, struct sw_errbuf *err);
+/* Open a copy of the LEN bytes at IMAGE (named NAME in messages) into F.
+ * Returns 0, SW_ENOMEM, SW_EBADELF; close with sw_elf_file_close. */
+int sw_elf_file_open_mem(struct elf_file *f, const char *name, const void *image, size_t len,
+                         struct sw_errbuf *err);
+/* Release what F holds; F is then closed (fd -1).  A closed F is a no-op. */
+void sw_elf_file_close(struct elf_file *f);
+/* The ELF header of F into *EH, checked that it and both header tables lie
+ * inside the file.  Returns 0 or SW_EBADELF with the message naming PATH. */
+int sw_elf_file_check_header(struct elf_file *f, const char *path, GElf_Ehdr *eh,
+                             struct sw_errbuf *err);
+/* F's build-id: *ID borrowed from libelf's data of F, *LEN 0 if none. */
+void sw_elf_file_build_id(struct elf_file *f, const uint8_t **id, size_t *len);
 /* The section named NAME of ELF (its header in *SH), or NULL. */
 Elf_Scn *sw_elf_find_section(Elf *elf, const char *name, GElf_Shdr *sh);
+
+/* ---- the loaded image (elf/segments.c) ---------------------------------- */
+
+/* E's PT_LOAD segments, load range, PT_DYNAMIC, PT_PHDR and PT_INTERP from
+ * the program headers of E->main (EH its ELF header).  Returns 0, SW_ENOMEM
+ * or SW_EBADELF, with the message in ERR naming the file. */
+int sw_elf_segments_read(struct sw_elf *e, const GElf_Ehdr *eh, struct sw_errbuf *err);
+
+/* ---- symbol tables (elf/symbols.c) --------------------------------------- */
 
 /* Free E's symbol tables (elf/symbols.c). */
 void sw_elf_syms_free(struct sw_elf *e);

@@ -418,7 +418,10 @@ load_symbols(struct sw_elf *e)
 int
 sw_elf_load_symbols(struct sw_elf *e)
 {
-    return load_symbols(e);
+    pthread_mutex_lock(&e->lock);
+    int rc = load_symbols(e);
+    pthread_mutex_unlock(&e->lock);
+    return rc;
 }
 
 /* ---- by address ----------------------------------------------------------- */
@@ -483,8 +486,8 @@ table_lookup(const struct elf_symtab *t, uint32_t sec, sw_addr vaddr)
  * higher wins, the file's on a tie (gdb searches both objfiles the same
  * way).  gdb names a frame from DWARF when it can, and the walker too
  * (walker/virtual.c): this is the name of code without debug information. */
-int
-sw_elf_symbol_at(struct sw_elf *e, sw_addr vaddr, struct sw_elfsym *out)
+static int
+symbol_at(struct sw_elf *e, sw_addr vaddr, struct sw_elfsym *out)
 {
     int rc = load_symbols(e);
     if (rc != 0)
@@ -504,6 +507,17 @@ sw_elf_symbol_at(struct sw_elf *e, sw_addr vaddr, struct sw_elfsym *out)
     out->value = best->value;
     out->size = best->size;
     return 0;
+}
+
+/* Under E's lock: the tables are read on first use, and the lookup asks
+ * libelf for the section headers. */
+int
+sw_elf_symbol_at(struct sw_elf *e, sw_addr vaddr, struct sw_elfsym *out)
+{
+    pthread_mutex_lock(&e->lock);
+    int rc = symbol_at(e, vaddr, out);
+    pthread_mutex_unlock(&e->lock);
+    return rc;
 }
 
 /* ---- by name -------------------------------------------------------------- */
@@ -555,11 +569,17 @@ symbol_by_name(struct sw_elf *e, const char *name, bool bind, struct sw_elfsym *
 int
 sw_elf_symbol_by_name(struct sw_elf *e, const char *name, struct sw_elfsym *out)
 {
-    return symbol_by_name(e, name, false, out, NULL);
+    pthread_mutex_lock(&e->lock);
+    int rc = symbol_by_name(e, name, false, out, NULL);
+    pthread_mutex_unlock(&e->lock);
+    return rc;
 }
 
 int
 sw_elf_symbol_by_name_bind(struct sw_elf *e, const char *name, struct sw_elfsym *out, bool *local)
 {
-    return symbol_by_name(e, name, true, out, local);
+    pthread_mutex_lock(&e->lock);
+    int rc = symbol_by_name(e, name, true, out, local);
+    pthread_mutex_unlock(&e->lock);
+    return rc;
 }

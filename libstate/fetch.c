@@ -1,7 +1,7 @@
 /* libstate/fetch.c -- files from the target, kept by build-id.
  *
  * Reads a module's file through the ProcessState's read_file (RSP vFile),
- * takes its build-id from the bytes (no libelf: the note sits in the first
+ * takes its build-id from the bytes (elf/image.c: the note sits in the first
  * page, and a copy need not be written out to be identified) and keeps it
  * under CACHE/<build-id hex>/<basename>.  Not the module list (libstate.c)
  * and not the ELF cache (elf/elf.c), which opens what this returns.
@@ -17,15 +17,7 @@
 #include <unistd.h>
 
 #include "util/util.h"
-#include "walker/walker_internal.h"
-
-/* ELF constants (the System V gABI, elf.h); libelf stays in elf/elf.c. */
-#define ELFCLASS32      1
-#define ELFCLASS64      2
-#define ELFDATA2LSB     1
-#define ELFDATA2MSB     2
-#define PT_NOTE         4
-#define NT_GNU_BUILD_ID 3
+#include "elf/image.h"
 /* The first read: the ELF header, the program headers and the build-id
  * note are in the first page of every file ld lays out (x86_64 libc 2.36:
  * the note ends at 0x3b4).  A file that puts them further is read again,
@@ -35,153 +27,6 @@
 /* Whole files are read in chunks of this size: each is one read_file call,
  * which the RSP backend splits into PacketSize preads. */
 #define CHUNK_BYTES (1024u * 1024)
-
-static uint64_t
-load(const uint8_t *p, size_t n, bool be)
-{
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; i++)
-        v |= (uint64_t)p[be ? n - 1 - i : i] << (8 * i);
-    return v;
-}
-
-/* Whether [OFF, OFF+N) lies in LEN bytes; else *NEED grows to cover it. */
-static bool
-within(uint64_t off, uint64_t n, size_t len, size_t *need)
-{
-    if (off > SIZE_MAX - n) {
-        return false;
-    }
-    if (off + n <= len)
-        return true;
-    if (off + n > *need)
-        *need = (size_t)(off + n);
-    return false;
-}
-
-/* Round V up to ALIGN (4 or 8). */
-static uint64_t
-align_up(uint64_t v, uint64_t align)
-{
-    return (v + align - 1) & ~(align - 1);
-}
-
-/* Where a build-id note is: its descriptor (*ID, *ID_LEN) and the note's
- * start as a file offset and as a link-time address. */
-struct note_at {
-    const uint8_t *id;
-    size_t id_len;
-    uint64_t off;
-    uint64_t vaddr;
-};
-
-/* The GNU build-id in the notes at [OFF, OFF+SIZE) of IMAGE (a PT_NOTE
- * loaded at VADDR), entries aligned to ALIGN: 4, or 8 in an 8-aligned
- * PT_NOTE, where the descriptor and the next note start at the next multiple
- * of 8 from the segment's start (gABI; libelf's gelf_getnote). */
-static bool
-find_note(const uint8_t *image, size_t len, uint64_t off, uint64_t size, uint64_t vaddr,
-          uint64_t align, bool be, struct note_at *out, size_t *need)
-{
-    if (!within(off, size, len, need))
-        return false;
-    const uint8_t *base = image + off;
-    uint64_t at = 0;
-    while (at <= size && size - at >= 12) {
-        const uint8_t *p = base + at;
-        uint64_t namesz = load(p, 4, be), descsz = load(p + 4, 4, be), type = load(p + 8, 4, be);
-        if (namesz > size || descsz > size)
-            return false;
-        uint64_t desc = align_up(at + 12 + namesz, align);
-        uint64_t next = align_up(desc + descsz, align);
-        if (desc + descsz > size)
-            return false;
-        if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(p + 12, "GNU", 4) == 0 && descsz > 0 &&
-            descsz <= SW_FETCH_MAX_BUILD_ID) {
-            *out = (struct note_at){ base + desc, (size_t)descsz, off + at, vaddr + at };
-            return true;
-        }
-        if (next <= at)
-            return false;
-        at = next;
-    }
-    return false;
-}
-
-/* The build-id note of the ELF image in IMAGE[0, LEN); see
- * sw_fetch_build_id_of_image for *NEED and the result. */
-static int
-find_build_id_note(const uint8_t *image, size_t len, struct note_at *out, size_t *need)
-{
-    size_t want = len;
-
-    memset(out, 0, sizeof *out);
-    if (need)
-        *need = len;
-    if (len < 16 || memcmp(image, "\177ELF", 4) != 0)
-        return SW_EBADELF;
-    int cls = image[4], data = image[5];
-    if ((cls != ELFCLASS32 && cls != ELFCLASS64) || (data != ELFDATA2LSB && data != ELFDATA2MSB))
-        return SW_EBADELF;
-    bool be = data == ELFDATA2MSB, is64 = cls == ELFCLASS64;
-    size_t ehsize = is64 ? 64 : 52;
-    if (!within(0, ehsize, len, &want)) {
-        if (need)
-            *need = want;
-        return 0;
-    }
-    uint64_t phoff = is64 ? load(image + 32, 8, be) : load(image + 28, 4, be);
-    uint64_t phentsize = load(image + (is64 ? 54 : 42), 2, be);
-    uint64_t phnum = load(image + (is64 ? 56 : 44), 2, be);
-    if (phentsize < (is64 ? 56u : 32u))
-        return SW_EBADELF;
-    if (!within(phoff, phentsize * phnum, len, &want)) {
-        if (need)
-            *need = want;
-        return 0;
-    }
-    for (uint64_t i = 0; i < phnum; i++) {
-        const uint8_t *ph = image + phoff + i * phentsize;
-        if (load(ph, 4, be) != PT_NOTE)
-            continue;
-        uint64_t off = is64 ? load(ph + 8, 8, be) : load(ph + 4, 4, be);
-        uint64_t vaddr = is64 ? load(ph + 16, 8, be) : load(ph + 8, 4, be);
-        uint64_t size = is64 ? load(ph + 32, 8, be) : load(ph + 16, 4, be);
-        uint64_t align = (is64 ? load(ph + 48, 8, be) : load(ph + 28, 4, be)) == 8 ? 8 : 4;
-        if (find_note(image, len, off, size, vaddr, align, be, out, &want))
-            return 0;
-    }
-    if (need)
-        *need = want;
-    return 0;
-}
-
-int
-sw_fetch_build_id_of_image(const uint8_t *image, size_t len, const uint8_t **id, size_t *id_len,
-                           size_t *need)
-{
-    struct note_at at;
-    int rc = find_build_id_note(image, len, &at, need);
-    *id = at.id;
-    *id_len = at.id_len;
-    return rc;
-}
-
-int
-sw_fetch_build_id_note(const uint8_t *image, size_t len, sw_addr *vaddr, const uint8_t **note,
-                       size_t *note_len)
-{
-    struct note_at at;
-    int rc = find_build_id_note(image, len, &at, NULL);
-    if (rc != 0)
-        return rc;
-    if (at.id == NULL)
-        return SW_ENOENT;
-    *vaddr = at.vaddr;
-    *note = image + at.off;
-    *note_len = (size_t)(at.id + at.id_len - (image + at.off));
-    return 0;
-}
 
 /* Read up to LEN bytes at OFFSET of PATH on the target.  The backend's
  * message is copied into ERR. */
@@ -218,7 +63,7 @@ sw_fetch_target_build_id(struct sw_proc *p, const char *target_path,
             break;
         got += more;
         bool eof = got < need;
-        rc = sw_fetch_build_id_of_image(head, got, &found, &n, &need);
+        rc = sw_elf_image_build_id(head, got, &found, &n, &need);
         if (rc != 0) {
             rc = sw_fail(err, rc, "reading '%s' from the target: not an ELF file", target_path);
             break;
@@ -232,27 +77,6 @@ sw_fetch_target_build_id(struct sw_proc *p, const char *target_path,
     }
     sw_free(head);
     return rc;
-}
-
-int
-sw_fetch_make_dirs(char *path, struct sw_errbuf *err)
-{
-    for (char *s = path + 1;; s++) {
-        if (*s != '/' && *s != '\0')
-            continue;
-        char c = *s;
-        *s = '\0';
-        int r = mkdir(path, 0755);
-        int e = errno;
-        *s = c;
-        if (r != 0 && e != EEXIST) {
-            char what[256];
-            snprintf(what, sizeof what, "%.*s", (int)(s - path), path);
-            return sw_fail(err, SW_EIO, "creating the cache directory %s: %s", what, strerror(e));
-        }
-        if (c == '\0')
-            return 0;
-    }
 }
 
 /* The whole file PATH from the target: *DATA (free with sw_free), *LEN. */
@@ -369,7 +193,7 @@ sw_fetch_file(struct sw_proc *p, const char *cache_dir, const char *target_path,
         goto out;
     const uint8_t *got_id;
     size_t got_len;
-    if (sw_fetch_build_id_of_image(data, len, &got_id, &got_len, NULL) != 0 || got_len != id_len ||
+    if (sw_elf_image_build_id(data, len, &got_id, &got_len, NULL) != 0 || got_len != id_len ||
         memcmp(got_id, id, id_len) != 0) {
         rc = sw_fail(err, SW_EBADELF,
                      "fetching '%s': the file read has another build-id than its first page "
@@ -377,7 +201,7 @@ sw_fetch_file(struct sw_proc *p, const char *cache_dir, const char *target_path,
                      target_path);
         goto out;
     }
-    rc = sw_fetch_make_dirs(dir, err);
+    rc = sw_dirs_make(dir, err);
     if (rc == 0)
         rc = store(dir, final, data, len, err);
     if (rc != 0)

@@ -3,7 +3,7 @@
  * What the LibraryState uses when the sysroot lacks a module's file, or holds
  * one built from other sources: the target's copy read through the
  * ProcessState's read_file (RSP Host I/O), stored once under
- * CACHE_DIR/<build-id hex>/<basename>.  Included only by walker/ files and
+ * CACHE_DIR/<build-id hex>/<basename>.  Included only by libstate/ files and
  * their tests; not the module list itself (libstate.c).
  */
 #ifndef RSPWALK_LIBSTATE_FETCH_H
@@ -13,30 +13,13 @@
 #include <stdint.h>
 
 #include "rspwalk/proc.h"
+#include "elf/image.h"
 
-/* A GNU build-id is 20 bytes (SHA-1) by default, 16 with --build-id=md5 and
- * uuid; 64 bytes covers --build-id=0xHEX of any length gcc users write. */
-#define SW_FETCH_MAX_BUILD_ID 64
+/* The longest build-id taken (elf/elf.h). */
+#define SW_FETCH_MAX_BUILD_ID SW_ELF_MAX_BUILD_ID
 /* A file larger than this is not a shared library worth copying (libc is
  * 2 MiB; the largest libraries in a Debian system are ~200 MiB). */
 #define SW_FETCH_MAX_FILE_BYTES (512u * 1024 * 1024)
-
-/* The build-id note in the first LEN bytes of an ELF image at IMAGE: *ID
- * (borrowed from IMAGE) and *ID_LEN, 0 when the image has none.  When the
- * program headers or a note lie past LEN, *NEED (may be NULL) gets how many
- * bytes would settle it (> LEN), else LEN.  Returns 0 or SW_EBADELF (no ELF
- * magic, unknown class or byte order). */
-int sw_fetch_build_id_of_image(const uint8_t *image, size_t len, const uint8_t **id, size_t *id_len,
-                               size_t *need);
-
-/* The build-id note of the ELF image IMAGE[0, LEN) as the loader maps it:
- * *VADDR, the note's link-time address (its PT_NOTE's p_vaddr plus its
- * offset there), and *NOTE (borrowed from IMAGE), its *NOTE_LEN bytes as in
- * the file: header, "GNU", descriptor.  Target memory at VADDR plus the load
- * bias holds the same bytes when the target runs this very file.  Returns 0,
- * SW_ENOENT (no build-id note within LEN) or SW_EBADELF. */
-int sw_fetch_build_id_note(const uint8_t *image, size_t len, sw_addr *vaddr, const uint8_t **note,
-                           size_t *note_len);
 
 /* The build-id of the file TARGET_PATH as the target sees it, read from its
  * first pages with P's read_file.  *ID_LEN 0: the file has no build-id.
@@ -57,10 +40,6 @@ int sw_fetch_target_build_id(struct sw_proc *p, const char *target_path,
  * message in ERR. */
 int sw_fetch_file(struct sw_proc *p, const char *cache_dir, const char *target_path,
                   const uint8_t *id, size_t id_len, char **path, struct sw_errbuf *err);
-
-/* mkdir -p PATH (modified while it runs, restored).  Returns 0 or SW_EIO
- * naming the directory that cannot be made, in ERR. */
-int sw_fetch_make_dirs(char *path, struct sw_errbuf *err);
 
 /* The default cache directory: $XDG_CACHE_HOME/rspwalk when that is an
  * absolute path, else $HOME/.cache/rspwalk.  Returns an owned string (free

@@ -21,7 +21,7 @@
 #include "dwarf/dwarf.h"
 #include "elf/elf.h"
 #include "libstate/fetch.h"
-#include "walker/walker_internal.h"
+#include "libstate/module.h"
 
 /* A build-id note: 12-byte header, "GNU\0", the descriptor. */
 #define SW_LS_NOTE_MAX (16 + SW_FETCH_MAX_BUILD_ID)
@@ -360,10 +360,12 @@ check_one(struct sw_libstate *ls, struct sw_lib *lib, struct sw_ls_check *check,
  * symbol tables, its call frame information and its DWARF's unit table, one
  * piece a call (module I, piece STEP; LIBS pieces done first). */
 struct ls_warm {
+    struct sw_modcache *mc;
     struct sw_lib *libs;
     size_t n, i;
     unsigned word_size;
     int step, libs_done;
+    struct sw_module *m; /* LIBS[I]'s, from step 1 */
 };
 
 static bool
@@ -398,14 +400,15 @@ warm_modules(void *arg)
         case 1:
             /* CFI and DWARF only where that is cheap: an uncompressed copy
              * not made yet is made at the first use, not speculatively. */
-            if (lib->path == NULL || !sw_elf_dwarf_ready(lib->elf))
+            if (lib->path == NULL || !sw_elf_dwarf_ready(lib->elf) ||
+                sw_modcache_module(w->mc, lib->elf, &w->m, &err) != 0)
                 continue;
             w->step = 2;
-            (void)sw_elf_cfi(lib->elf, w->word_size, &cfi, &why);
+            (void)sw_module_cfi(w->m, w->word_size, &cfi, &why);
             return true;
         case 2:
             w->step = 3;
-            if (sw_elf_dinfo(lib->elf, &d, &err) == 0 && d != NULL) {
+            if (sw_module_dinfo(w->m, &d, &err) == 0 && d != NULL) {
                 (void)sw_dinfo_warm(d);
                 return true;
             }
@@ -421,7 +424,7 @@ int
 sw_ls_check_files(struct sw_libstate *ls, struct sw_lib *libs, struct sw_ls_check *checks, size_t n,
                   sw_addr warm, size_t nlibs)
 {
-    struct ls_warm w = { libs, nlibs, 0, ls->proc->arch->word_size, 0, 0 };
+    struct ls_warm w = { ls->mc, libs, nlibs, 0, ls->proc->arch->word_size, 0, 0, NULL };
     struct sw_mem_req *reqs = sw_calloc(n + 1, sizeof *reqs);
     uint8_t *bufs = sw_malloc(n ? n * SW_LS_NOTE_MAX : 1);
     size_t nreq = n;

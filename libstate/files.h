@@ -18,11 +18,13 @@ struct resolved {
 
 struct sw_libstate {
     struct sw_proc *proc;
-    struct sw_elfcache *cache;
-    char *sysroot;   /* NULL: none */
-    char *lib_path;  /* directories searched by file name, ':'-separated; NULL: none */
-    char *exe;       /* NULL: ask the target */
-    char *cache_dir; /* files fetched from the target; NULL: none */
+    struct sw_modcache *mc;    /* a reference: its own, or one shared with others */
+    struct sw_elfcache *cache; /* borrowed: MC's */
+    struct sw_elf *vdso;       /* the vDSO's image once read (in CACHE), NULL: not yet */
+    char *sysroot;             /* NULL: none */
+    char *lib_path;            /* directories searched by file name, ':'-separated; NULL: none */
+    char *exe;                 /* NULL: ask the target */
+    char *cache_dir;           /* files fetched from the target; NULL: none */
     /* Target files already matched to a local file (PATH NULL: none), so a
      * refresh asks the target about each file once. */
     struct resolved *resolved;

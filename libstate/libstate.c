@@ -18,10 +18,11 @@
 #include "rspwalk/proc.h"
 #include "util/util.h"
 #include "elf/elf.h"
+#include "elf/image.h"
 #include "libstate/fetch.h"
 #include "libstate/files.h"
 #include "libstate/libstate_internal.h"
-#include "walker/walker_internal.h"
+#include "libstate/module.h"
 
 /* Auxiliary vector tags (Linux include/uapi/linux/auxvec.h). */
 #define AUX_AT_NULL         0
@@ -108,9 +109,6 @@ sw_libstate_new(struct sw_proc *p, const struct sw_libstate_config *cfg, struct 
     if (ls == NULL)
         return SW_ENOMEM;
     ls->proc = p;
-    ls->cache = sw_elfcache_new(cfg ? cfg->debug_dir : NULL);
-    if (ls->cache == NULL)
-        goto nomem;
     if (cfg && cfg->sysroot && cfg->sysroot[0]) {
         ls->sysroot = sw_strdup(cfg->sysroot);
         if (ls->sysroot == NULL)
@@ -136,8 +134,14 @@ sw_libstate_new(struct sw_proc *p, const struct sw_libstate_config *cfg, struct 
     } else {
         ls->cache_dir = sw_fetch_default_cache_dir(); /* NULL: no HOME, no fetching */
     }
-    if (sw_elfcache_set_cache_dir(ls->cache, ls->cache_dir) != 0)
+    if (cfg && cfg->modcache) {
+        sw_modcache_ref(cfg->modcache);
+        ls->mc = cfg->modcache;
+    } else if (sw_modcache_new(cfg ? cfg->debug_dir : NULL, ls->cache_dir ? ls->cache_dir : "",
+                               &ls->mc) != 0) {
         goto nomem;
+    }
+    ls->cache = sw_modcache_elfs(ls->mc);
     *out = ls;
     return 0;
 nomem:
@@ -161,7 +165,7 @@ sw_libstate_free(struct sw_libstate *ls)
     if (ls == NULL)
         return;
     libs_free(ls->libs, ls->nlibs);
-    sw_elfcache_free(ls->cache);
+    sw_modcache_free(ls->mc);
     sw_free(ls->sysroot);
     sw_free(ls->lib_path);
     sw_free(ls->exe);
@@ -181,6 +185,22 @@ struct sw_elfcache *
 sw_libstate_elfcache(struct sw_libstate *ls)
 {
     return ls->cache;
+}
+
+/* Give every module of LIBS[0..N) with a local file its module (CFI and
+ * DWARF, opened on first use).  Returns 0 or SW_ENOMEM (message on LS). */
+static int
+attach_modules(struct sw_libstate *ls, struct sw_lib *libs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        libs[i].module = NULL;
+        if (libs[i].elf == NULL)
+            continue;
+        int rc = sw_modcache_module(ls->mc, libs[i].elf, &libs[i].module, &ls->err);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
 }
 
 /* The vDSO has no file: gdbserver lists it as "linux-vdso.so.1" (i386 and
@@ -419,7 +439,7 @@ static int
 place_vdso(struct sw_libstate *ls, struct sw_lib *lib, sw_addr addr, sw_addr fallback_bias)
 {
     struct sw_errbuf err;
-    struct sw_elf *elf = addr ? sw_elfcache_lookup(ls->cache, VDSO_NAME) : NULL;
+    struct sw_elf *elf = addr ? ls->vdso : NULL;
 
     sw_err_clear(&err);
     if (elf == NULL && addr != 0) {
@@ -429,6 +449,8 @@ place_vdso(struct sw_libstate *ls, struct sw_lib *lib, sw_addr addr, sw_addr fal
         if (rc == 0) {
             rc = sw_elfcache_open_mem(ls->cache, VDSO_NAME, image, len, &elf, &err);
             sw_free(image);
+            if (rc == 0)
+                ls->vdso = elf;
             if (rc == SW_ENOMEM)
                 return sw_err_copy(&ls->err, &err);
         }
@@ -589,12 +611,12 @@ add_vdso(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *libs
 }
 
 /* Where the vDSO's image will be read from target memory (0: nowhere, or
- * the ELF cache has it): the listed vDSO's address, else AT_SYSINFO_EHDR. */
+ * it was read before): the listed vDSO's address, else AT_SYSINFO_EHDR. */
 static sw_addr
 vdso_to_read(struct sw_libstate *ls, const struct aux_info *aux, const struct pending *pd)
 {
     sw_addr addr = pd->has_vdso ? pd->vdso_addr : aux->sysinfo_ehdr;
-    if (addr == 0 || sw_elfcache_lookup(ls->cache, VDSO_NAME) != NULL)
+    if (addr == 0 || ls->vdso != NULL)
         return 0;
     return addr;
 }
@@ -707,6 +729,8 @@ sw_libstate_refresh(struct sw_libstate *ls)
         rc = place_vdso(ls, &libs[pd.vdso_idx], pd.vdso_addr, pd.vdso_fallback);
     if (rc == 0)
         rc = add_vdso(ls, &aux, libs, &n);
+    if (rc == 0)
+        rc = attach_modules(ls, libs, n);
     if (rc != 0)
         goto out;
 

@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "walker/walker_internal.h"
-
 /* ElfW(Dyn) tags (System V gABI, "Dynamic Section"). */
 #define DYN_DT_NULL  0
 #define DYN_DT_DEBUG 21

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "dwarf/dwarf.h"
+#include "libstate/module.h"
 
 /* More inline levels or tail calls than this between two physical frames are
  * garbage (glibc has at most 3 inline levels and 1 tail call at a stop). */
@@ -52,18 +53,18 @@ sw_virtual_free(struct sw_virtual *v)
     sw_free(v);
 }
 
-/* The DWARF of LIB: its file's (sw_elf_dinfo: opened on first use, shared
- * with every walker of the file); *D NULL when it has none or cannot be
- * read (that is no error for a walk).  Returns 0 or SW_ENOMEM. */
+/* The DWARF of LIB: its module's (sw_module_dinfo: opened on first use,
+ * shared with every walker of the file); *D NULL when it has none or cannot
+ * be read (that is no error for a walk).  Returns 0 or SW_ENOMEM. */
 static int
 module_dinfo(struct sw_virtual *v, const struct sw_lib *lib, struct sw_dinfo **d,
              struct sw_errbuf *err)
 {
     (void)v;
     *d = NULL;
-    if (lib->path == NULL || lib->elf == NULL)
+    if (lib->path == NULL || lib->module == NULL)
         return 0; /* the vDSO read from memory: no debug info */
-    return sw_elf_dinfo(lib->elf, d, err);
+    return sw_module_dinfo(lib->module, d, err);
 }
 
 /* The module covering PC and its DWARF; *D NULL if none. */

@@ -18,12 +18,10 @@
 #include "rspwalk/walker.h"
 #include "util/util.h"
 #include "elf/elf.h"
+#include "libstate/module.h"
 
 /* The ELF cache of W's library state (borrowed). */
 struct sw_elfcache *sw_walker_elfcache(struct sw_walker *w);
-
-/* The library state's ELF cache (borrowed). */
-struct sw_elfcache *sw_libstate_elfcache(struct sw_libstate *ls);
 
 /* Read LEN bytes of code or read-only data at runtime address ADDR: from the
  * local ELF file of the module that covers it when there is one, else from
@@ -54,14 +52,6 @@ bool sw_walker_frame_lazy(const struct sw_walker *w, const struct sw_frame *f);
  * link error.  For steppers whose rules need registers they cannot name in
  * advance (a CFI row that failed without them). */
 int sw_walker_fill_lazy(struct sw_walker *w, struct sw_frame *f);
-
-/* Whether CODE from a ProcessState read is a link failure (ends the walk)
- * rather than a fact about the frame (NOT_ME). */
-static inline bool
-sw_is_link_error(int code)
-{
-    return code == SW_ETIMEDOUT || code == SW_ECONN || code == SW_EEXITED || code == SW_ENOMEM;
-}
 
 /* Copy W's process error into W's message and return its code. */
 int sw_walker_fail_from_proc(struct sw_walker *w, int code);

@@ -5,6 +5,11 @@
  * bias; the dynamic linker at AT_BASE and the vDSO at AT_SYSINFO_EHDR when
  * the list lacks them); each module resolved to a local file under the
  * sysroot, except the vDSO, whose image is read from target memory.
+ *
+ * Threads: a library state is used by one thread at a time (its walker's).
+ * The files it reads -- each with its symbols, call frame information and
+ * DWARF -- are kept in a module cache, which several library states may
+ * share from as many threads at once (sw_libstate_config.modcache).
  */
 #ifndef RSPWALK_LIBSTATE_H
 #define RSPWALK_LIBSTATE_H
@@ -18,6 +23,8 @@ extern "C" {
 struct sw_proc;
 struct sw_libstate;
 struct sw_elf;
+struct sw_module;
+struct sw_modcache;
 
 /* One loaded module (StackwalkerAPI's LibAddrPair, grown). */
 struct sw_lib {
@@ -35,6 +42,10 @@ struct sw_lib {
      * ELF cache, valid until the library state is freed. */
     const uint8_t *image;
     size_t image_len;
+    /* The file as walks use it: its CFI and DWARF, opened on first use
+     * (libstate/module.h).  Borrowed from the module cache; NULL if no
+     * local file. */
+    struct sw_module *module;
 };
 
 struct sw_libstate_config {
@@ -52,7 +63,26 @@ struct sw_libstate_config {
      * through the ProcessState's read_file when it offers one.  NULL:
      * $XDG_CACHE_HOME/rspwalk, else $HOME/.cache/rspwalk; "": never fetch. */
     const char *cache_dir;
+    /* OPTIONAL: the module cache to read local files through, shared with
+     * other library states (this one takes a reference of its own: the
+     * caller may free its own at once).  Its debug and cache directories
+     * apply: DEBUG_DIR is not used, CACHE_DIR only for fetching.  NULL: a
+     * cache of this library state's own, from DEBUG_DIR and CACHE_DIR. */
+    struct sw_modcache *modcache;
 };
+
+/* A module cache: the local files walks read, each opened once with its
+ * symbols, call frame information and DWARF, for library states (and so
+ * walkers) to share -- one walker per target, each in a thread of its own,
+ * every file parsed once.  DEBUG_DIR and CACHE_DIR as sw_libstate_config's
+ * (here CACHE_DIR is where uncompressed copies of debug files are kept).
+ * May be used from several threads at once.  Returns 0, SW_EINVAL or
+ * SW_ENOMEM.  *OUT: the caller's reference, dropped with sw_modcache_free. */
+SW_API int sw_modcache_new(const char *debug_dir, const char *cache_dir, struct sw_modcache **out);
+
+/* Drop a reference to MC: it is freed with the last one (the library states
+ * given it hold one each).  NULL is a no-op. */
+SW_API void sw_modcache_free(struct sw_modcache *mc);
 
 /* A new library state over P (borrowed: must outlive it).  Nothing is read
  * from the target until sw_libstate_refresh.  Returns 0, SW_ENOMEM.

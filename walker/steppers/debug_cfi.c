@@ -1,9 +1,9 @@
 /* walker/steppers/debug_cfi.c -- DebugStepper: callers from DWARF call frame information.
  *
  * Finds the module covering the frame's lookup PC, takes its CFI from the
- * module's ELF (sw_elf_cfi: .eh_frame, .debug_frame, the separate debug
+ * module (sw_module_cfi: .eh_frame, .debug_frame, the separate debug
  * file's .debug_frame; for the vDSO, which has no file, those of its image
- * read from target memory; opened once per file and walker) and applies the
+ * read from target memory; opened once per file of the module cache) and applies the
  * row there (debug_step.c).  Priority 0x10040: after the signal
  * handler stepper, before the frame-pointer one.
  */
@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "libstate/module.h"
 #include "walker/steppers/debug_internal.h"
 #include "walker/walker_internal.h"
 
@@ -39,11 +40,11 @@ debug_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_fr
     struct sw_frame f;
     sw_addr pc = sw_frame_lookup_pc(in);
 
-    if (sw_libstate_lib_at(sw_walker_libstate(w), pc, &lib) < 0 || lib->elf == NULL)
+    if (sw_libstate_lib_at(sw_walker_libstate(w), pc, &lib) < 0 || lib->module == NULL)
         return SW_GCF_NOT_ME;
-    /* The module's file (or image) keeps its CFI, opened at the first
+    /* The module keeps its file's (or image's) CFI, opened at the first
      * frame in it, or ahead, while a round trip was under way (libstate). */
-    if (sw_elf_cfi(lib->elf, p->arch->word_size, &cfi, &why) < 0) {
+    if (sw_module_cfi(lib->module, p->arch->word_size, &cfi, &why) < 0) {
         sw_walker_fail(w, SW_ENOMEM, "opening the CFI of %s for 0x%" PRIx64 ": out of memory",
                        debug_key(lib), pc);
         return SW_GCF_ERROR;

@@ -19,8 +19,8 @@
 #include <cmocka.h>
 
 #include "rspwalk/errors.h"
-#include "cfi/cfi.h"
 #include "elf/elf.h"
+#include "elf/image.h"
 
 #define LIBC       "/lib/x86_64-linux-gnu/libc.so.6"
 #define LIBM       "/lib/x86_64-linux-gnu/libm.so.6"
@@ -643,65 +643,6 @@ test_elf_vdso_image_from_memory_has_symbols(void **state)
     sw_elfcache_free(c);
 }
 
-/* A file's CFI is opened at the first sw_elf_cfi and kept by the sw_elf:
- * later calls get the same one; the vDSO's comes from its image. */
-static void
-test_elf_cfi_opened_once_and_kept_by_the_file_and_the_vdso_image(void **state)
-{
-    (void)state;
-    struct sw_elfcache *c = sw_elfcache_new(NULL);
-    struct sw_elf *e = open_ok(c, LIBC);
-    struct sw_cfi *a = NULL, *b = NULL;
-    const struct sw_errbuf *why = NULL;
-    struct sw_errbuf err = { 0 };
-    static struct sw_cfi_row row;
-    struct sw_elfsym s;
-
-    assert_int_equal(sw_elf_cfi(e, 8, &a, &why), 0);
-    assert_non_null(a);
-    assert_non_null(why);
-    assert_int_equal(sw_elf_cfi(e, 8, &b, &why), 0);
-    assert_ptr_equal(a, b);
-    assert_int_equal(sw_elf_symbol_by_name(e, "abort", &s), 0);
-    assert_int_equal(sw_cfi_row_at(a, s.value, &row, &err), 0);
-
-    const uint8_t *base = (const uint8_t *)getauxval(AT_SYSINFO_EHDR);
-    if (base != NULL) {
-        const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
-        const Elf64_Phdr *ph = (const Elf64_Phdr *)(base + eh->e_phoff);
-        size_t len = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
-        for (int i = 0; i < eh->e_phnum; i++)
-            if (ph[i].p_type == PT_LOAD && ph[i].p_offset + ph[i].p_filesz > len)
-                len = ph[i].p_offset + ph[i].p_filesz;
-        struct sw_elf *v = NULL;
-        assert_int_equal(sw_elfcache_open_mem(c, "[vdso]", base, len, &v, &err), 0);
-        assert_int_equal(sw_elf_cfi(v, 8, &a, &why), 0);
-        assert_non_null(a);
-        assert_int_equal(sw_elf_symbol_by_name(v, "__vdso_clock_gettime", &s), 0);
-        assert_int_equal(sw_cfi_row_at(a, s.value, &row, &err), 0);
-    }
-    sw_elfcache_free(c);
-}
-
-/* An image without frame sections has no CFI: no error, a reason naming
- * it, and the answer is kept (not looked for again). */
-static void
-test_elf_cfi_of_a_file_without_any_is_null_with_the_reason_kept(void **state)
-{
-    struct built *bt = *state;
-    struct sw_cfi *a = (struct sw_cfi *)1;
-    const struct sw_errbuf *why = NULL, *again = NULL;
-
-    assert_int_equal(sw_elf_cfi(bt->elf, 8, &a, &why), 0);
-    assert_null(a);
-    assert_non_null(why);
-    assert_non_null(strstr(why->msg, "built"));
-    a = (struct sw_cfi *)1;
-    assert_int_equal(sw_elf_cfi(bt->elf, 8, &a, &again), 0);
-    assert_null(a);
-    assert_ptr_equal(why, again);
-}
-
 /* The PT_INTERP string of this program, from its loaded program headers. */
 static int
 interp_cb(struct dl_phdr_info *info, size_t size, void *arg)
@@ -1047,7 +988,6 @@ main(void)
         cmocka_unit_test(test_elf_read_returns_file_bytes_and_emem_past_them),
         cmocka_unit_test(test_elf_header_facts_of_built_image),
         cmocka_unit_test(test_elf_memory_image_bytes_are_the_cache_copy),
-        cmocka_unit_test(test_elf_cfi_of_a_file_without_any_is_null_with_the_reason_kept),
     };
     const struct CMUnitTest files[] = {
         cmocka_unit_test(test_elf_libc_dynsym_symbol_found_by_name_and_address),
@@ -1059,7 +999,6 @@ main(void)
         cmocka_unit_test(test_elf_self_code_bytes_match_memory_and_bss_is_emem),
         cmocka_unit_test(test_elf_same_path_opens_once),
         cmocka_unit_test(test_elf_vdso_image_from_memory_has_symbols),
-        cmocka_unit_test(test_elf_cfi_opened_once_and_kept_by_the_file_and_the_vdso_image),
         cmocka_unit_test(test_elf_interp_of_this_program_is_its_pt_interp_and_libm_has_none),
         cmocka_unit_test(test_elf_loader_entry_named_start_by_label_in_debug_file),
         cmocka_unit_test(test_elf_lookup_finds_only_opened_files_and_file_has_no_image),

@@ -22,6 +22,7 @@
 #include "rspwalk/rspwalk.h"
 #include "tests/tools/fake_proc.h"
 #include "elf/elf.h"
+#include "elf/image.h"
 #include "libstate/fetch.h"
 #include "walker/walker_internal.h"
 
@@ -1241,14 +1242,14 @@ test_libstate_fetch_build_id_of_image_reads_the_note(void **state)
     fclose(fp);
     const uint8_t *id;
     size_t len, need;
-    assert_int_equal(sw_fetch_build_id_of_image(head, got, &id, &len, &need), 0);
+    assert_int_equal(sw_elf_image_build_id(head, got, &id, &len, &need), 0);
     assert_int_equal(len, 20);
     /* Truncated to the ELF header: no id yet, and how much would settle it. */
-    assert_int_equal(sw_fetch_build_id_of_image(head, 64, &id, &len, &need), 0);
+    assert_int_equal(sw_elf_image_build_id(head, 64, &id, &len, &need), 0);
     assert_int_equal(len, 0);
     assert_true(need > 64);
     assert_int_equal(
-        sw_fetch_build_id_of_image((const uint8_t *)"not an ELF file!", 16, &id, &len, &need),
+        sw_elf_image_build_id((const uint8_t *)"not an ELF file!", 16, &id, &len, &need),
         SW_EBADELF);
 }
 

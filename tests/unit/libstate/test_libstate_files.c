@@ -22,6 +22,7 @@
 #include "rspwalk/rspwalk.h"
 #include "tests/tools/fake_proc.h"
 #include "elf/elf.h"
+#include "elf/image.h"
 #include "libstate/fetch.h"
 
 #define LIBC      "/lib/x86_64-linux-gnu/libc.so.6"
@@ -280,16 +281,16 @@ test_files_build_id_note_found_after_an_8_aligned_note(void **state)
     const uint8_t *id, *note;
     size_t id_len, note_len;
     sw_addr vaddr;
-    assert_int_equal(sw_fetch_build_id_of_image(img, len, &id, &id_len, NULL), 0);
+    assert_int_equal(sw_elf_image_build_id(img, len, &id, &id_len, NULL), 0);
     assert_int_equal(id_len, 20);
     assert_int_equal(id[0], 0xa0);
-    assert_int_equal(sw_fetch_build_id_note(img, len, &vaddr, &note, &note_len), 0);
+    assert_int_equal(sw_elf_image_build_id_note(img, len, &vaddr, &note, &note_len), 0);
     assert_int_equal(vaddr, 0x400000 + NOTE_OFF + 32);
     assert_ptr_equal(note, img + NOTE_OFF + 32);
     assert_int_equal(note_len, 36);
     /* Without the build-id note: none. */
     img[NOTE_OFF + 32 + 8] = 1;
-    assert_int_equal(sw_fetch_build_id_note(img, len, &vaddr, &note, &note_len), SW_ENOENT);
+    assert_int_equal(sw_elf_image_build_id_note(img, len, &vaddr, &note, &note_len), SW_ENOENT);
 }
 
 /* ---- the library path (gdb's solib-search-path) -------------------------- */

@@ -1,7 +1,7 @@
 # rspwalk -- one non-recursive Makefile.  `make help` lists the targets.
 #
 # Out-of-tree builds: build/release (default), build/asan (ASan+UBSan, unit
-# tests), build/fuzz (clang libFuzzer).  Sources are found by folder, so a new
+# tests), build/tsan (ThreadSanitizer, the threads test), build/fuzz (clang libFuzzer).  Sources are found by folder, so a new
 # .c file in a module folder is built without touching this file.
 
 .DEFAULT_GOAL := all
@@ -94,6 +94,7 @@ endef
 
 $(eval $(call config,release,$(CC),$(OPT) -fPIC -fvisibility=hidden -DSW_TESTING,))
 $(eval $(call config,asan,$(CC),-O1 -g $(SAN) -DSW_TESTING,$(SAN)))
+$(eval $(call config,tsan,$(CC),-O1 -g -fsanitize=thread -DSW_TESTING,-fsanitize=thread))
 $(eval $(call config,fuzz,$(CLANG),-O1 -g -fsanitize=fuzzer-no-link,address,undefined -DSW_TESTING,))
 
 # The shared library carries only the public API (visibility=hidden elsewhere).
@@ -103,6 +104,15 @@ build/release/librspwalk.so: $(release_LIB_OBJS)
 
 UNIT_BINS := $(addprefix build/release/tests/,$(UNIT_NAMES))
 ASAN_BINS := $(addprefix build/asan/tests/,$(UNIT_NAMES))
+
+# Walkers of several targets in as many threads over one module cache (tests/thread/run).
+build/tsan/thread/%: tests/thread/%.c build/tsan/librspwalk.a
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD[tsan] $@")
+	$(Q)$(CC) $(tsan_CFLAGS) -o $@ $< build/tsan/librspwalk.a $(LIBS) $(tsan_LDFLAGS)
+TSAN_FIXTURES := $(addprefix build/fixtures/x86_64/,chain-s0-O0-dyn chain-s1-O0-dyn \
+                   threads-s0-O0-dyn threads-s1-O0-dyn recurse-s0-O0-dyn chain-s0-O0-static \
+                   chain-s0-O2-dyn tail-s0-O2-dyn)
 
 build/fuzz/%: tests/fuzz/%.c build/fuzz/librspwalk.a
 	@mkdir -p $(@D)
@@ -116,7 +126,7 @@ FUZZ_BINS := $(addprefix build/fuzz/,$(FUZZ_NAMES))
 # Keep intermediate files (test data ELFs, objects) between runs.
 .SECONDARY:
 
-.PHONY: all lib cli check check-unit check-asan check-fuzz fuzz check-integration \
+.PHONY: all lib cli check check-unit check-asan check-tsan check-fuzz fuzz check-integration \
         check-valgrind check-docs check-headers check-symbols check-layers format format-check fixtures install \
         uninstall demo bench comparison clean help deps
 
@@ -137,6 +147,10 @@ check-unit: $(UNIT_BINS)
 
 check-asan: $(ASAN_BINS)
 	$(Q)ASAN_OPTIONS=detect_leaks=1 tests/run-units build/asan/tests $(UNIT_NAMES)
+
+# Not in `check` yet: 8 gdbservers and a ThreadSanitizer build.
+check-tsan: build/tsan/thread/walk8 $(TSAN_FIXTURES)
+	$(Q)tests/thread/run build/tsan/thread/walk8 $(TSAN_FIXTURES)
 
 FUZZ_SECONDS ?= 10
 check-fuzz: $(FUZZ_BINS)
@@ -249,6 +263,7 @@ help:
 	@echo "  check-layers       includes and calls follow scripts/layers.txt; no circle of files"
 	@echo "  check-unit         cmocka unit tests, release build"
 	@echo "  check-asan         the same unit tests under ASan+UBSan"
+	@echo "  check-tsan         8 walkers in 8 threads over one module cache, under TSan"
 	@echo "  check-fuzz         each libFuzzer target for FUZZ_SECONDS (10)"
 	@echo "  check-integration  walks under real gdbserver against gdb-multiarch's backtrace"
 	@echo "  check-docs         docs/examples built and run against gdbserver"

@@ -156,7 +156,8 @@ sw_walker_new(struct sw_proc *proc, const struct sw_walker_config *cfg, struct s
                                        .exe = cfg->exe,
                                        .debug_dir = cfg->debug_dir,
                                        .lib_path = cfg->lib_path,
-                                       .cache_dir = cfg->cache_dir };
+                                       .cache_dir = cfg->cache_dir,
+                                       .modcache = cfg->modcache };
     rc = sw_libstate_new(proc, &lcfg, &w->libs);
     if (rc < 0) {
         sw_fail(err, rc, "creating the library state: %s", sw_strerror(rc));

@@ -22,6 +22,7 @@ struct sw_libstate;
 struct sw_symlookup;
 struct sw_symbol;
 struct sw_elfcache;
+struct sw_modcache;
 
 /* Why a walk stopped. */
 enum sw_walk_end {
@@ -58,6 +59,10 @@ struct sw_walker_config {
     /* Files read from the target, kept by build-id (sw_libstate_config's
      * cache_dir: NULL the XDG default, "" never fetch). */
     const char *cache_dir;
+    /* OPTIONAL: sw_libstate_config's modcache: local files, their CFI and
+     * DWARF shared with other walkers, which may walk in other threads at
+     * the same time.  NULL: a cache of this walker's own. */
+    struct sw_modcache *modcache;
 };
 
 /* A walker over PROC, which it takes over (freed by sw_walker_free, also on

@@ -557,7 +557,7 @@ check_pending(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib 
 
 /* The dynamic linker when the target's list lacks it: gdbserver's
  * libraries-svr4 is empty at a dynamic program's entry point, where the PC
- * is in ld.so's _start (notes/rsp.md 2.9).  Like gdb (solib-svr4.c,
+ * is in ld.so's _start.  Like gdb (solib-svr4.c,
  * enable_break), take its path from the executable's PT_INTERP and its load
  * address from AT_BASE; bias = AT_BASE - its lowest PT_LOAD address.
  * Appends to LIBS[*N] (room for it is the caller's).  Returns 0 or SW_ENOMEM. */

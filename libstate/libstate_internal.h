@@ -1,7 +1,7 @@
 /* libstate/libstate_internal.h -- the library list read from the dynamic
  * linker's own data, for stubs that offer no list (QEMU user mode).
  *
- * Included only by walker/ files and their tests.  Not the LibraryState
+ * Included only by libstate/ files and their tests.  Not the LibraryState
  * itself (rspwalk/libstate.h): this only produces the module list it places.
  */
 #ifndef RSPWALK_LIBSTATE_INTERNAL_H

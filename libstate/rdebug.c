@@ -1,6 +1,6 @@
 /* libstate/rdebug.c -- the dynamic linker's link map, read from target memory.
  *
- * For stubs without qXfer:libraries-svr4 (QEMU user mode, notes/rsp.md 2.9):
+ * For stubs without qXfer:libraries-svr4 (QEMU user mode offers no library list):
  * DT_DEBUG in the executable's dynamic section -> struct r_debug -> the
  * link_map chain, with plain memory reads, as gdb's solib-svr4.c does.  Not
  * the LibraryState: it only produces the list libstate.c places.

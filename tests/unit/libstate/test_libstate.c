@@ -24,7 +24,7 @@
 #include "elf/elf.h"
 #include "elf/image.h"
 #include "libstate/fetch.h"
-#include "walker/walker_internal.h"
+#include "libstate/module.h"
 
 #define LIBC         "/lib/x86_64-linux-gnu/libc.so.6"
 #define LIBM         "/lib/x86_64-linux-gnu/libm.so.6"
@@ -551,6 +551,39 @@ test_libstate_elf_cache_kept_across_refreshes(void **state)
     assert_int_equal(sw_libstate_refresh(ls), 0);
     assert_ptr_equal(find_lib(ls, LIBC)->elf, first);
     assert_non_null(sw_libstate_elfcache(ls));
+}
+
+/* Two library states given one module cache read each file once: the same
+ * sw_elf and module for the same file, each placed at its own bias; the
+ * cache outlives its creator's reference while they hold theirs. */
+static void
+test_libstate_shared_module_cache_gives_one_module_per_file(void **state)
+{
+    struct fixture *f = *state;
+    struct sw_proc *other = fake_proc_new(&arch_x86_64);
+    struct sw_modcache *mc = NULL;
+    struct sw_libstate *b = NULL;
+
+    assert_non_null(other);
+    assert_int_equal(sw_modcache_new(NULL, "", &mc), 0);
+    fake_proc_add_module(f->proc, LIBC, LIBC_BIAS);
+    fake_proc_add_module(other, LIBC, LIBC_BIAS + 0x100000);
+    struct sw_libstate_config cfg = { .cache_dir = "", .modcache = mc };
+    struct sw_libstate *a = new_ls(f, &cfg);
+    assert_int_equal(sw_libstate_new(other, &cfg, &b), 0);
+    sw_modcache_free(mc); /* the library states keep it */
+
+    assert_int_equal(sw_libstate_refresh(a), 0);
+    assert_int_equal(sw_libstate_refresh(b), 0);
+    const struct sw_lib *la = find_lib(a, LIBC), *lb = find_lib(b, LIBC);
+    assert_non_null(la->module);
+    assert_ptr_equal(la->module, lb->module);
+    assert_ptr_equal(la->elf, lb->elf);
+    assert_ptr_equal(sw_module_elf(la->module), la->elf);
+    assert_int_equal(lb->bias - la->bias, 0x100000);
+    assert_ptr_equal(sw_libstate_elfcache(a), sw_libstate_elfcache(b));
+    sw_libstate_free(b);
+    sw_proc_free(other);
 }
 
 /* ---- change notification ------------------------------------------------- */
@@ -1276,6 +1309,7 @@ main(void)
         T(test_libstate_vdso_listed_as_vdso_without_path),
         T(test_libstate_empty_module_name_skipped),
         T(test_libstate_elf_cache_kept_across_refreshes),
+        T(test_libstate_shared_module_cache_gives_one_module_per_file),
         T(test_libstate_change_cb_reports_loads_then_only_differences),
         T(test_libstate_same_library_at_new_address_is_unload_and_load),
         T(test_libstate_failed_refresh_keeps_previous_list),

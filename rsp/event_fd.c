@@ -5,10 +5,12 @@
  * right after OK), which then waits in the session's buffer while poll()
  * on the socket blocks.  So the descriptor handed out is an epoll set of
  * the link's descriptor and an eventfd that the session keeps readable
- * while it holds anything unread (rsp_event_fd_update after every read of
- * the link and every stop handed out).  Linux only, as the rest.
+ * while it holds anything unread: made on first use, when it installs the
+ * exchange's changed hook, which the exchange calls after every read of the
+ * link and every stop handed out (non-stop mode calls it too, through
+ * rsp_exchange_changed).  Linux only, as the rest.
  */
-#include "rsp/rsp_internal.h"
+#include "rsp/event_fd.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -17,28 +19,32 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-void
-rsp_event_fd_update(struct rsp_session *s)
+/* The exchange's changed hook (ARG is the session): the eventfd readable
+ * while the exchange holds bytes or a stop not handed out, or non-stop mode
+ * holds stops rsp_wait_stop has not returned. */
+static void
+event_fd_update(void *arg)
 {
-    if (s->ev_fd < 0)
+    struct rsp_session *s = arg;
+    if (s->ev.ev_fd < 0)
         return;
-    bool ready = s->rpos < s->rlen || s->has_pending || s->nevents > 0 || s->ns_ack_due;
-    if (ready == s->ev_ready)
+    bool ready = rsp_exchange_unread(&s->x) || rsp_stops_pending(s) > 0;
+    if (ready == s->ev.ready)
         return;
     uint64_t v = 1;
-    ssize_t n = ready ? write(s->ev_fd, &v, sizeof v) : read(s->ev_fd, &v, sizeof v);
+    ssize_t n = ready ? write(s->ev.ev_fd, &v, sizeof v) : read(s->ev.ev_fd, &v, sizeof v);
     if (n == (ssize_t)sizeof v || (!ready && n < 0 && errno == EAGAIN))
-        s->ev_ready = ready;
+        s->ev.ready = ready;
 }
 
 void
 rsp_event_fd_close(struct rsp_session *s)
 {
-    if (s->ep_fd >= 0)
-        close(s->ep_fd);
-    if (s->ev_fd >= 0)
-        close(s->ev_fd);
-    s->ep_fd = s->ev_fd = -1;
+    if (s->ev.ep_fd >= 0)
+        close(s->ev.ep_fd);
+    if (s->ev.ev_fd >= 0)
+        close(s->ev.ev_fd);
+    s->ev.ep_fd = s->ev.ev_fd = -1;
 }
 
 int
@@ -46,8 +52,8 @@ rsp_session_event_fd(struct rsp_session *s)
 {
     if (s == NULL)
         return -1;
-    if (s->ep_fd >= 0)
-        return s->ep_fd;
+    if (s->ev.ep_fd >= 0)
+        return s->ev.ep_fd;
     int ev = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     int ep = epoll_create1(EPOLL_CLOEXEC);
     struct epoll_event e = { .events = EPOLLIN };
@@ -72,9 +78,11 @@ rsp_session_event_fd(struct rsp_session *s)
         sw_fail(&s->err, SW_EIO, "the event descriptor: %s: %s", what, strerror(saved));
         return -1;
     }
-    s->ev_fd = ev;
-    s->ep_fd = ep;
-    s->ev_ready = false;
-    rsp_event_fd_update(s);
+    s->ev.ev_fd = ev;
+    s->ev.ep_fd = ep;
+    s->ev.ready = false;
+    s->x.hooks.changed = event_fd_update;
+    s->x.hooks.arg = s;
+    event_fd_update(s);
     return ep;
 }

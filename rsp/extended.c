@@ -7,17 +7,21 @@
  * multiprocess ids every thread is "pPID.TID", and 'm' reads through the
  * process of the Hg thread (§2.6).  Not the walker set: compose/walker_set.c.
  */
-#include "rsp/rsp_internal.h"
+#include "rsp/session.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rsp/nonstop.h"
+#include "rsp/threads.h"
+#include "rsp/xfer.h"
+
 int
 rsp_extended_mode(struct rsp_session *s)
 {
     struct rsp_reply r;
-    int rc = rsp_request(s, RSP_PKT_EXTENDED, "!", 1, &r);
+    int rc = rsp_request(&s->x, RSP_PKT_EXTENDED, "!", 1, &r);
     if (rc == SW_EUNSUP)
         return sw_fail(&s->err, SW_EUNSUP, "'!': the stub has no extended mode (empty reply)");
     if (rc < 0)
@@ -46,7 +50,7 @@ take_new_process(struct rsp_session *s, const struct rsp_reply *r, const char *w
     s->has_stop = true;
     if (out != NULL)
         *out = st;
-    if (s->tdesc == NULL && s->feat[RSP_FEAT_XFER_FEATURES] && (rc = rsp_tdesc_fetch(s)) < 0)
+    if (s->tdesc == NULL && s->x.feat[RSP_FEAT_XFER_FEATURES] && (rc = rsp_tdesc_fetch(s)) < 0)
         return sw_err_prefix(&s->err, "%s: ", what);
     return 0;
 }
@@ -64,7 +68,7 @@ rsp_attach(struct rsp_session *s, int64_t pid, struct rsp_stop *out)
                        "session without non_stop)",
                        (long long)pid);
     snprintf(what, sizeof what, "vAttach;%llx", (unsigned long long)pid);
-    int rc = rsp_requestf(s, RSP_PKT_VATTACH, &r, "%s", what);
+    int rc = rsp_requestf(&s->x, RSP_PKT_VATTACH, &r, "%s", what);
     if (rc == SW_EUNSUP)
         return sw_fail(&s->err, SW_EUNSUP,
                        "attaching to process %lld: '%s' not supported (is the stub in extended "
@@ -107,7 +111,7 @@ rsp_run(struct rsp_session *s, const char *const *argv, size_t argc, struct rsp_
         sw_buf_fini(&b);
         return sw_fail(&s->err, SW_ENOMEM, "%s: out of memory", what);
     }
-    rc = rsp_request(s, RSP_PKT_VRUN, b.data, b.len, &r);
+    rc = rsp_request(&s->x, RSP_PKT_VRUN, b.data, b.len, &r);
     sw_buf_fini(&b);
     if (rc == SW_EUNSUP)
         return sw_fail(&s->err, SW_EUNSUP,
@@ -126,10 +130,10 @@ rsp_detach_pid(struct rsp_session *s, int64_t pid)
 {
     struct rsp_reply r;
     int rc;
-    if (s->feat[RSP_FEAT_MULTIPROCESS] && pid > 0)
-        rc = rsp_requestf(s, RSP_PKT_DETACH, &r, "D;%llx", (unsigned long long)pid);
+    if (s->x.feat[RSP_FEAT_MULTIPROCESS] && pid > 0)
+        rc = rsp_requestf(&s->x, RSP_PKT_DETACH, &r, "D;%llx", (unsigned long long)pid);
     else
-        rc = rsp_request(s, RSP_PKT_DETACH, "D", 1, &r);
+        rc = rsp_request(&s->x, RSP_PKT_DETACH, "D", 1, &r);
     if (rc < 0)
         return sw_err_prefix(&s->err, "detaching from process %lld: ", (long long)pid);
     rsp_caches_drop(s);

@@ -1,8 +1,7 @@
 /* rsp/nonstop.c -- non-stop mode: %Stop notifications, vStopped, vCont;t, stopped threads.
  *
- * notes/rsp.md §1.5 and the GDB manual ("Remote Non-Stop", "Notification
- * Packets"): after QNonStop:1 a vCont is answered OK at once and resumes or
- * stops only the threads it names; each stop or exit comes later as
+ * The GDB manual ("Remote Non-Stop", "Notification Packets"): after QNonStop:1 a vCont is answered
+ * OK at once and resumes or stops only the threads it names; each stop or exit comes later as
  * "%Stop:<stop reply>".  We acknowledge it with vStopped, which the stub
  * answers with the next stop it has queued, or OK when none is left; it
  * sends no other %Stop before that OK.  '?' reports every stopped thread the
@@ -12,17 +11,21 @@
  * (signal 0); 'g' of a running thread answers all 'x' (no error), 'm' reads
  * while threads run; closing the link keeps each thread as it is.
  *
- * The session keeps the stops taken in but not yet returned by rsp_wait_stop
- * (events, oldest first) and the threads known stopped.  A %Stop that comes
- * while we wait for another reply is queued by session.c (rsp_ns_notified)
- * and acknowledged at the next rsp_wait_stop, never in the middle of a
- * request.  Not the all-stop protocol: rsp/stop.c.
+ * A plug-in of the session: rsp_ns_enter installs the exchange's notify
+ * hook, so a %Stop that comes while we wait for another reply is queued
+ * (s->ns: the stops taken in but not yet returned by rsp_wait_stop, oldest
+ * first, and the threads known stopped) and acknowledged at the next
+ * rsp_wait_stop, never in the middle of a request.  rsp/run.c hands its
+ * entries over to the halves here in non-stop mode.  Not the all-stop
+ * protocol: rsp/run.c.
  */
-#include "rsp/rsp_internal.h"
+#include "rsp/nonstop.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "rsp/threads.h"
 
 /* Bound on the stops one vStopped drain may bring (a runaway stub). */
 #define NS_MAX_EVENTS 65536
@@ -36,20 +39,20 @@ same_thread(struct rsp_thread_id a, struct rsp_thread_id b)
 static void
 mark_stopped(struct rsp_session *s, struct rsp_thread_id id)
 {
-    for (size_t i = 0; i < s->nstopped; i++)
-        if (same_thread(s->stopped[i], id)) {
-            s->stopped[i] = id;
+    for (size_t i = 0; i < s->ns.nstopped; i++)
+        if (same_thread(s->ns.stopped[i], id)) {
+            s->ns.stopped[i] = id;
             return;
         }
-    if (s->nstopped == s->capstopped) {
-        size_t cap = s->capstopped ? s->capstopped * 2 : 16;
-        struct rsp_thread_id *n = sw_realloc(s->stopped, cap * sizeof *n);
+    if (s->ns.nstopped == s->ns.capstopped) {
+        size_t cap = s->ns.capstopped ? s->ns.capstopped * 2 : 16;
+        struct rsp_thread_id *n = sw_realloc(s->ns.stopped, cap * sizeof *n);
         if (n == NULL)
             return; /* unknown then: reads of it are refused, never wrong */
-        s->stopped = n;
-        s->capstopped = cap;
+        s->ns.stopped = n;
+        s->ns.capstopped = cap;
     }
-    s->stopped[s->nstopped++] = id;
+    s->ns.stopped[s->ns.nstopped++] = id;
 }
 
 /* Forget the stopped threads ID names: one thread, every thread of a
@@ -58,14 +61,14 @@ static void
 mark_running(struct rsp_session *s, struct rsp_thread_id id)
 {
     size_t k = 0;
-    for (size_t i = 0; i < s->nstopped; i++) {
-        struct rsp_thread_id t = s->stopped[i];
+    for (size_t i = 0; i < s->ns.nstopped; i++) {
+        struct rsp_thread_id t = s->ns.stopped[i];
         bool hit =
             id.tid == -1 ? (id.pid == 0 || id.pid == -1 || t.pid == id.pid) : same_thread(t, id);
         if (!hit)
-            s->stopped[k++] = t;
+            s->ns.stopped[k++] = t;
     }
-    s->nstopped = k;
+    s->ns.nstopped = k;
 }
 
 /* What stop ST says about the threads. */
@@ -90,25 +93,28 @@ note_stop(struct rsp_session *s, const struct rsp_stop *st)
 static int
 push_event(struct rsp_session *s, const struct rsp_stop *st)
 {
-    if (s->nevents == s->capevents) {
-        size_t cap = s->capevents ? s->capevents * 2 : 8;
+    if (s->ns.nevents == s->ns.capevents) {
+        size_t cap = s->ns.capevents ? s->ns.capevents * 2 : 8;
         if (cap > NS_MAX_EVENTS)
             return sw_fail(&s->err, SW_EPROTO, "non-stop: more than %d stops queued",
                            NS_MAX_EVENTS);
-        struct rsp_stop *n = sw_realloc(s->events, cap * sizeof *n);
+        struct rsp_stop *n = sw_realloc(s->ns.events, cap * sizeof *n);
         if (n == NULL)
             return sw_fail(&s->err, SW_ENOMEM, "non-stop: queueing a stop: out of memory");
-        s->events = n;
-        s->capevents = cap;
+        s->ns.events = n;
+        s->ns.capevents = cap;
     }
-    s->events[s->nevents++] = *st;
+    s->ns.events[s->ns.nevents++] = *st;
     note_stop(s, st);
     return 0;
 }
 
-bool
-rsp_ns_notified(struct rsp_session *s, const uint8_t *p, size_t len)
+/* The exchange's notify hook: notification P of LEN bytes arrived (ARG is
+ * the session); true when it was a Stop, now queued. */
+static bool
+ns_notified(void *arg, const uint8_t *p, size_t len)
 {
+    struct rsp_session *s = arg;
     struct rsp_stop st;
     struct sw_errbuf ignored;
     if (len < 5 || memcmp(p, "Stop:", 5) != 0)
@@ -117,7 +123,7 @@ rsp_ns_notified(struct rsp_session *s, const uint8_t *p, size_t len)
      * follows still fetches what the stub queued after it. */
     if (rsp_stop_parse((const char *)p + 5, len - 5, &st, &ignored) == 0)
         (void)push_event(s, &st);
-    s->ns_ack_due = true;
+    s->ns.ack_due = true;
     return true;
 }
 
@@ -125,15 +131,15 @@ rsp_ns_notified(struct rsp_session *s, const uint8_t *p, size_t len)
 static int
 drain(struct rsp_session *s)
 {
-    while (s->ns_ack_due) {
+    while (s->ns.ack_due) {
         struct rsp_reply r;
         struct rsp_stop st;
-        int rc = rsp_request(s, RSP_PKT_VSTOPPED, "vStopped", 8, &r);
+        int rc = rsp_request(&s->x, RSP_PKT_VSTOPPED, "vStopped", 8, &r);
         s->hg_valid = false; /* gdbserver's general thread may have moved */
         if (rc < 0)
             return rc;
         if (r.len == 2 && memcmp(r.p, "OK", 2) == 0) {
-            s->ns_ack_due = false;
+            s->ns.ack_due = false;
             break;
         }
         if ((rc = rsp_stop_parse(r.p, r.len, &st, &s->err)) < 0)
@@ -148,7 +154,7 @@ int
 rsp_ns_enter(struct rsp_session *s)
 {
     struct rsp_reply r;
-    int rc = rsp_request(s, RSP_PKT_NON_STOP, "QNonStop:1", 10, &r);
+    int rc = rsp_request(&s->x, RSP_PKT_NON_STOP, "QNonStop:1", 10, &r);
     if (rc == SW_EUNSUP || rc == SW_ESTUB)
         return 0; /* stays all-stop; rsp_non_stop says so */
     if (rc < 0)
@@ -157,6 +163,8 @@ rsp_ns_enter(struct rsp_session *s)
         return sw_fail(&s->err, SW_EPROTO, "reply to 'QNonStop:1': expected OK, got '%.*s'",
                        (int)(r.len > 40 ? 40 : r.len), r.p);
     s->nonstop = true;
+    s->x.hooks.notify = ns_notified;
+    s->x.hooks.arg = s;
     return 0;
 }
 
@@ -166,7 +174,7 @@ rsp_ns_query_stop(struct rsp_session *s, struct rsp_stop *out)
     struct rsp_reply r;
     struct rsp_stop st;
     bool first = true;
-    int rc = rsp_request(s, RSP_PKT_HALT_REASON, "?", 1, &r);
+    int rc = rsp_request(&s->x, RSP_PKT_HALT_REASON, "?", 1, &r);
     memset(out, 0, sizeof *out);
     out->core = -1;
     while (rc == 0 && !(r.len == 2 && memcmp(r.p, "OK", 2) == 0)) {
@@ -179,7 +187,7 @@ rsp_ns_query_stop(struct rsp_session *s, struct rsp_stop *out)
             *out = st;
             first = false;
         }
-        rc = rsp_request(s, RSP_PKT_VSTOPPED, "vStopped", 8, &r);
+        rc = rsp_request(&s->x, RSP_PKT_VSTOPPED, "vStopped", 8, &r);
     }
     if (rc < 0)
         return rc;
@@ -209,11 +217,11 @@ rsp_ns_wait(struct rsp_session *s, int timeout_ms, struct rsp_stop *out)
         int rc = drain(s);
         if (rc < 0)
             return rc;
-        if (s->nevents > 0) {
-            *out = s->events[0];
-            memmove(s->events, s->events + 1, (s->nevents - 1) * sizeof *s->events);
-            s->nevents--;
-            rsp_event_fd_update(s);
+        if (s->ns.nevents > 0) {
+            *out = s->ns.events[0];
+            memmove(s->ns.events, s->ns.events + 1, (s->ns.nevents - 1) * sizeof *s->ns.events);
+            s->ns.nevents--;
+            rsp_exchange_changed(&s->x);
             rsp_caches_drop(s);
             s->last_stop = *out;
             s->has_stop = true;
@@ -224,7 +232,7 @@ rsp_ns_wait(struct rsp_session *s, int timeout_ms, struct rsp_stop *out)
             return sw_fail(&s->err, SW_ETIMEDOUT,
                            "waiting for a stop notification: none within %d ms", timeout_ms);
         int left = timeout_ms > 0 ? (int)((deadline - now + 999) / 1000) : 0;
-        if ((rc = rsp_recv_notify(s, left)) == SW_ETIMEDOUT && timeout_ms == 0)
+        if ((rc = rsp_recv_notify(&s->x, left)) == SW_ETIMEDOUT && timeout_ms == 0)
             return sw_fail(&s->err, SW_ETIMEDOUT, "waiting for a stop notification: none yet");
         if (rc == SW_ETIMEDOUT)
             return sw_fail(&s->err, SW_ETIMEDOUT,
@@ -239,7 +247,7 @@ rsp_ns_resume(struct rsp_session *s, const char *pkt, size_t len, struct rsp_thr
               bool only_one)
 {
     struct rsp_reply r;
-    int rc = rsp_request(s, RSP_PKT_VCONT, pkt, len, &r);
+    int rc = rsp_request(&s->x, RSP_PKT_VCONT, pkt, len, &r);
     if (rc < 0)
         return rc;
     if (r.len != 2 || memcmp(r.p, "OK", 2) != 0)
@@ -261,11 +269,11 @@ rsp_ns_forget(struct rsp_session *s, int64_t pid)
 void
 rsp_ns_fini(struct rsp_session *s)
 {
-    sw_free(s->events);
-    sw_free(s->stopped);
-    s->events = NULL;
-    s->stopped = NULL;
-    s->nevents = s->capevents = s->nstopped = s->capstopped = 0;
+    sw_free(s->ns.events);
+    sw_free(s->ns.stopped);
+    s->ns.events = NULL;
+    s->ns.stopped = NULL;
+    s->ns.nevents = s->ns.capevents = s->ns.nstopped = s->ns.capstopped = 0;
 }
 
 /* ---- public ------------------------------------------------------------- */
@@ -287,7 +295,7 @@ rsp_stop_thread(struct rsp_session *s, struct rsp_thread_id id)
                        "stops, and it stops every thread)");
     rsp_thread_id_format(s, id, tid, sizeof tid);
     int n = snprintf(buf, sizeof buf, "vCont;t:%s", tid);
-    int rc = rsp_request(s, RSP_PKT_VCONT, buf, (size_t)n, &r);
+    int rc = rsp_request(&s->x, RSP_PKT_VCONT, buf, (size_t)n, &r);
     if (rc < 0)
         return rc;
     if (r.len != 2 || memcmp(r.p, "OK", 2) != 0)
@@ -301,8 +309,8 @@ rsp_thread_stopped(const struct rsp_session *s, struct rsp_thread_id id)
 {
     if (!s->nonstop)
         return s->has_stop && s->last_stop.kind == RSP_STOP_SIGNAL;
-    for (size_t i = 0; i < s->nstopped; i++)
-        if (same_thread(s->stopped[i], id))
+    for (size_t i = 0; i < s->ns.nstopped; i++)
+        if (same_thread(s->ns.stopped[i], id))
             return true;
     return false;
 }
@@ -310,5 +318,5 @@ rsp_thread_stopped(const struct rsp_session *s, struct rsp_thread_id id)
 size_t
 rsp_stops_pending(const struct rsp_session *s)
 {
-    return s->nevents + (s->ns_ack_due ? 1 : 0);
+    return s->ns.nevents + (s->ns.ack_due ? 1 : 0);
 }

@@ -3,19 +3,23 @@
  * A walk needs the same objects of every stop: the stop reply, target.xml,
  * the library list, the auxiliary vector, the thread list.  None depends on
  * another's reply, so on a stub that serves pipelined requests in order
- * (gdbserver in no-ack mode, notes/rsp.md 4.3) they go in one write after
- * QStartNoAckMode: one round trip where asking one by one costs five.  The
- * replies are kept, per stop, under the exact request that asked for them
- * (the first chunk of each object, as rsp_xfer_read asks for it), and
- * rsp_request answers those requests from here without sending anything.
- * Dropped with the other per-stop caches (rsp_caches_drop: resume, detach,
- * a new process).  Off in non-stop mode (threads stop and run one by one),
- * with --no-cache, and where rsp_session_config.prefetch is false.
+ * (gdbserver in no-ack mode) they go in one write after QStartNoAckMode:
+ * one round trip where asking one by one costs five.  The replies are kept
+ * in the session's per-stop cache (s->pre) under the exact request that
+ * asked for them (the first chunk of each object, as rsp_xfer_read asks for
+ * it), and the exchange's lookup_reply hook, installed here, answers those
+ * requests without sending anything.  Dropped with the other per-stop
+ * caches (rsp_caches_drop: resume, detach, a new process).  Off in non-stop
+ * mode (threads stop and run one by one), with --no-cache, and where
+ * rsp_session_config.prefetch is false.  A plug-in: nothing below calls it.
  */
-#include "rsp/rsp_internal.h"
+#include "rsp/prefetch.h"
 
 #include <stdio.h>
 #include <string.h>
+
+#include "rsp/stop.h"
+#include "rsp/xfer.h"
 
 /* The objects asked for with '?', each where the stub offers it. */
 static const struct {
@@ -30,21 +34,13 @@ static const struct {
 };
 #define NOBJ (sizeof prefetch_objects / sizeof prefetch_objects[0])
 
-void
-rsp_prefetch_drop(struct rsp_session *s)
+/* The exchange's lookup_reply hook (ARG is the session): the kept reply to
+ * exactly PAYLOAD, copied into s->pre_out (valid until the next request),
+ * in *R; false when there is none. */
+static bool
+prefetch_lookup(void *arg, const char *payload, size_t len, struct rsp_reply *r)
 {
-    for (size_t i = 0; i < s->npre; i++) {
-        sw_free(s->pre[i].req);
-        sw_free(s->pre[i].reply);
-    }
-    sw_free(s->pre);
-    s->pre = NULL;
-    s->npre = 0;
-}
-
-bool
-rsp_prefetch_lookup(struct rsp_session *s, const char *payload, size_t len, struct rsp_reply *r)
-{
+    struct rsp_session *s = arg;
     for (size_t i = 0; i < s->npre; i++) {
         const struct rsp_prefetched *e = &s->pre[i];
         if (e->req_len != len || memcmp(e->req, payload, len) != 0)
@@ -55,7 +51,6 @@ rsp_prefetch_lookup(struct rsp_session *s, const char *payload, size_t len, stru
             return false; /* no memory: the request goes out as usual */
         r->p = s->pre_out.data;
         r->len = e->len;
-        s->stats.cached_replies++;
         return true;
     }
     return false;
@@ -100,7 +95,7 @@ keep(void *arg, size_t i, int rc, const struct rsp_reply *r)
 bool
 rsp_prefetch_wanted(const struct rsp_session *s)
 {
-    return s->cfg.prefetch && !s->no_cache && !s->nonstop && s->pipeline && s->noack;
+    return s->cfg.prefetch && !s->no_cache && !s->nonstop && s->x.pipeline && s->x.noack;
 }
 
 int
@@ -110,9 +105,9 @@ rsp_prefetch_stop(struct rsp_session *s, struct rsp_stop *st)
     struct rsp_batch_item items[NOBJ + 1] = { { RSP_PKT_HALT_REASON, "?", 1 } };
     size_t n = 1;
 
-    rsp_prefetch_drop(s);
+    rsp_caches_drop(s);
     for (size_t i = 0; i < NOBJ; i++) {
-        if (!s->feat[prefetch_objects[i].feat] || s->unsup[prefetch_objects[i].kind])
+        if (!s->x.feat[prefetch_objects[i].feat] || s->x.unsup[prefetch_objects[i].kind])
             continue;
         char *req = reqs[n - 1];
         int len = rsp_xfer_request(s, prefetch_objects[i].object, prefetch_objects[i].annex, 0, req,
@@ -125,8 +120,10 @@ rsp_prefetch_stop(struct rsp_session *s, struct rsp_stop *st)
     s->pre = sw_calloc(n, sizeof *s->pre);
     if (s->pre == NULL)
         return rsp_query_stop(s, st); /* no memory for the replies: one by one */
+    s->x.hooks.lookup_reply = prefetch_lookup;
+    s->x.hooks.arg = s;
     struct prefetch_ctx ctx = { s, st, items, 0 };
-    int rc = rsp_request_batch(s, items, n, keep, &ctx);
+    int rc = rsp_request_batch(&s->x, items, n, keep, &ctx);
     if (rc < 0)
         return rc;
     return ctx.stop_rc;

@@ -6,10 +6,12 @@
  * (the ProcessState backend in targets/ keeps stack blocks).  Requests are
  * split so no reply outgrows the stub's buffer (notes/rsp.md §0.4).
  */
-#include "rsp/rsp_internal.h"
+#include "rsp/session.h"
 
 #include <stdio.h>
 #include <string.h>
+
+#include "rsp/threads.h"
 
 /* Hex register data where "xx" marks an unavailable byte (kept as 0). */
 static bool
@@ -96,15 +98,15 @@ rsp_regs_read(struct rsp_session *s, struct rsp_thread_id id, const uint8_t **bu
         return 0;
     }
     rsp_thread_id_format(s, id, tid, sizeof tid);
-    bool select = !rsp_thread_is_selected(s, id) && !s->unsup[RSP_PKT_SET_THREAD_G];
-    if (select && s->pipeline) {
+    bool select = !rsp_thread_is_selected(s, id) && !s->x.unsup[RSP_PKT_SET_THREAD_G];
+    if (select && s->x.pipeline) {
         /* 'Hg' and 'g' in one write: one round trip (notes/rsp.md 4.3). */
         char hg[80], ok[8];
         size_t oklen;
         int n = snprintf(hg, sizeof hg, "Hg%s", tid);
         s->hg_sent = true;
         s->hg_valid = false;
-        rc = rsp_request_pair(s, RSP_PKT_SET_THREAD_G, hg, (size_t)n, ok, sizeof ok, &oklen,
+        rc = rsp_request_pair(&s->x, RSP_PKT_SET_THREAD_G, hg, (size_t)n, ok, sizeof ok, &oklen,
                               RSP_PKT_READ_REGS, "g", 1, &r);
         if (rc == SW_ESTUB && oklen > 0 && ok[0] == 'E')
             return sw_fail(&s->err, SW_ENOENT, "selecting thread %s: stub replied %.*s", tid,
@@ -123,7 +125,7 @@ rsp_regs_read(struct rsp_session *s, struct rsp_thread_id id, const uint8_t **bu
     } else {
         if ((rc = rsp_thread_select(s, id)) < 0)
             return rc;
-        rc = rsp_request(s, RSP_PKT_READ_REGS, "g", 1, &r);
+        rc = rsp_request(&s->x, RSP_PKT_READ_REGS, "g", 1, &r);
     }
     if (rc < 0)
         return sw_err_prefix(&s->err, "reading the registers of thread %s: ", tid);
@@ -178,7 +180,7 @@ regs_batch_reply(void *arg, size_t i, int rc, const struct rsp_reply *r)
 int
 rsp_regs_read_batch(struct rsp_session *s, const struct rsp_thread_id *ids, size_t n)
 {
-    if (s->no_cache || !rsp_session_pipelined(s) || s->unsup[RSP_PKT_READ_REGS] || n == 0)
+    if (s->no_cache || !rsp_session_pipelined(s) || s->x.unsup[RSP_PKT_READ_REGS] || n == 0)
         return 0;
     struct rsp_batch_item *items = sw_calloc(2 * n, sizeof *items);
     struct rsp_thread_id *want = sw_calloc(n, sizeof *want);
@@ -205,7 +207,8 @@ rsp_regs_read_batch(struct rsp_session *s, const struct rsp_thread_id *ids, size
         if (dup)
             continue;
         want[nwant] = id;
-        if (!(known && sel.pid == id.pid && sel.tid == id.tid) && !s->unsup[RSP_PKT_SET_THREAD_G]) {
+        if (!(known && sel.pid == id.pid && sel.tid == id.tid) &&
+            !s->x.unsup[RSP_PKT_SET_THREAD_G]) {
             char *t = text + 80 * nwant;
             char tid[64];
             rsp_thread_id_format(s, id, tid, sizeof tid);
@@ -223,7 +226,7 @@ rsp_regs_read_batch(struct rsp_session *s, const struct rsp_thread_id *ids, size
     if (k > nwant)
         s->hg_sent = true;
     struct regs_batch b = { s, items, want, owner, other };
-    rc = rsp_request_batch(s, items, k, regs_batch_reply, &b);
+    rc = rsp_request_batch(&s->x, items, k, regs_batch_reply, &b);
     if (rc < 0) {
         s->hg_valid = false; /* the link failed somewhere in the batch: nothing known */
         if (rc != SW_ENOMEM)
@@ -245,14 +248,14 @@ rsp_reg_read(struct rsp_session *s, struct rsp_thread_id id, unsigned regnum, ui
     struct rsp_reply r;
     char tid[64];
     int rc;
-    if (s->unsup[RSP_PKT_READ_REG])
+    if (s->x.unsup[RSP_PKT_READ_REG])
         return sw_fail(&s->err, SW_EUNSUP, "reading register %u: the stub has no 'p' packet",
                        regnum);
     id = rsp_thread_resolve(s, id);
     if ((rc = rsp_thread_select(s, id)) < 0)
         return rc;
     rsp_thread_id_format(s, id, tid, sizeof tid);
-    rc = rsp_requestf(s, RSP_PKT_READ_REG, &r, "p%x", regnum);
+    rc = rsp_requestf(&s->x, RSP_PKT_READ_REG, &r, "p%x", regnum);
     if (rc == SW_EUNSUP)
         return sw_fail(&s->err, SW_EUNSUP, "reading register %u: the stub has no 'p' packet",
                        regnum);
@@ -261,7 +264,7 @@ rsp_reg_read(struct rsp_session *s, struct rsp_thread_id id, unsigned regnum, ui
                        regnum, tid, (int)(r.len > 40 ? 40 : r.len), r.p);
     if (rc < 0)
         return rc;
-    s->feat[RSP_FEAT_P_PACKET] = true;
+    s->x.feat[RSP_FEAT_P_PACKET] = true;
     if (r.len % 2 != 0 || r.len / 2 > cap)
         return sw_fail(&s->err, SW_EPROTO,
                        "reading register %u of thread %s: reply of %zu digits for %zu bytes",
@@ -290,7 +293,8 @@ rsp_mem_read(struct rsp_session *s, uint64_t addr, void *buf, size_t len)
         size_t chunk = rsp_mem_chunk(s);
         if (want > chunk)
             want = chunk;
-        int rc = rsp_requestf(s, RSP_PKT_READ_MEM, &r, "m%llx,%zx", (unsigned long long)a, want);
+        int rc =
+            rsp_requestf(&s->x, RSP_PKT_READ_MEM, &r, "m%llx,%zx", (unsigned long long)a, want);
         if (rc == SW_ESTUB) {
             if (r.len == 3 && memcmp(r.p, MEM_TOO_LONG, 3) == 0 && want > MEM_MIN_RETRY) {
                 s->mem_cap = (want / 2) & ~(size_t)63;
@@ -374,7 +378,7 @@ rsp_mem_read_batch_while(struct rsp_session *s, struct rsp_mem_range *ranges, si
     }
     struct mem_batch b = { s, ranges, idx };
     if (k > 0 &&
-        (rc = rsp_request_batch_while(s, items, k, mem_batch_reply, &b, while_fn, arg)) < 0)
+        (rc = rsp_request_batch_while(&s->x, items, k, mem_batch_reply, &b, while_fn, arg)) < 0)
         goto out;
     /* Long ranges, and the ranges a short (partial) reply left unfinished,
      * read on their own through rsp_mem_read, which goes on after a short

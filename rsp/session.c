@@ -1,697 +1,142 @@
-/* rsp/session.c -- one RSP session's request/reply, acks, stats (connecting: connect.c).
+/* rsp/session.c -- the session object: made, freed, asked; its per-stop caches.
  *
- * Every packet we send goes through exchange(): it frames, counts, traces,
- * handles '+'/'-' in ack mode, applies the timeout to every read and turns
- * empty and 'E' replies into codes.  What each packet means lives in the
- * other rsp/ files; the bytes on the wire live in transport*.c.
+ * The object is rsp/session.h's; the connect sequence and rsp_session_close
+ * are rsp/connect.c's, the packets the other rsp/ files'.  Everything here
+ * reads or frees what the object holds and sends nothing.
  */
-#include "rsp/rsp_internal.h"
+#include "rsp/session.h"
 
-#include <poll.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-struct pkt_row {
-    const char *wire;
-    int gate;
-    enum rsp_reply_kind reply;
-};
-
-static const struct pkt_row pkt_rows[] = {
-#define RSP_PKT(id, wire, gate, reply) [RSP_PKT_##id] = { wire, gate, reply },
-#include "rsp/packets.def"
-#undef RSP_PKT
-};
-
-_Static_assert(RSP_PKT__COUNT <= sizeof(((struct rsp_stats *)0)->by_kind) / sizeof(uint64_t),
-               "rsp_stats.by_kind has a slot for every packet kind");
-
-const char *
-rsp_pkt_wire(enum rsp_pkt kind)
+void
+rsp_session_config_init(struct rsp_session_config *cfg)
 {
-    return kind < RSP_PKT__COUNT ? pkt_rows[kind].wire : "?";
+    memset(cfg, 0, sizeof *cfg);
+    cfg->timeout_ms = RSP_DEFAULT_TIMEOUT_MS;
+    cfg->allow_noack = true;
+    cfg->prefetch = true;
 }
 
-const char *
-rsp_packet_name(size_t i)
+int
+rsp_session_new(struct rsp_transport *t, const struct rsp_session_config *cfg,
+                struct rsp_session **out, struct sw_errbuf *err)
 {
-    return i < RSP_PKT__COUNT ? pkt_rows[i].wire : NULL;
+    *out = NULL;
+    struct rsp_session *s = sw_calloc(1, sizeof *s);
+    if (s == NULL) {
+        rsp_transport_close(t);
+        return sw_fail(err, SW_ENOMEM, "connecting: out of memory");
+    }
+    if (cfg != NULL)
+        s->cfg = *cfg;
+    else
+        rsp_session_config_init(&s->cfg);
+    if (s->cfg.timeout_ms <= 0)
+        s->cfg.timeout_ms = RSP_DEFAULT_TIMEOUT_MS;
+    s->vcont = -1;
+    s->ev.ev_fd = s->ev.ep_fd = -1;
+    sw_buf_init(&s->pre_out);
+    bool trace = s->cfg.trace || (sw_debug_mask() & SW_DBG_PKT);
+    if (rsp_exchange_init(&s->x, t, &s->err, s->cfg.timeout_ms, trace) < 0) {
+        sw_fail(err, SW_ENOMEM, "connecting: out of memory");
+        if (t->name != NULL)
+            sw_err_prefix(err, "%s: ", t->name);
+        rsp_session_free(s);
+        return SW_ENOMEM;
+    }
+    *out = s;
+    return 0;
 }
 
 void
-rsp_pkt_label(const char *payload, size_t len, char *buf, size_t cap)
+rsp_caches_drop(struct rsp_session *s)
 {
-    /* Long packets (qSupported, qXfer) are cut: the head names them. */
-    size_t max = 60;
-    size_t n = len < max ? len : max;
-    size_t o = 0;
-    for (size_t i = 0; i < n && o + 5 < cap; i++) {
-        unsigned char c = (unsigned char)payload[i];
-        if (c >= 0x20 && c < 0x7f)
-            buf[o++] = (char)c;
-        else
-            o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", c);
+    for (size_t i = 0; i < s->nregs; i++)
+        sw_free(s->regs[i].buf);
+    sw_free(s->regs);
+    s->regs = NULL;
+    s->nregs = 0;
+    for (size_t i = 0; i < s->npre; i++) {
+        sw_free(s->pre[i].req);
+        sw_free(s->pre[i].reply);
     }
-    if (len > n && o + 4 < cap) {
-        memcpy(buf + o, "...", 3);
-        o += 3;
-    }
-    buf[o < cap ? o : cap - 1] = '\0';
+    sw_free(s->pre);
+    s->pre = NULL;
+    s->npre = 0;
+    s->hg_valid = false;
 }
 
-/* ---- trace ------------------------------------------------------------- */
-
-/* One trace line: DIR then the payload, non-printable bytes and '\' as \xNN,
- * which is the transcript format read by tests/tools/fake_transport.c. */
-static void
-trace_line(const char *dir, const void *payload, size_t len)
+void
+rsp_session_free(struct rsp_session *s)
 {
-    struct sw_buf b;
-    const uint8_t *p = payload;
-    sw_buf_init(&b);
-    if (sw_buf_append(&b, dir, strlen(dir)) != 0)
-        goto out;
-    for (size_t i = 0; i < len; i++) {
-        int rc;
-        if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\')
-            rc = sw_buf_append(&b, &p[i], 1);
-        else
-            rc = sw_buf_printf(&b, "\\x%02x", p[i]);
-        if (rc != 0)
-            goto out;
-    }
-    if (sw_buf_terminate(&b) == 0)
-        sw_debug_printf("%s", b.data);
-out:
-    sw_buf_fini(&b);
-}
-
-/* Keep the bytes of the current frame as received (before run-length
- * expansion) so the trace shows what the stub sent. */
-static void
-trace_raw(struct rsp_session *s, const uint8_t *p, size_t n)
-{
-    /* A small frame scanner of its own: '%' and '$'... are data or run-length
-     * counts inside a frame, so only a '$'/'%' between frames starts one. */
-    for (size_t i = 0; i < n; i++) {
-        uint8_t c = p[i];
-        if (s->raw_state == 0) {
-            if (c != '$' && c != '%')
-                continue;
-            s->raw.len = 0;
-            s->raw_state = 1;
-        } else if (s->raw_state == 1 && c == '$') {
-            s->raw.len = 0; /* a lost '#': the decoder restarts here too */
-        } else if (s->raw_state == 1 && c == '#') {
-            s->raw_state = 2;
-        } else if (s->raw_state >= 2) {
-            s->raw_state = s->raw_state == 2 ? 3 : 0;
-        }
-        if (s->raw.len < s->dec.max_len + 8)
-            (void)sw_buf_append(&s->raw, &c, 1);
-    }
-}
-
-/* The payload of the frame just decoded, as sent: between '$'/'%' and '#'. */
-static void
-trace_received(struct rsp_session *s, const char *dir)
-{
-    if (s->raw.len >= 4 && (s->raw.data[0] == '$' || s->raw.data[0] == '%'))
-        trace_line(dir, s->raw.data + 1, s->raw.len - 4);
-    else
-        trace_line(dir, s->dec.pkt, s->dec.pkt_len);
-    s->raw.len = 0;
-}
-
-/* RSPWALK_DEBUG=time without pkt: a short line per packet, for a timeline
- * of where a run waits and where it works. */
-static void
-trace_short(const struct rsp_session *s, const char *dir, const char *payload, size_t len)
-{
-    char label[96];
-    if (s->trace || !(sw_debug_mask() & SW_DBG_TIME))
+    if (s == NULL)
         return;
-    rsp_pkt_label(payload, len, label, 40);
-    sw_debug_printf("%s%s (%zu bytes)", dir, label, len);
+    rsp_caches_drop(s);
+    rsp_exchange_fini(&s->x);
+    sw_buf_fini(&s->pre_out);
+    rsp_tdesc_free(s->tdesc);
+    sw_free(s->tdesc_xml);
+    sw_free(s);
 }
 
-/* ---- the wire ------------------------------------------------------------ */
-
-static int
-wire_write(struct rsp_session *s, const void *buf, size_t len, const char *label)
+const char *
+rsp_session_errmsg(const struct rsp_session *s)
 {
-    uint64_t t0 = sw_now_us();
-    int rc = s->t->ops->write(s->t, buf, len);
-    s->stats.elapsed_us += sw_now_us() - t0;
-    if (rc < 0)
-        return sw_fail(&s->err, rc, "sending '%s': %s", label, s->t->err.msg);
-    s->stats.bytes_sent += len;
-    return 0;
+    return s != NULL ? s->err.msg : "no session";
 }
 
-static int
-send_ack(struct rsp_session *s, char c, const char *label)
+bool
+rsp_has_feature(const struct rsp_session *s, enum rsp_feat f)
 {
-    return wire_write(s, &c, 1, label);
+    return f < RSP_FEAT__COUNT && s->x.feat[f];
 }
 
-/* Frame PAYLOAD into s->out and write it. */
-static int
-send_frame(struct rsp_session *s, const char *payload, size_t len, const char *label)
+size_t
+rsp_packet_size(const struct rsp_session *s)
 {
-    if (s->out.cap < len + 4) {
-        char *p = sw_realloc(s->out.data, len + 4);
-        if (p == NULL)
-            return sw_fail(&s->err, SW_ENOMEM, "sending '%s': out of memory", label);
-        s->out.data = p;
-        s->out.cap = len + 4;
-    }
-    long n = rsp_frame(payload, len, s->out.data, s->out.cap);
-    if (n < 0)
-        return sw_fail(&s->err, SW_EINVAL, "sending '%s': cannot frame", label);
-    if (s->trace)
-        trace_line("-> ", payload, len);
-    trace_short(s, "-> ", payload, len);
-    s->stats.packets_sent++;
-    return wire_write(s, s->out.data, (size_t)n, label);
+    return s->x.packet_size;
 }
 
-/* The next decoder event, reading the transport as needed until DEADLINE. */
-static int
-next_event(struct rsp_session *s, const char *label, uint64_t deadline_us, size_t garbage0,
-           enum rsp_dec_event *ev)
+size_t
+rsp_mem_chunk(const struct rsp_session *s)
 {
-    for (;;) {
-        if (s->rpos < s->rlen) {
-            size_t n = rsp_dec_feed(&s->dec, s->rbuf + s->rpos, s->rlen - s->rpos, ev);
-            if (s->trace)
-                trace_raw(s, s->rbuf + s->rpos, n);
-            s->rpos += n;
-            if (*ev != RSP_DEC_NONE)
-                return 0;
-            continue;
-        }
-        uint64_t now = sw_now_us();
-        int rc = SW_ETIMEDOUT;
-        size_t got = 0;
-        if (now < deadline_us) {
-            uint64_t left_ms = (deadline_us - now + 999) / 1000;
-            rc = s->t->ops->read(s->t, s->rbuf, sizeof s->rbuf, (int)left_ms, &got);
-            s->stats.elapsed_us += sw_now_us() - now;
-        }
-        if (rc == SW_ETIMEDOUT) {
-            size_t junk = s->dec.garbage - garbage0;
-            if (junk > 0)
-                return sw_fail(&s->err, SW_ETIMEDOUT,
-                               "waiting for the reply to '%s': no valid packet within %d ms "
-                               "(%zu bytes of garbage)",
-                               label, s->cfg.timeout_ms, junk);
-            return sw_fail(&s->err, SW_ETIMEDOUT,
-                           "waiting for the reply to '%s': no reply within %d ms", label,
-                           s->cfg.timeout_ms);
-        }
-        if (rc < 0) {
-            bool mid = s->dec.state != 0;
-            return sw_fail(&s->err, rc, "waiting for the reply to '%s': %s%s", label, s->t->err.msg,
-                           mid ? " (in the middle of a packet)" : "");
-        }
-        s->stats.bytes_received += got;
-        s->rpos = 0;
-        s->rlen = got;
-    }
+    /* 'm' replies are 2 hex digits a byte: (PacketSize-4)/2 keeps one reply
+     * within the stub's buffer (gdbserver 13 crashes far beyond it).
+     * Rounded down to 64 bytes, GDB's cache line, to keep reads aligned. */
+    size_t c = (s->x.packet_size - 4) / 2;
+    if (c >= 64)
+        c &= ~(size_t)63;
+    if (s->mem_cap != 0 && (s->mem_cap == RSP_QEMU_MEM_CAP || c > s->mem_cap))
+        c = s->mem_cap;
+    return c ? c : 1;
 }
 
-static bool
-is_console(const uint8_t *p, size_t len)
+bool
+rsp_session_pipelined(const struct rsp_session *s)
 {
-    /* "O<hex>" console output and OpenOCD's empty "O" keep-alive; "OK" is not. */
-    return len >= 1 && p[0] == 'O' && !(len == 2 && p[1] == 'K');
+    return s->x.pipeline && s->x.noack;
 }
 
-/* "T05...", "S02": a stop reply, which no other request is answered with
- * (their replies are hex, "OK", "E", 'l'/'m' or text of another shape). */
-static bool
-is_stop_reply(const uint8_t *p, size_t len)
+const struct rsp_stats *
+rsp_session_stats(const struct rsp_session *s)
 {
-    return len >= 3 && (p[0] == 'T' || p[0] == 'S') && sw_hex_val(p[1]) >= 0 &&
-           sw_hex_val(p[2]) >= 0 && (len == 3 || p[0] == 'T');
+    return &s->x.stats;
 }
 
-/* Wait for a packet (not an ack) after having sent LABEL.  RETRANSMIT
- * re-sends our packet on '-' (NULL: a '-' is unexpected).  SKIP_CONSOLE
- * skips 'O' packets.  ACK_ONLY returns as soon as our packet is acked. */
-struct waiter {
-    const char *label;
-    const char *payload; /* for retransmits; NULL if none */
-    size_t len;
-    bool skip_console;
-    bool ack_only;
-    int timeout_ms;
-};
-
-static int wait_packet_1(struct rsp_session *s, const struct waiter *w, bool *got_packet);
-
-/* Every read of the link goes through here: afterwards the event
- * descriptor says whether anything is left unread (rsp/event_fd.c). */
-static int
-wait_packet(struct rsp_session *s, const struct waiter *w, bool *got_packet)
+const struct rsp_tdesc *
+rsp_session_tdesc(const struct rsp_session *s)
 {
-    int rc = wait_packet_1(s, w, got_packet);
-    rsp_event_fd_update(s);
-    return rc;
+    return s->tdesc;
 }
 
-static int
-wait_packet_1(struct rsp_session *s, const struct waiter *w, bool *got_packet)
+const struct rsp_stop *
+rsp_last_stop(const struct rsp_session *s)
 {
-    int naks = 0, bad = 0;
-    size_t garbage0 = s->dec.garbage;
-    /* Timeout 0 is a poll (handle_debug_event(false)): it still reads what
-     * has arrived, for which the deadline must not have passed already. */
-    uint64_t deadline = sw_now_us() + (w->timeout_ms > 0 ? (uint64_t)w->timeout_ms * 1000 : 1000);
-    *got_packet = false;
-    if (w->ack_only && s->noack)
-        return 0;
-    for (;;) {
-        enum rsp_dec_event ev;
-        int rc = next_event(s, w->label, deadline, garbage0, &ev);
-        if (rc < 0)
-            return rc;
-        switch (ev) {
-        case RSP_DEC_ACK:
-            if (w->ack_only)
-                return 0;
-            break;
-        case RSP_DEC_NAK:
-            if (w->payload == NULL || s->noack)
-                break; /* a stray '-': nothing of ours to resend */
-            if (++naks > RSP_MAX_RETRIES)
-                return sw_fail(&s->err, SW_EPROTO, "sending '%s': the stub refused it %d times",
-                               w->label, naks);
-            s->stats.retransmits++;
-            if ((rc = send_frame(s, w->payload, w->len, w->label)) < 0)
-                return rc;
-            break;
-        case RSP_DEC_PACKET:
-            s->stats.packets_received++;
-            if (s->trace)
-                trace_received(s, "<- ");
-            trace_short(s, "<- ", (const char *)s->dec.pkt, s->dec.pkt_len);
-            if (!s->noack && (rc = send_ack(s, '+', w->label)) < 0)
-                return rc;
-            if (w->skip_console && is_console(s->dec.pkt, s->dec.pkt_len))
-                break; /* console output while the target runs */
-            /* Not a stop we wait for: a reply to another request, or what
-             * comes before the ack of a resume (a stop after it comes after). */
-            if (s->intr_unanswered && (!w->skip_console || w->ack_only) &&
-                is_stop_reply(s->dec.pkt, s->dec.pkt_len)) {
-                s->intr_unanswered = false; /* the stub's late answer to our 0x03 */
-                if (s->trace)
-                    sw_debug_printf("-! a stop reply for the interrupt, dropped");
-                break;
-            }
-            *got_packet = true;
-            return 0;
-        case RSP_DEC_NOTIFY:
-            s->stats.notifications++;
-            if (s->trace)
-                trace_received(s, "<% ");
-            /* Non-stop: a stop, queued for rsp_wait_stop whatever we wait for. */
-            if (s->nonstop && rsp_ns_notified(s, s->dec.pkt, s->dec.pkt_len) && s->ns_waiting)
-                return 0;
-            break;
-        case RSP_DEC_BAD_CHECKSUM:
-        case RSP_DEC_BAD_RLE:
-            s->stats.packets_received++;
-            if (s->trace)
-                trace_received(s, ev == RSP_DEC_BAD_CHECKSUM ? "<! badsum " : "<! badrle ");
-            if (s->noack)
-                return sw_fail(&s->err, SW_EPROTO, "reply to '%s': %s (no-ack mode: no resend)",
-                               w->label,
-                               ev == RSP_DEC_BAD_CHECKSUM ? "bad checksum" : "bad run-length");
-            if (++bad > RSP_MAX_RETRIES)
-                return sw_fail(&s->err, SW_EPROTO, "reply to '%s': %s %d times", w->label,
-                               ev == RSP_DEC_BAD_CHECKSUM ? "bad checksum" : "bad run-length", bad);
-            if ((rc = send_ack(s, '-', w->label)) < 0)
-                return rc;
-            break;
-        case RSP_DEC_OVERSIZE:
-            s->stats.packets_received++;
-            /* Acknowledge so the stub does not resend what we cannot hold. */
-            if (!s->noack && (rc = send_ack(s, '+', w->label)) < 0)
-                return rc;
-            return sw_fail(&s->err, SW_EPROTO, "reply to '%s': longer than %zu bytes", w->label,
-                           s->dec.max_len);
-        case RSP_DEC_INTERRUPT:
-        case RSP_DEC_NONE:
-            break;
-        }
-        /* Anything but garbage shows the stub is alive. */
-        deadline = sw_now_us() + (uint64_t)w->timeout_ms * 1000;
-        garbage0 = s->dec.garbage;
-    }
-}
-
-static int
-gate(struct rsp_session *s, enum rsp_pkt kind, const char *label)
-{
-    int g = pkt_rows[kind].gate;
-    if (s->unsup[kind])
-        return sw_fail(&s->err, SW_EUNSUP, "'%s': not supported by the stub (empty reply earlier)",
-                       label);
-    if (g != RSP_GATE_NONE && !s->feat[g])
-        return sw_fail(&s->err, SW_EUNSUP, "'%s': not offered by the stub in qSupported", label);
-    return 0;
-}
-
-/* "E NN" or "E.text": the stub's error. */
-static bool
-is_error_reply(const char *p, size_t len)
-{
-    if (len >= 2 && p[0] == 'E' && p[1] == '.')
-        return true;
-    return len == 3 && p[0] == 'E' && sw_hex_val((unsigned char)p[1]) >= 0 &&
-           sw_hex_val((unsigned char)p[2]) >= 0;
-}
-
-/* The verdict on reply R to KIND, as rsp_request gives it. */
-static int
-judge_reply(struct rsp_session *s, enum rsp_pkt kind, const char *label, const struct rsp_reply *r)
-{
-    if (r->len == 0) {
-        /* Empty means unsupported; generic qXfer objects are judged one by one. */
-        if (kind != RSP_PKT_XFER_OTHER)
-            s->unsup[kind] = true;
-        return sw_fail(&s->err, SW_EUNSUP, "'%s': not supported by the stub (empty reply)", label);
-    }
-    if (is_error_reply(r->p, r->len))
-        return sw_fail(&s->err, SW_ESTUB, "'%s': stub replied %.*s", label,
-                       (int)(r->len > 200 ? 200 : r->len), r->p);
-    return 0;
-}
-
-/* Whether a reply has begun to arrive: bytes read ahead, or the link readable
- * now.  True when the transport has no descriptor to ask (nothing is known). */
-static bool
-reply_arriving(struct rsp_session *s)
-{
-    if (s->rpos < s->rlen || s->t->fd < 0)
-        return true;
-    struct pollfd pfd = { .fd = s->t->fd, .events = POLLIN };
-    return poll(&pfd, 1, 0) != 0;
-}
-
-/* The caller's work while a reply is on its way: WHILE_FN(ARG), one bounded
- * piece at a time, until it has nothing left or the reply is here (so the
- * work never delays the reply by more than one piece).  Without a
- * descriptor to ask, every piece is done. */
-static void
-idle_while(struct rsp_session *s, bool (*while_fn)(void *), void *arg)
-{
-    if (while_fn == NULL)
-        return;
-    bool unknown = s->t->fd < 0;
-    while ((unknown || !reply_arriving(s)) && while_fn(arg))
-        ;
-}
-
-/* rsp_request, doing the caller's work (idle_while) once the packet is out. */
-static int
-request_1(struct rsp_session *s, enum rsp_pkt kind, const char *payload, size_t len,
-          struct rsp_reply *r, bool (*while_fn)(void *), void *while_arg)
-{
-    char label[96];
-    bool got;
-    int rc;
-    rsp_pkt_label(payload, len, label, sizeof label);
-    r->p = NULL;
-    r->len = 0;
-    if ((rc = gate(s, kind, label)) < 0)
-        return rc;
-    /* Asked for ahead of time in this stop (rsp/prefetch.c): no packet. */
-    if (s->npre > 0 && rsp_prefetch_lookup(s, payload, len, r))
-        return judge_reply(s, kind, label, r);
-    s->stats.by_kind[kind]++;
-    s->stats.round_trips++;
-    if ((rc = send_frame(s, payload, len, label)) < 0)
-        return rc;
-    idle_while(s, while_fn, while_arg);
-    struct waiter w = { label, payload,          len, pkt_rows[kind].reply == RSP_R_STOP,
-                        false, s->cfg.timeout_ms };
-    if ((rc = wait_packet(s, &w, &got)) < 0)
-        return rc;
-    r->p = (const char *)s->dec.pkt;
-    r->len = s->dec.pkt_len;
-    return judge_reply(s, kind, label, r);
+    return s->has_stop ? &s->last_stop : NULL;
 }
 
 int
-rsp_request(struct rsp_session *s, enum rsp_pkt kind, const char *payload, size_t len,
-            struct rsp_reply *r)
+rsp_session_fd(const struct rsp_session *s)
 {
-    return request_1(s, kind, payload, len, r, NULL, NULL);
-}
-
-int
-rsp_request_pair(struct rsp_session *s, enum rsp_pkt k1, const char *p1, size_t l1, char *r1,
-                 size_t r1cap, size_t *r1len, enum rsp_pkt k2, const char *p2, size_t l2,
-                 struct rsp_reply *r2)
-{
-    char label1[96], label2[96];
-    bool got;
-    int rc;
-    rsp_pkt_label(p1, l1, label1, sizeof label1);
-    rsp_pkt_label(p2, l2, label2, sizeof label2);
-    r2->p = NULL;
-    r2->len = 0;
-    *r1len = 0;
-    if (!s->pipeline || !s->noack)
-        return sw_fail(&s->err, SW_EINVAL, "'%s' with '%s': no pipelining on this link", label1,
-                       label2);
-    if ((rc = gate(s, k1, label1)) < 0 || (rc = gate(s, k2, label2)) < 0)
-        return rc;
-    size_t need = l1 + l2 + 8;
-    if (s->out.cap < need) {
-        char *p = sw_realloc(s->out.data, need);
-        if (p == NULL)
-            return sw_fail(&s->err, SW_ENOMEM, "sending '%s': out of memory", label1);
-        s->out.data = p;
-        s->out.cap = need;
-    }
-    long n1 = rsp_frame(p1, l1, s->out.data, s->out.cap);
-    long n2 = n1 < 0 ? -1 : rsp_frame(p2, l2, s->out.data + n1, s->out.cap - (size_t)n1);
-    if (n1 < 0 || n2 < 0)
-        return sw_fail(&s->err, SW_EINVAL, "sending '%s': cannot frame", label1);
-    if (s->trace) {
-        trace_line("-> ", p1, l1);
-        trace_line("-> ", p2, l2);
-    }
-    trace_short(s, "-> ", p1, l1);
-    trace_short(s, "-> ", p2, l2);
-    s->stats.by_kind[k1]++;
-    s->stats.by_kind[k2]++;
-    s->stats.round_trips++;
-    s->stats.packets_sent += 2;
-    if ((rc = wire_write(s, s->out.data, (size_t)(n1 + n2), label1)) < 0)
-        return rc;
-    struct waiter w1 = { label1, NULL, 0, false, false, s->cfg.timeout_ms };
-    if ((rc = wait_packet(s, &w1, &got)) < 0)
-        return rc;
-    struct rsp_reply first = { (const char *)s->dec.pkt, s->dec.pkt_len };
-    *r1len = first.len < r1cap ? first.len : r1cap;
-    memcpy(r1, first.p, *r1len);
-    int rc1 = judge_reply(s, k1, label1, &first);
-    struct waiter w2 = { label2, NULL, 0, false, false, s->cfg.timeout_ms };
-    if ((rc = wait_packet(s, &w2, &got)) < 0)
-        return rc;
-    r2->p = (const char *)s->dec.pkt;
-    r2->len = s->dec.pkt_len;
-    if (rc1 < 0 && rc1 != SW_EUNSUP)
-        return rc1;
-    rc = judge_reply(s, k2, label2, r2);
-    return rc < 0 ? rc : rc1;
-}
-
-/* Frame items [I, J) of ITEMS into s->out: how many fit in one write of at
- * most one PacketSize (notes/rsp.md 4.3: cap the bytes in flight), at least
- * one.  *LEN: the bytes framed. */
-static size_t
-frame_run(struct rsp_session *s, const struct rsp_batch_item *items, size_t i, size_t n,
-          size_t *len)
-{
-    size_t j = i, used = 0;
-    while (j < n) {
-        size_t need = items[j].len + 4;
-        if (j > i && used + need > s->packet_size)
-            break;
-        if (s->out.cap < used + need) {
-            size_t cap = (used + need) * 2;
-            char *p = sw_realloc(s->out.data, cap);
-            if (p == NULL)
-                break;
-            s->out.data = p;
-            s->out.cap = cap;
-        }
-        long k = rsp_frame(items[j].payload, items[j].len, s->out.data + used, s->out.cap - used);
-        if (k < 0)
-            break;
-        used += (size_t)k;
-        j++;
-    }
-    *len = used;
-    return j - i;
-}
-
-int
-rsp_request_batch(struct rsp_session *s, const struct rsp_batch_item *items, size_t n,
-                  rsp_batch_fn fn, void *arg)
-{
-    return rsp_request_batch_while(s, items, n, fn, arg, NULL, NULL);
-}
-
-int
-rsp_request_batch_while(struct rsp_session *s, const struct rsp_batch_item *items, size_t n,
-                        rsp_batch_fn fn, void *arg, bool (*while_fn)(void *), void *while_arg)
-{
-    char label[96];
-    bool got;
-    int rc, first_err = 0;
-    if (!s->pipeline || !s->noack) {
-        /* One request at a time: the work goes while the first is on its way. */
-        for (size_t i = 0; i < n; i++) {
-            struct rsp_reply r;
-            rc = request_1(s, items[i].kind, items[i].payload, items[i].len, &r,
-                           i == 0 ? while_fn : NULL, while_arg);
-            if (rc < 0 && rc != SW_EUNSUP && rc != SW_ESTUB)
-                return rc;
-            if ((rc = fn(arg, i, rc, &r)) < 0)
-                return rc;
-        }
-        return 0;
-    }
-    for (size_t i = 0; i < n; i++)
-        if ((rc = gate(s, items[i].kind, "batch")) < 0)
-            return sw_fail(&s->err, rc, "'%s' in a batch: %s", rsp_pkt_wire(items[i].kind),
-                           s->err.msg);
-    for (size_t i = 0; i < n;) {
-        size_t len, k = frame_run(s, items, i, n, &len);
-        if (k == 0)
-            return sw_fail(&s->err, SW_ENOMEM, "sending a batch of %zu requests: out of memory",
-                           n - i);
-        rsp_pkt_label(items[i].payload, items[i].len, label, sizeof label);
-        for (size_t j = i; j < i + k; j++) {
-            if (s->trace)
-                trace_line("-> ", items[j].payload, items[j].len);
-            trace_short(s, "-> ", items[j].payload, items[j].len);
-            s->stats.by_kind[items[j].kind]++;
-        }
-        s->stats.round_trips++;
-        s->stats.packets_sent += k;
-        if ((rc = wire_write(s, s->out.data, len, label)) < 0)
-            return rc;
-        /* The caller's work while the first write's replies are on their way. */
-        idle_while(s, while_fn, while_arg);
-        while_fn = NULL;
-        /* Every reply is read, in order, even after a failure, so the next
-         * request meets its own reply. */
-        for (size_t j = i; j < i + k; j++) {
-            rsp_pkt_label(items[j].payload, items[j].len, label, sizeof label);
-            struct waiter w = { label, NULL, 0, false, false, s->cfg.timeout_ms };
-            if ((rc = wait_packet(s, &w, &got)) < 0)
-                return rc;
-            struct rsp_reply r = { (const char *)s->dec.pkt, s->dec.pkt_len };
-            rc = judge_reply(s, items[j].kind, label, &r);
-            rc = fn(arg, j, rc, &r);
-            if (rc < 0 && first_err == 0)
-                first_err = rc;
-        }
-        if (first_err < 0)
-            return first_err;
-        i += k;
-    }
-    return 0;
-}
-
-int
-rsp_requestf(struct rsp_session *s, enum rsp_pkt kind, struct rsp_reply *r, const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof buf)
-        return sw_fail(&s->err, SW_EINVAL, "'%s': packet too long", rsp_pkt_wire(kind));
-    return rsp_request(s, kind, buf, (size_t)n, r);
-}
-
-int
-rsp_send_noreply(struct rsp_session *s, enum rsp_pkt kind, const char *payload, size_t len)
-{
-    char label[96];
-    bool got;
-    int rc;
-    rsp_pkt_label(payload, len, label, sizeof label);
-    if ((rc = gate(s, kind, label)) < 0)
-        return rc;
-    s->stats.by_kind[kind]++;
-    if ((rc = send_frame(s, payload, len, label)) < 0)
-        return rc;
-    struct waiter w = { label, payload, len, true, true, s->cfg.timeout_ms };
-    if ((rc = wait_packet(s, &w, &got)) < 0)
-        return rc;
-    if (got) {
-        /* The stop came before the ack (a lost '+'): keep it for rsp_recv_stop. */
-        s->pending.len = 0;
-        if (sw_buf_append(&s->pending, s->dec.pkt, s->dec.pkt_len) != 0)
-            return sw_fail(&s->err, SW_ENOMEM, "'%s': out of memory", label);
-        s->has_pending = true;
-    }
-    return 0;
-}
-
-int
-rsp_recv_stop(struct rsp_session *s, int timeout_ms, struct rsp_reply *r)
-{
-    bool got;
-    if (s->has_pending) {
-        s->has_pending = false;
-        r->p = s->pending.data;
-        r->len = s->pending.len;
-        rsp_event_fd_update(s);
-        return 0;
-    }
-    struct waiter w = { "stop reply", NULL, 0, true, false, timeout_ms };
-    int rc = wait_packet(s, &w, &got);
-    if (rc < 0)
-        return rc;
-    r->p = (const char *)s->dec.pkt;
-    r->len = s->dec.pkt_len;
-    return 0;
-}
-
-int
-rsp_recv_notify(struct rsp_session *s, int timeout_ms)
-{
-    bool got;
-    struct waiter w = { "stop notification", NULL, 0, true, false, timeout_ms };
-    s->ns_waiting = true; /* wait_packet returns at the %Stop */
-    int rc = wait_packet(s, &w, &got);
-    s->ns_waiting = false;
-    if (rc < 0)
-        return rc;
-    if (got)
-        return sw_fail(&s->err, SW_EPROTO,
-                       "waiting for a stop notification: unexpected packet '%.*s' (non-stop)",
-                       (int)(s->dec.pkt_len > 40 ? 40 : s->dec.pkt_len), (const char *)s->dec.pkt);
-    return 0;
-}
-
-int
-rsp_send_raw(struct rsp_session *s, const void *buf, size_t len, const char *what)
-{
-    if (s->trace)
-        sw_debug_printf("-! %s", what);
-    return wire_write(s, buf, len, what);
+    return s != NULL && s->x.t != NULL ? s->x.t->fd : -1;
 }

@@ -5,13 +5,15 @@
  * order, the first being 0; 'g' offsets follow regnum order.  Not the
  * mapping from names to roles (arch/ does that).
  */
-#include "rsp/rsp_internal.h"
+#include "rspwalk/rsp.h"
 
 #include <expat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/util.h"
 
 /* Bounds that keep a hostile or broken stub from exhausting us.  Real
  * descriptions: gdbserver x86-64 ~14 KiB inline, QEMU aarch64 4 documents

@@ -5,7 +5,7 @@
  * with zeros ("p01.2b67").  The list comes from qXfer:threads where offered,
  * else qfThreadInfo/qsThreadInfo.  Not the walker's thread model.
  */
-#include "rsp/rsp_internal.h"
+#include "rsp/threads.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -45,7 +45,7 @@ rsp_thread_id_format(const struct rsp_session *s, struct rsp_thread_id id, char 
     if (len == 0)
         return;
     buf[0] = '\0';
-    if (s != NULL && s->feat[RSP_FEAT_MULTIPROCESS] && id.pid != 0) {
+    if (s != NULL && s->x.feat[RSP_FEAT_MULTIPROCESS] && id.pid != 0) {
         int n = snprintf(buf, len, "p");
         if (n < 0 || (size_t)n >= len)
             return;
@@ -107,12 +107,12 @@ rsp_thread_select(struct rsp_session *s, struct rsp_thread_id id)
     id = rsp_thread_resolve(s, id);
     if (rsp_thread_is_selected(s, id))
         return 0;
-    if (s->unsup[RSP_PKT_SET_THREAD_G])
+    if (s->x.unsup[RSP_PKT_SET_THREAD_G])
         return 0; /* a stub without Hg has one thread */
     rsp_thread_id_format(s, id, tid, sizeof tid);
     s->hg_sent = true;
     s->hg_valid = false;
-    int rc = rsp_requestf(s, RSP_PKT_SET_THREAD_G, &r, "Hg%s", tid);
+    int rc = rsp_requestf(&s->x, RSP_PKT_SET_THREAD_G, &r, "Hg%s", tid);
     if (rc == SW_EUNSUP)
         return 0;
     if (rc == SW_ESTUB)
@@ -199,7 +199,7 @@ threads_info(struct rsp_session *s, struct idlist *l)
     for (int round = 0; round <= MAX_THREADS; round++) {
         struct rsp_reply r;
         const char *label = rsp_pkt_wire(kind);
-        int rc = rsp_request(s, kind, label, strlen(label), &r);
+        int rc = rsp_request(&s->x, kind, label, strlen(label), &r);
         if (rc < 0)
             return rc;
         if (r.len == 1 && r.p[0] == 'l')
@@ -231,7 +231,7 @@ rsp_threads(struct rsp_session *s, struct rsp_thread_id **ids, size_t *n)
     int rc;
     *ids = NULL;
     *n = 0;
-    if (s->feat[RSP_FEAT_XFER_THREADS] && !s->unsup[RSP_PKT_XFER_THREADS]) {
+    if (s->x.feat[RSP_FEAT_XFER_THREADS] && !s->x.unsup[RSP_PKT_XFER_THREADS]) {
         char *xml;
         size_t len;
         rc = rsp_xfer_read(s, "threads", "", &xml, &len);

@@ -6,10 +6,12 @@
  * attachment '}'-escaped.  An empty reply means the stub has no Host I/O (the
  * session remembers it).  Not a file cache: libstate decides what to fetch.
  */
-#include "rsp/rsp_internal.h"
+#include "rsp/session.h"
 
 #include <stdio.h>
 #include <string.h>
+
+#include "rsp/cursor.h"
 
 /* File-I/O errno values (gdb manual, "Errno Values"): the ones worth naming. */
 static const struct {
@@ -92,7 +94,7 @@ rsp_vfile_setfs(struct rsp_session *s, int64_t pid)
     if (s->vfile_fs_valid && s->vfile_fs == pid)
         return 0;
     snprintf(what, sizeof what, "vFile:setfs:%llx", (unsigned long long)pid);
-    int rc = rsp_requestf(s, RSP_PKT_VFILE_SETFS, &r, "%s", what);
+    int rc = rsp_requestf(&s->x, RSP_PKT_VFILE_SETFS, &r, "%s", what);
     if (rc < 0)
         return rc;
     if ((rc = fio_parse(s, &r, what, &f)) < 0)
@@ -105,9 +107,9 @@ rsp_vfile_setfs(struct rsp_session *s, int64_t pid)
 bool
 rsp_vfile_supported(struct rsp_session *s)
 {
-    if (s->unsup[RSP_PKT_VFILE_OPEN] || s->unsup[RSP_PKT_VFILE_PREAD])
+    if (s->x.unsup[RSP_PKT_VFILE_OPEN] || s->x.unsup[RSP_PKT_VFILE_PREAD])
         return false;
-    if (s->unsup[RSP_PKT_VFILE_SETFS])
+    if (s->x.unsup[RSP_PKT_VFILE_SETFS])
         return false; /* every stub with Host I/O in gdb 11+ has setfs */
     if (s->vfile_fs_valid)
         return true;
@@ -141,7 +143,7 @@ rsp_vfile_open(struct rsp_session *s, const char *path, int flags, unsigned mode
         sw_buf_fini(&b);
         return sw_fail(&s->err, SW_ENOMEM, "%s: out of memory", what);
     }
-    rc = rsp_request(s, RSP_PKT_VFILE_OPEN, b.data, b.len, &r);
+    rc = rsp_request(&s->x, RSP_PKT_VFILE_OPEN, b.data, b.len, &r);
     sw_buf_fini(&b);
     if (rc == SW_EUNSUP)
         return sw_fail(&s->err, SW_EUNSUP, "%s: the stub has no Host I/O (empty reply)", what);
@@ -161,7 +163,8 @@ rsp_vfile_pread(struct rsp_session *s, int fd, void *buf, size_t len, uint64_t o
 {
     uint8_t *out = buf;
     size_t done = 0;
-    size_t chunk = s->packet_size > 2 * PREAD_SLACK ? s->packet_size - PREAD_SLACK : PREAD_SLACK;
+    size_t chunk =
+        s->x.packet_size > 2 * PREAD_SLACK ? s->x.packet_size - PREAD_SLACK : PREAD_SLACK;
     *got = 0;
     while (done < len) {
         struct rsp_reply r;
@@ -171,7 +174,7 @@ rsp_vfile_pread(struct rsp_session *s, int fd, void *buf, size_t len, uint64_t o
         uint64_t at = offset + done;
         snprintf(what, sizeof what, "vFile:pread:%x,%zx,%llx", (unsigned)fd, want,
                  (unsigned long long)at);
-        int rc = rsp_requestf(s, RSP_PKT_VFILE_PREAD, &r, "%s", what);
+        int rc = rsp_requestf(&s->x, RSP_PKT_VFILE_PREAD, &r, "%s", what);
         if (rc == SW_EUNSUP)
             return sw_fail(&s->err, SW_EUNSUP, "%s: the stub has no Host I/O (empty reply)", what);
         if (rc < 0)
@@ -198,7 +201,7 @@ rsp_vfile_close(struct rsp_session *s, int fd)
     struct fio_reply f;
     char what[48];
     snprintf(what, sizeof what, "vFile:close:%x", (unsigned)fd);
-    int rc = rsp_requestf(s, RSP_PKT_VFILE_CLOSE, &r, "%s", what);
+    int rc = rsp_requestf(&s->x, RSP_PKT_VFILE_CLOSE, &r, "%s", what);
     if (rc < 0)
         return rc;
     return fio_parse(s, &r, what, &f);
@@ -211,7 +214,7 @@ rsp_vfile_fstat(struct rsp_session *s, int fd, uint64_t *size)
     struct fio_reply f;
     char what[48];
     snprintf(what, sizeof what, "vFile:fstat:%x", (unsigned)fd);
-    int rc = rsp_requestf(s, RSP_PKT_VFILE_FSTAT, &r, "%s", what);
+    int rc = rsp_requestf(&s->x, RSP_PKT_VFILE_FSTAT, &r, "%s", what);
     if (rc < 0)
         return rc;
     if ((rc = fio_parse(s, &r, what, &f)) < 0)

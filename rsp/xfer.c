@@ -5,7 +5,7 @@
  * Known objects are gated by their qSupported feature.  Not a parser of
  * what the objects contain.
  */
-#include "rsp/rsp_internal.h"
+#include "rsp/xfer.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -39,7 +39,7 @@ xfer_kind(const char *object)
 static size_t
 xfer_chunk(const struct rsp_session *s)
 {
-    size_t chunk = s->packet_size > 32 ? s->packet_size - 16 : 16;
+    size_t chunk = s->x.packet_size > 32 ? s->x.packet_size - 16 : 16;
     return chunk > XFER_MAX_CHUNK ? XFER_MAX_CHUNK : chunk;
 }
 
@@ -72,7 +72,7 @@ rsp_xfer_read(struct rsp_session *s, const char *object, const char *annex, char
             rc = sw_fail(&s->err, SW_EINVAL, "qXfer:%s:read:%s: packet too long", object, annex);
             break;
         }
-        rc = rsp_request(s, kind, req, (size_t)reqlen, &r);
+        rc = rsp_request(&s->x, kind, req, (size_t)reqlen, &r);
         if (rc < 0)
             break;
         if (r.p[0] != 'm' && r.p[0] != 'l') {

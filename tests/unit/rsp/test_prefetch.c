@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rsp/rsp_internal.h"
+#include "rsp/session.h"
 #include "rspwalk/rsp.h"
 #include "tests/tools/fake_transport.h"
 #include "tests/tools/session_check.h"

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rsp/rsp_internal.h"
+#include "rsp/threads.h"
 #include "rspwalk/rsp.h"
 #include "tests/tools/fake_transport.h"
 #include "tests/tools/session_check.h"

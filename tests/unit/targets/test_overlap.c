@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rsp/rsp_internal.h"
+#include "rsp/session.h"
 #include "rspwalk/rsp.h"
 
 struct link {

@@ -35,12 +35,6 @@ rsp_pkt_wire(enum rsp_pkt kind)
     return kind < RSP_PKT__COUNT ? pkt_rows[kind].wire : "?";
 }
 
-const char *
-rsp_packet_name(size_t i)
-{
-    return i < RSP_PKT__COUNT ? pkt_rows[i].wire : NULL;
-}
-
 void
 rsp_pkt_label(const char *payload, size_t len, char *buf, size_t cap)
 {

@@ -123,6 +123,12 @@ rsp_session_stats(const struct rsp_session *s)
     return &s->x.stats;
 }
 
+const char *
+rsp_packet_name(size_t i)
+{
+    return i < RSP_PKT__COUNT ? rsp_pkt_wire((enum rsp_pkt)i) : NULL;
+}
+
 const struct rsp_tdesc *
 rsp_session_tdesc(const struct rsp_session *s)
 {

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <strings.h>
 
-#include "rspwalk/rspwalk.h"
+#include "rspwalk/arch.h"
+#include "rspwalk/rsp.h"
 #include "targets/targets_internal.h"
 #include "util/util.h"
 

@@ -1,7 +1,8 @@
 /* targets/rsp_debug.c -- ProcDebug over an RSP session: resume, pause, events, detach.
  *
- * The process object is targets/rsp_proc.c's (rsp_proc_internal.h).  Every
- * stop or exit taken in drops the per-stop caches and moves stop_gen.
+ * The process object is targets/rsp_proc.c's (rsp_proc_internal.h); the
+ * stops it takes in go through targets/rsp_stop.c, which drops the per-stop
+ * caches and moves stop_gen.  Calls nothing in rsp_proc.c.
  */
 #include "rspwalk/target.h"
 
@@ -20,49 +21,6 @@ static int
 proc_fail_from_session(struct tgt_rsp_proc *rp, int code)
 {
     return sw_fail(&rp->base.err, code, "%s", rsp_session_errmsg(rp->s));
-}
-
-/* Take in stop reply ST: who stopped, what was expedited; caches dropped.
- * False for another process's stop on the same link (nothing changes). */
-static bool
-take_stop(struct tgt_rsp_proc *rp, const struct rsp_stop *st)
-{
-    tgt_rsp_drop_caches(rp);
-    if (rp->only_pid != 0 && st->has_thread && st->thread.pid != rp->only_pid)
-        return false; /* another process's stop on the same link */
-    rp->stop = *st;
-    rp->running = false;
-    rp->base.stop_gen++;
-    if (st->kind == RSP_STOP_EXITED || st->kind == RSP_STOP_KILLED) {
-        rp->terminated = true;
-        return true;
-    }
-    if (st->has_thread) {
-        rp->base.default_tid = (sw_tid)st->thread.tid;
-        if (st->thread.pid > 0)
-            rp->base.pid = st->thread.pid;
-    }
-    free(rp->threads); /* threads may have come and gone */
-    rp->threads = NULL;
-    rp->nthreads = 0;
-    return true;
-}
-
-void
-tgt_rsp_take_stop(struct tgt_rsp_proc *rp, const struct rsp_stop *st)
-{
-    (void)take_stop(rp, st);
-}
-
-int
-tgt_rsp_check_stopped(struct tgt_rsp_proc *rp, sw_tid tid)
-{
-    if (!rsp_non_stop(rp->s) || rsp_thread_stopped(rp->s, tgt_rsp_thread_id(rp, tid)))
-        return 0;
-    return sw_fail(&rp->base.err, SW_EINVAL,
-                   "thread %" PRIu64 " is running (non-stop mode): pause it before reading its "
-                   "registers",
-                   (uint64_t)tid);
 }
 
 static int
@@ -105,7 +63,7 @@ take_event(struct tgt_rsp_proc *rp, const struct rsp_stop *st, bool *taken)
         int rc = rsp_resume(rp->s, id, rsp_non_stop(rp->s), st->signal);
         return rc < 0 ? proc_fail_from_session(rp, rc) : 0;
     }
-    *taken = take_stop(rp, st);
+    *taken = tgt_rsp_take_stop(rp, st);
     return 0;
 }
 
@@ -302,25 +260,6 @@ const struct sw_procdebug_ops tgt_rsp_debug_ops = {
     .notification_fd = dbg_notification_fd,
     .handle_debug_event = dbg_handle_event,
 };
-
-bool
-sw_proc_rsp_thread_stopped(struct sw_proc *p, sw_tid tid)
-{
-    struct tgt_rsp_proc *rp = to_rp(p);
-    if (sw_proc_rsp_session(p) == NULL || rp->terminated)
-        return false;
-    if (!rsp_non_stop(rp->s))
-        return !rp->running;
-    if (tid == SW_TID_DEFAULT)
-        tid = p->default_tid;
-    return rsp_thread_stopped(rp->s, tgt_rsp_thread_id(rp, tid));
-}
-
-bool
-sw_proc_rsp_non_stop(struct sw_proc *p)
-{
-    return sw_proc_rsp_session(p) != NULL && rsp_non_stop(to_rp(p)->s);
-}
 
 int
 sw_proc_rsp_set_pass(struct sw_proc *p, const int *sigs, size_t n)

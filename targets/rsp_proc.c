@@ -32,31 +32,6 @@ proc_fail_from_session(struct tgt_rsp_proc *rp, int code)
     return sw_fail(&rp->base.err, code, "%s", rsp_session_errmsg(rp->s));
 }
 
-/* ---- per-stop caches ---------------------------------------------------- */
-
-void
-tgt_rsp_drop_caches(struct tgt_rsp_proc *rp)
-{
-    for (size_t i = 0; i < rp->ngcache; i++)
-        sw_free(rp->gcache[i].data);
-    sw_free(rp->gcache);
-    rp->gcache = NULL;
-    rp->ngcache = 0;
-    tgt_rsp_mem_drop(rp);
-}
-
-struct rsp_thread_id
-tgt_rsp_thread_id(struct tgt_rsp_proc *rp, sw_tid tid)
-{
-    struct rsp_thread_id id = { .pid = rp->base.pid, .tid = (int64_t)tid };
-    for (size_t i = 0; i < rp->nthreads; i++)
-        if ((sw_tid)rp->threads[i].tid == tid)
-            return rp->threads[i];
-    if (rp->stop.has_thread && (sw_tid)rp->stop.thread.tid == tid)
-        return rp->stop.thread;
-    return id;
-}
-
 static int
 load_threads(struct tgt_rsp_proc *rp)
 {
@@ -589,6 +564,25 @@ struct rsp_session *
 sw_proc_rsp_session(struct sw_proc *p)
 {
     return p && (p->ops == &rsp_proc_ops || p->ops == &rsp_proc_shared_ops) ? to_rp(p)->s : NULL;
+}
+
+bool
+sw_proc_rsp_thread_stopped(struct sw_proc *p, sw_tid tid)
+{
+    struct tgt_rsp_proc *rp = to_rp(p);
+    if (sw_proc_rsp_session(p) == NULL || rp->terminated)
+        return false;
+    if (!rsp_non_stop(rp->s))
+        return !rp->running;
+    if (tid == SW_TID_DEFAULT)
+        tid = p->default_tid;
+    return rsp_thread_stopped(rp->s, tgt_rsp_thread_id(rp, tid));
+}
+
+bool
+sw_proc_rsp_non_stop(struct sw_proc *p)
+{
+    return sw_proc_rsp_session(p) != NULL && rsp_non_stop(to_rp(p)->s);
 }
 
 int

@@ -1,14 +1,16 @@
 /* targets/rsp_proc_internal.h -- the RSP process object, shared by its parts.
  *
  * targets/rsp_proc.c is the ProcessState (registers, threads, files,
- * construction), targets/rsp_mem.c its memory, targets/rsp_debug.c ProcDebug
- * (pause, resume, events, detach).  Not installed.
+ * construction), targets/rsp_debug.c ProcDebug (pause, resume, events,
+ * detach); both call down to targets/rsp_stop.c (the stop being walked and
+ * its caches) and targets/rsp_mem.c (memory).  Not installed.
  */
 #ifndef RSPWALK_TARGETS_RSP_PROC_INTERNAL_H
 #define RSPWALK_TARGETS_RSP_PROC_INTERNAL_H
 
+#include "rspwalk/proc.h"
 #include "rspwalk/rsp.h"
-#include "rspwalk/rspwalk.h"
+#include "rspwalk/types.h"
 
 #define TGT_MAX_ROWS 96
 #define TGT_MAX_PASS 64
@@ -72,14 +74,15 @@ void tgt_rsp_mem_drop(struct tgt_rsp_proc *rp);
  * tgt_rsp_read_mem sends nothing. */
 bool tgt_rsp_mem_cached(struct tgt_rsp_proc *rp, sw_addr addr, size_t len);
 
-/* rsp_proc.c: drop the per-stop register and memory caches. */
+/* rsp_stop.c: drop the per-stop register and memory caches. */
 void tgt_rsp_drop_caches(struct tgt_rsp_proc *rp);
-/* rsp_proc.c: TID as the stub writes it (from the thread list or the stop). */
+/* rsp_stop.c: TID as the stub writes it (from the thread list or the stop). */
 struct rsp_thread_id tgt_rsp_thread_id(struct tgt_rsp_proc *rp, sw_tid tid);
-
-/* rsp_debug.c: take in stop reply ST (who stopped, what was expedited). */
-void tgt_rsp_take_stop(struct tgt_rsp_proc *rp, const struct rsp_stop *st);
-/* rsp_debug.c: 0, or SW_EINVAL when TID is running (non-stop mode): its
+/* rsp_stop.c: take in stop reply ST (who stopped, what was expedited), the
+ * caches dropped.  False for another process's stop on the same link
+ * (nothing else changes). */
+bool tgt_rsp_take_stop(struct tgt_rsp_proc *rp, const struct rsp_stop *st);
+/* rsp_stop.c: 0, or SW_EINVAL when TID is running (non-stop mode): its
  * registers are not readable ('g' answers 'x's on gdbserver). */
 int tgt_rsp_check_stopped(struct tgt_rsp_proc *rp, sw_tid tid);
 /* rsp_debug.c: the ProcDebug table of every RSP process. */

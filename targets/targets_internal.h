@@ -2,7 +2,10 @@
 #ifndef RSPWALK_TARGETS_INTERNAL_H
 #define RSPWALK_TARGETS_INTERNAL_H
 
-#include "rspwalk/rspwalk.h"
+#include "rspwalk/arch.h"
+#include "rspwalk/proc.h"
+#include "rspwalk/rsp.h"
+#include "rspwalk/types.h"
 
 /* Parse a qXfer:libraries-svr4 document (XML of LEN bytes) into modules.
  * *MODS: caller frees with sw_modinfo_free.  Returns 0, SW_EPROTO, SW_ENOMEM. */

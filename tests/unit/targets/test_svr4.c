@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "rspwalk/errors.h"
 #include "targets/targets_internal.h"
 
 /* As gdbserver 13.1 sent it for a dynamic x86-64 program (RLE expanded). */

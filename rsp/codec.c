@@ -18,8 +18,8 @@ enum {
     ST_CS2,      /* second checksum digit */
 };
 
-/* "c*N" repeats c a further N-29 times (notes/rsp.md §1.3).  The count is a
- * printable character; '#' and '$' are never counts, so 29+3 (' ') .. 126
+/* "c*N" repeats c a further N-29 times (gdb manual, "Overview": run-length encoding).  The count is
+ * a printable character; '#' and '$' are never counts, so 29+3 (' ') .. 126
  * ('~', 97 repeats) is the whole legal range. */
 #define RLE_BASE 29
 #define RLE_MIN  ' '
@@ -215,7 +215,8 @@ rsp_dec_feed(struct rsp_dec *d, const uint8_t *buf, size_t len, enum rsp_dec_eve
                 d->pkt_len = 0;
                 *ev = d->is_notify ? RSP_DEC_NONE : RSP_DEC_OVERSIZE;
             } else if (!good) {
-                /* Corrupt notifications are ignored silently (§1.5). */
+                /* Corrupt notifications are ignored silently (gdb manual,
+                 * "Notification Packets"). */
                 *ev = d->is_notify ? RSP_DEC_NONE : RSP_DEC_BAD_CHECKSUM;
             } else if (d->bad_rle) {
                 *ev = d->is_notify ? RSP_DEC_NONE : RSP_DEC_BAD_RLE;

@@ -565,8 +565,8 @@ rsp_request_pair(struct rsp_exchange *x, enum rsp_pkt k1, const char *p1, size_t
 }
 
 /* Frame items [I, J) of ITEMS into x->out: how many fit in one write of at
- * most one PacketSize (notes/rsp.md 4.3: cap the bytes in flight), at least
- * one.  *LEN: the bytes framed. */
+ * most one PacketSize (the stub reads into a buffer of that size: cap the
+ * bytes in flight), at least one.  *LEN: the bytes framed. */
 static size_t
 frame_run(struct rsp_exchange *x, const struct rsp_batch_item *items, size_t i, size_t n,
           size_t *len)

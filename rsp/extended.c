@@ -1,11 +1,11 @@
 /* rsp/extended.c -- extended remote: '!', vAttach, vRun, D;PID and the Hg
  * selection of one process among several on one link.
  *
- * notes/rsp.md §2.8: '!' -> OK enables vAttach and vRun; "vAttach;PID" -> a
- * stop reply; "vRun;HEXFILE;HEXARG..." -> the stop of the new process at
- * its entry; "D;PID" -> OK detaches one process, which the stub resumes.  With
- * multiprocess ids every thread is "pPID.TID", and 'm' reads through the
- * process of the Hg thread (§2.6).  Not the walker set: compose/walker_set.c.
+ * The gdb manual ("Packets", "Extended Remote"): '!' -> OK enables vAttach and vRun; "vAttach;PID"
+ * -> a stop reply; "vRun;HEXFILE;HEXARG..." -> the stop of the new process at its entry; "D;PID" ->
+ * OK detaches one process, which the stub resumes.  With multiprocess ids every thread is
+ * "pPID.TID", and 'm' reads through the process of the Hg thread (gdbserver's set_desired_thread).
+ * Not the walker set: compose/walker_set.c.
  */
 #include "rsp/session.h"
 

@@ -4,7 +4,7 @@
  * again each time, the returned buffer replaced), and several threads' 'Hg'
  * and 'g' may go in one write (rsp_regs_read_batch); memory is not cached here
  * (the ProcessState backend in targets/ keeps stack blocks).  Requests are
- * split so no reply outgrows the stub's buffer (notes/rsp.md §0.4).
+ * split so no reply outgrows the stub's buffer (PacketSize, rsp_mem_chunk).
  */
 #include "rsp/session.h"
 
@@ -100,7 +100,7 @@ rsp_regs_read(struct rsp_session *s, struct rsp_thread_id id, const uint8_t **bu
     rsp_thread_id_format(s, id, tid, sizeof tid);
     bool select = !rsp_thread_is_selected(s, id) && !s->x.unsup[RSP_PKT_SET_THREAD_G];
     if (select && s->x.pipeline) {
-        /* 'Hg' and 'g' in one write: one round trip (notes/rsp.md 4.3). */
+        /* 'Hg' and 'g' in one write: one round trip. */
         char hg[80], ok[8];
         size_t oklen;
         int n = snprintf(hg, sizeof hg, "Hg%s", tid);
@@ -276,7 +276,8 @@ rsp_reg_read(struct rsp_session *s, struct rsp_thread_id id, unsigned regnum, ui
     return 0;
 }
 
-/* QEMU answers E22 (EINVAL) to an 'm' longer than it can hold (§1.6). */
+/* QEMU answers E22 (EINVAL) to an 'm' longer than it can hold (its
+ * gdbstub.c, handle_read_mem). */
 #define MEM_TOO_LONG "E22"
 /* Halving stops here: below this an E22 is about the address, not the size. */
 #define MEM_MIN_RETRY 0x100

@@ -91,6 +91,12 @@ struct rsp_session {
     struct rsp_event_fd ev;
 };
 
+/* rsp_session_open over an open transport T (rsp/transport.h; tests hand
+ * it one end of a socketpair), which the session takes over (closed on
+ * failure too).  Defined in rsp/connect.c.  *OUT: rsp_session_close. */
+int rsp_session_connect(struct rsp_transport *t, const struct rsp_session_config *cfg,
+                        struct rsp_session **out, struct sw_errbuf *err);
+
 /* A session over transport T (taken over: closed by rsp_session_free, also
  * when this fails) with CFG (NULL: the defaults), its exchange set up, not
  * connected yet.  Returns 0 or SW_ENOMEM with the message in ERR.

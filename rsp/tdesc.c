@@ -17,7 +17,7 @@
 
 /* Bounds that keep a hostile or broken stub from exhausting us.  Real
  * descriptions: gdbserver x86-64 ~14 KiB inline, QEMU aarch64 4 documents
- * and ~200 registers (notes/rsp.md §2.5). */
+ * and ~200 registers. */
 #define TDESC_MAX_DEPTH    8
 #define TDESC_MAX_BYTES    (8u * 1024 * 1024)
 #define TDESC_MAX_REGS     8192

@@ -82,8 +82,8 @@ rsp_thread_stop_taken(struct rsp_session *s, const struct rsp_stop *st, bool que
         s->hg_valid = false;
         return;
     }
-    /* Measured (scripts in notes/rsp.md 2.6's spirit, gdbserver 13.1 and
-     * QEMU 7.2 user): a stop reply after a resume selects its thread on both;
+    /* Measured (gdbserver 13.1 and QEMU 7.2 user): a stop reply after a resume selects its thread
+     * on both;
      * '?' does on gdbserver (handle_status), while QEMU answers it with the
      * stopped vCPU and leaves g_cpu where the last 'Hg' put it -- which is
      * the stopped thread only when no 'Hg' went out since the stop. */

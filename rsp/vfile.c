@@ -1,6 +1,6 @@
 /* rsp/vfile.c -- Host I/O: reading the target's files with vFile packets.
  *
- * notes/rsp.md §2.10: "vFile:open:HEXPATH,FLAGS,MODE", "vFile:pread:FD,COUNT,
+ * The gdb manual ("Host I/O Packets"): "vFile:open:HEXPATH,FLAGS,MODE", "vFile:pread:FD,COUNT,
  * OFFSET", "vFile:close:FD", "vFile:fstat:FD", "vFile:setfs:PID"; replies
  * "F<result>[,<errno>][;<binary attachment>]" with hex numbers, the
  * attachment '}'-escaped.  An empty reply means the stub has no Host I/O (the
@@ -29,7 +29,7 @@ static const struct {
 #define FIO_STAT_SIZE_OFF 28
 #define FIO_STAT_LEN      64
 /* Bytes asked for in one pread, below PacketSize: the stub escapes its reply
- * to fit (gdbserver clamps, notes §2.10), so this is an upper bound. */
+ * to fit (gdbserver clamps), so this is an upper bound. */
 #define PREAD_SLACK 16
 
 static const char *

@@ -14,7 +14,7 @@
  * system-registers.xml 13 KiB, a long library list some 100 KiB. */
 #define XFER_MAX_SIZE (16u * 1024 * 1024)
 /* The longest chunk asked for: gdbserver clamps to its buffer, QEMU to
- * 2045 bytes (§1.6); we just keep reading until 'l'. */
+ * 2045 bytes; we just keep reading until 'l'. */
 #define XFER_MAX_CHUNK 0x4000
 
 static const struct {

@@ -51,7 +51,7 @@ is_passed(struct tgt_rsp_proc *rp, int sig)
 }
 
 /* Take in stop ST, or send a passed signal straight back to the thread it
- * stopped (stubs without QPassSignals report it, notes/peers.md 3): *TAKEN
+ * stopped (stubs without QPassSignals report it): *TAKEN
  * says which.  In non-stop mode only that thread resumes. */
 static int
 take_event(struct tgt_rsp_proc *rp, const struct rsp_stop *st, bool *taken)
@@ -210,7 +210,7 @@ dbg_pause(struct sw_proc *p, sw_tid tid)
     if (rc < 0)
         return proc_fail_from_session(rp, rc);
     rc = dbg_handle_event(p, true);
-    if (rc == SW_ETIMEDOUT) /* measured: QEMU 7.2 user mode (notes/rsp.md 1.4) */
+    if (rc == SW_ETIMEDOUT) /* measured: QEMU 7.2 user mode */
         return sw_fail(&p->err, rc,
                        "pausing: the stub sent no stop after the interrupt (%s); the target "
                        "still runs (QEMU user mode ignores the interrupt)",

@@ -4,7 +4,7 @@
  * one 'm', extended window by window as a walk goes outward; a batch of
  * ranges goes in one round trip where the stub takes pipelined requests, and
  * carries the stopped thread's first stack window with it.  Dropped when the
- * target resumes (DESIGN.md decision 3).  Not registers (rsp_proc.c).
+ * target resumes (docs/design.md).  Not registers (rsp_proc.c).
  */
 #include "targets/rsp_proc_internal.h"
 
@@ -103,11 +103,11 @@ tgt_rsp_mem_cached(struct tgt_rsp_proc *rp, sw_addr addr, size_t len)
 
 /* Fetch one window holding ADDR (and NEED bytes from it where it can): as
  * large as the stub serves in one 'm' (rsp_mem_chunk: 9152 bytes on
- * gdbserver 13, 2048 on QEMU user, notes/rsp.md 4.2), from ADDR rounded down
+ * gdbserver 13, 2048 on QEMU user), from ADDR rounded down
  * to 64 bytes -- or, when a window already ends just below ADDR, from its end,
  * so a walk that leaves the window costs one more read of fresh bytes.
  * Halved while the stub refuses (gdbserver answers E01 for a read that
- * crosses the end of a mapping, notes/rsp.md 2.4), not below what holds the
+ * crosses the end of a mapping), not below what holds the
  * request nor below TGT_MIN_BLOCK.  SW_EMEM when no window was readable. */
 /* The first window mem_fetch_window reads for NEED bytes at ADDR: *START
  * and *SIZE. */

@@ -3,10 +3,9 @@
  * Registers come from the stop reply's expedited registers, then one 'g' per
  * thread per stop (pipelined with its 'Hg' where the stub is known to take
  * it, rsp/regs_mem.c); memory through targets/rsp_mem.c's per-stop windows.
- * Everything is dropped when the target resumes (DESIGN.md decision 3).  The
+ * Everything is dropped when the target resumes (docs/design.md).  The
  * register map joins the arch table to the stub's target description by
- * register name (notes/rsp.md section 2.5: QEMU and gdbserver number registers
- * differently).
+ * register name (QEMU and gdbserver number registers differently).
  */
 #include "rspwalk/target.h"
 
@@ -427,7 +426,7 @@ rsp_destroy(struct sw_proc *p)
         rsp_session_close(rp->s);
 }
 
-/* The target's file PATH through Host I/O (notes/rsp.md 2.10), as this
+/* The target's file PATH through Host I/O (gdb manual, "Host I/O Packets"), as this
  * process sees it (vFile:setfs:PID); the last file stays open for the
  * reads that follow (its build-id note, then all of it). */
 static int
@@ -486,7 +485,7 @@ static const struct sw_proc_ops rsp_proc_ops = {
 /* ---- one process of several on a link ------------------------------------ */
 
 /* 'm', qXfer:auxv and qXfer:libraries-svr4 answer for the process of the Hg
- * thread (notes/rsp.md 2.6): select one of ours first (sent only when the
+ * thread (gdbserver's set_desired_thread): select one of ours first (sent only when the
  * selection changes, e.g. after a walk of another process's thread). */
 static int
 select_own(struct tgt_rsp_proc *rp)

@@ -15,7 +15,6 @@ extern "C" {
 #endif
 
 struct rsp_session;
-struct rsp_transport;
 
 /* Features a stub may offer in its qSupported reply, or that we probe. */
 enum rsp_feat {
@@ -148,11 +147,6 @@ SW_API void rsp_session_config_init(struct rsp_session_config *cfg);
 SW_API int rsp_session_open(const char *spec, const struct rsp_session_config *cfg,
                             struct rsp_session **out, struct sw_errbuf *err);
 
-/* The same over an open transport T, which the session takes over (closed on
- * failure too). */
-SW_API int rsp_session_connect(struct rsp_transport *t, const struct rsp_session_config *cfg,
-                               struct rsp_session **out, struct sw_errbuf *err);
-
 /* Close the link without detaching or killing: the stub keeps the target as
  * it is (gdbserver leaves it stopped).  NULL is a no-op. */
 SW_API void rsp_session_close(struct rsp_session *s);
@@ -163,8 +157,8 @@ SW_API size_t rsp_packet_size(const struct rsp_session *s);
 /* The largest 'm' request this session will send (PacketSize/2 capped by
  * the stub's known limit). */
 SW_API size_t rsp_mem_chunk(const struct rsp_session *s);
-/* Whether requests may go several in one write (gdbserver in no-ack mode,
- * notes/rsp.md 4.3; RSPWALK_NO_PIPELINE=1 turns it off): a batch then costs
+/* Whether requests may go several in one write (gdbserver in no-ack mode;
+ * RSPWALK_NO_PIPELINE=1 turns it off): a batch then costs
  * one round trip. */
 SW_API bool rsp_session_pipelined(const struct rsp_session *s);
 SW_API const struct rsp_stats *rsp_session_stats(const struct rsp_session *s);
@@ -266,7 +260,7 @@ SW_API int rsp_query_stop(struct rsp_session *s, struct rsp_stop *out);
 /* Detach ('D'); the stub resumes the target. */
 SW_API int rsp_detach(struct rsp_session *s);
 
-/* ---- Host I/O: the target's files (vFile, notes/rsp.md §2.10) -------------- */
+/* ---- Host I/O: the target's files (vFile; gdb manual, "Host I/O Packets") ---- */
 
 /* File-I/O open flags (gdb manual, "Open Flags"), not the host's. */
 #define RSP_VFILE_O_RDONLY 0x0
@@ -294,7 +288,7 @@ SW_API int rsp_vfile_fstat(struct rsp_session *s, int fd, uint64_t *size);
 SW_API int rsp_vfile_read_all(struct rsp_session *s, const char *path, size_t max, uint8_t **data,
                               size_t *len);
 
-/* ---- extended remote: many processes on one link (notes/rsp.md §2.8) -------- */
+/* ---- extended remote: many processes on one link (gdb manual, "Extended Remote") */
 
 /* Send '!' (extended mode: vAttach, and the stub outlives its processes). */
 SW_API int rsp_extended_mode(struct rsp_session *s);
@@ -314,7 +308,7 @@ SW_API int rsp_detach_pid(struct rsp_session *s, int64_t pid);
  * Hg thread's process); sent only when the selection changes. */
 SW_API int rsp_select_thread(struct rsp_session *s, struct rsp_thread_id id);
 
-/* ---- non-stop mode (rsp/nonstop.c, notes/rsp.md §1.5) ---------------------- */
+/* ---- non-stop mode (rsp/nonstop.c; gdb manual, "Remote Non-Stop") ------------- */
 
 /* Whether the link is in non-stop mode (rsp_session_config.non_stop was
  * set and the stub accepted QNonStop:1).  In non-stop mode rsp_resume is

@@ -141,7 +141,7 @@ test_codec_run_length_is_expanded_while_decoding(void **state)
     (void)state;
     struct rsp_dec d;
     struct run r;
-    /* gdbserver's stop reply, as measured (notes/rsp.md §2.2). */
+    /* gdbserver's stop reply, as measured on gdbserver 13.1. */
     const char *p = "T0506:0*,;07:d0e6f*\"7f0* ;10:704bfef7ff7f0* ;thread:p32f4.32f4;core:1;";
     char frame[256];
     long n = rsp_frame(p, strlen(p), frame, sizeof frame);

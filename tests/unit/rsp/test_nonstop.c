@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "rspwalk/rspwalk.h"
+#include "rsp/session.h"
 #include "tests/tools/fake_transport.h"
 #include "tests/tools/session_check.h"
 

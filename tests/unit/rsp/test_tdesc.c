@@ -212,7 +212,7 @@ static void
 test_tdesc_without_registers_is_valid_and_empty(void **state)
 {
     (void)state;
-    /* gdbserver without xmlRegisters=i386 sends only these (notes §0.2). */
+    /* gdbserver without xmlRegisters=i386 sends only these. */
     const char *x = "<target><architecture>i386:x86-64</architecture>"
                     "<osabi>GNU/Linux</osabi></target>";
     struct rsp_tdesc *td;

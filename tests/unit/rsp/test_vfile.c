@@ -16,6 +16,7 @@
 
 #include "rspwalk/errors.h"
 #include "rspwalk/rsp.h"
+#include "rsp/session.h"
 #include "tests/tools/fake_transport.h"
 #include "tests/tools/session_check.h"
 

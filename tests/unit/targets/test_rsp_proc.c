@@ -19,6 +19,7 @@
 
 #include "rspwalk/rspwalk.h"
 #include "targets/targets_internal.h"
+#include "rsp/session.h"
 #include "tests/tools/fake_transport.h"
 
 #define RIP 0x401136u

@@ -19,6 +19,7 @@
 
 #include "rspwalk/rspwalk.h"
 #include "targets/targets_internal.h"
+#include "rsp/session.h"
 #include "tests/tools/fake_transport.h"
 
 #define PC 0x10000a2cULL

@@ -3,6 +3,9 @@
  * TCP (HOST:PORT, [V6]:PORT, TCP_NODELAY), Unix sockets (unix:PATH), serial
  * devices (/dev/ttyX[@BAUD], raw termios) and a spawned command over a
  * socketpair ('|COMMAND', its child reaped by close).  Bytes only: no framing.
+ * rsp/transport_open.c turns a spec into one of them (the top of the
+ * transport files); each constructor builds on rsp/transport.c's descriptor
+ * transport (the bottom).
  */
 #ifndef RSPWALK_RSP_TRANSPORT_H
 #define RSPWALK_RSP_TRANSPORT_H
@@ -34,7 +37,7 @@ struct rsp_transport {
     struct sw_errbuf err;
 };
 
-/* Open SPEC, waiting up to TIMEOUT_MS to connect.  Returns 0 or a code with a
+/* Open SPEC, waiting up to TIMEOUT_MS to connect (rsp/transport_open.c).  Returns 0 or a code with a
  * message in ERR naming SPEC and the cause ("127.0.0.1:1: connection refused").
  * *OUT: close with rsp_transport_close. */
 int rsp_transport_open(const char *spec, int timeout_ms, struct rsp_transport **out,

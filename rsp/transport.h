@@ -37,9 +37,9 @@ struct rsp_transport {
     struct sw_errbuf err;
 };
 
-/* Open SPEC, waiting up to TIMEOUT_MS to connect (rsp/transport_open.c).  Returns 0 or a code with a
- * message in ERR naming SPEC and the cause ("127.0.0.1:1: connection refused").
- * *OUT: close with rsp_transport_close. */
+/* Open SPEC (rsp/transport_open.c), waiting up to TIMEOUT_MS to connect.
+ * Returns 0 or a code with a message in ERR naming SPEC and the cause
+ * ("127.0.0.1:1: connection refused").  *OUT: close with rsp_transport_close. */
 int rsp_transport_open(const char *spec, int timeout_ms, struct rsp_transport **out,
                        struct sw_errbuf *err);
 

@@ -62,8 +62,6 @@ SW_API bool sw_proc_rsp_non_stop(struct sw_proc *p);
  * all-stop, the whole target is stopped.  False after an exit. */
 SW_API bool sw_proc_rsp_thread_stopped(struct sw_proc *p, sw_tid tid);
 
-/* The stub's id string of TID ("p1f2.1f2"); see sw_proc_thread_label. */
-
 #ifdef __cplusplus
 }
 #endif

@@ -139,7 +139,7 @@ deps:
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)scripts/check-run format-check check-headers check-symbols check-unit check-asan \
+	$(Q)scripts/check-run format-check check-headers check-symbols check-layers check-unit check-asan check-tsan \
 	    check-fuzz check-integration check-docs check-valgrind check-man check-package
 
 check-unit: $(UNIT_BINS)

@@ -74,6 +74,7 @@ const struct arch_desc arch_aarch64 = {
     .dw_max = 128,
     .cs_arch = 1, /* CS_ARCH_ARM64 (capstone 4) */
     .cs_mode = 0, /* CS_MODE_ARM (little-endian) */
+    .family = ARCH_FAMILY_AARCH64,
     .call_ra_on_stack = 0,
     .pc_after_trap = 0, /* brk #0 stops with the PC at the brk itself */
     .sigframe = &aarch64_sigframe,

@@ -91,6 +91,7 @@ const struct arch_desc arch_i386 = {
     .dw_max = 50, /* tr 48, ldtr 49 are the psABI's last numbers */
     .cs_arch = 3, /* CS_ARCH_X86 (capstone 4) */
     .cs_mode = 4, /* CS_MODE_32 */
+    .family = ARCH_FAMILY_X86,
     .call_ra_on_stack = 1,
     .pc_after_trap = 1,
     .sigframe = &i386_rt_sigframe,

@@ -55,6 +55,7 @@ const struct arch_desc arch_x86_64 = {
     .dw_max = 67,
     .cs_arch = 3, /* CS_ARCH_X86 (capstone 4) */
     .cs_mode = 8, /* CS_MODE_64 */
+    .family = ARCH_FAMILY_X86,
     .call_ra_on_stack = 1,
     .pc_after_trap = 1,
     .sigframe = &x86_64_sigframe,

@@ -22,6 +22,16 @@ enum arch_role {
     ARCH_ROLE_RA,
 };
 
+/* The instruction-set family of an architecture: which encodings the readers
+ * of code decode (the wanderer's tests for a call before a return address, a
+ * jump, a return, a PLT stub: walker/steppers/wanderer_*.c). */
+enum arch_family {
+    ARCH_FAMILY_NONE = 0, /* no reader of code knows its encodings */
+    ARCH_FAMILY_X86,      /* i386 and x86-64: variable-length instructions */
+    ARCH_FAMILY_AARCH64,  /* A64: 4-byte instruction words */
+    ARCH_FAMILY_PPC,      /* Power ISA, 32- and 64-bit, either byte order: 4-byte words */
+};
+
 /* One register row of a .def table. */
 struct arch_reg {
     const char *name; /* as gdb's target descriptions name it: "rip", "x29", "r1" */
@@ -67,6 +77,7 @@ struct arch_desc {
     int16_t dw_pc, dw_sp, dw_fp, dw_ra;   /* DWARF numbers of the roles (see above) */
     uint16_t dw_max;                      /* every DWARF number of this arch is below this */
     int cs_arch, cs_mode;                 /* capstone, used only by disasm/disasm.c */
+    uint8_t family;                       /* enum arch_family */
     uint8_t call_ra_on_stack;             /* 1 if a call pushes the return address (x86) */
     uint8_t pc_after_trap;                /* bytes a software breakpoint advances the PC (x86: 1) */
     const struct arch_sigframe *sigframe; /* Linux rt signal frame; NULL if unknown */

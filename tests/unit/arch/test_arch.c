@@ -69,6 +69,22 @@ test_arch_load_and_store_follow_target_byte_order(void **state)
     assert_memory_equal(out, "\x08\x07\x06\x05\x04\x03\x02\x01", 8);
 }
 
+/* Readers of code pick their decoders by the family: every table names one,
+ * and the tables that share encodings name the same. */
+static void
+test_every_table_names_its_instruction_family(void **state)
+{
+    (void)state;
+    for (const struct arch_desc *const *a = arch_all(); *a; a++)
+        assert_int_not_equal((*a)->family, ARCH_FAMILY_NONE);
+    assert_int_equal(arch_x86_64.family, ARCH_FAMILY_X86);
+    assert_int_equal(arch_i386.family, ARCH_FAMILY_X86);
+    assert_int_equal(arch_aarch64.family, ARCH_FAMILY_AARCH64);
+    assert_int_equal(arch_ppc32.family, ARCH_FAMILY_PPC);
+    assert_int_equal(arch_ppc64.family, ARCH_FAMILY_PPC);
+    assert_int_equal(arch_ppc64le.family, ARCH_FAMILY_PPC);
+}
+
 /* A 'g' reply recorded from gdbserver 13.1 (x86-64, gdb's default layout
  * for the first 24 registers): rip at offset 128, rsp at 56, rbp at 48. */
 static void
@@ -146,6 +162,7 @@ main(void)
         cmocka_unit_test(test_arch_lookups_find_x86_64),
         cmocka_unit_test(test_x86_64_rows_carry_dwarf_and_gdb_numbers),
         cmocka_unit_test(test_arch_load_and_store_follow_target_byte_order),
+        cmocka_unit_test(test_every_table_names_its_instruction_family),
         cmocka_unit_test(test_x86_64_decodes_a_recorded_g_reply),
         cmocka_unit_test(test_x86_64_sigframe_matches_the_kernel_abi),
     };

@@ -6,7 +6,9 @@
  * WandererHelper::isPrevInstrACall with requireExactMatch).  Frames found so
  * are heuristics: trust "scan".  Not a disassembler (disasm/disasm.c is) and
  * not an unwinder of anything with CFI or a frame chain: those run first.
- * What the code around a word is: walker/steppers/wanderer_code.c.
+ * What the code around a word is: walker/steppers/wanderer_code.c and the
+ * family's encodings (wanderer_x86.c, wanderer_aarch64.c, wanderer_ppc.c),
+ * picked by the arch table's family.
  */
 #include "rspwalk/stepper.h"
 
@@ -41,6 +43,23 @@ enum wand_fit {
     WAND_EXACT,  /* a direct call to the current function */
 };
 
+/* The encodings of A's instruction-set family; NULL if the wanderer knows
+ * none. */
+static const struct sw_wand_family *
+wand_family(const struct arch_desc *a)
+{
+    switch (a->family) {
+    case ARCH_FAMILY_X86:
+        return &sw_wand_x86;
+    case ARCH_FAMILY_AARCH64:
+        return &sw_wand_aarch64;
+    case ARCH_FAMILY_PPC:
+        return &sw_wand_ppc;
+    default:
+        return NULL;
+    }
+}
+
 /* How well a direct call to TARGET, which no symbol names, fits a current
  * function CUR_START (known): a linker stub -- a PLT entry, or code no symbol
  * covers in a module that has a symbol table (PowerPC's call stubs) -- can
@@ -74,7 +93,8 @@ wand_unnamed_target(struct sw_walker *w, sw_addr cur_start, sw_addr target)
  * PLT name is its resolver, not the implementation the frame is in: maybe,
  * where it is in fact exact.) */
 static enum wand_fit
-wand_plt_fit(struct sw_walker *w, const struct wand_cur *cur, const char *name)
+wand_plt_fit(struct sw_walker *w, const struct sw_wand_family *fam, const struct wand_cur *cur,
+             const char *name)
 {
     const struct sw_lib *clib;
     struct sw_elfsym es;
@@ -86,7 +106,7 @@ wand_plt_fit(struct sw_walker *w, const struct wand_cur *cur, const char *name)
         clib->elf == NULL || sw_elf_symbol_by_name(clib->elf, name, &es) != 0)
         return WAND_MAYBE;
     struct sw_symbol fn = { .name = es.name, .start = es.value + clib->bias, .size = es.size };
-    if (fn.start == cur->sym.start || sw_wand_tail_calls(w, &fn, cur->sym.start))
+    if (fn.start == cur->sym.start || sw_wand_tail_calls(w, fam, &fn, cur->sym.start))
         return WAND_EXACT;
     return WAND_MAYBE;
 }
@@ -107,28 +127,30 @@ wand_inside(const struct sw_symbol *fn, sw_addr addr)
 }
 
 static enum wand_fit
-wand_fit(struct sw_walker *w, const struct wand_cur *cur, sw_addr ra)
+wand_fit(struct sw_walker *w, const struct sw_wand_family *fam, const struct wand_cur *cur,
+         sw_addr ra)
 {
     const struct arch_desc *a = sw_walker_proc(w)->arch;
     struct sw_symbol tsym;
     sw_addr target = 0;
-    enum wand_call call = sw_wand_call_before(w, ra, &target);
+    enum wand_call call = fam->call_before(w, ra, &target);
 
     if (call == WAND_NOT_CALL) {
         /* A signal handler's return address is the sigreturn trampoline,
          * which the kernel put there: no call before it.  Checking reads the
          * target: not for words that cannot be code addresses (the first 64
-         * KiB are never mapped, Linux's mmap_min_addr; instructions of
-         * fixed-size ISAs are 4-aligned), each such read a round trip. */
-        if (ra < 0x10000 || (!a->call_ra_on_stack && (ra & 3) != 0))
+         * KiB are never mapped, Linux's mmap_min_addr; no instruction starts
+         * off the family's insn_align), each such read a round trip. */
+        if (ra < 0x10000 || (ra % fam->insn_align) != 0)
             return WAND_NO;
         return sw_walker_sigframe_at(w, ra) != NULL ? WAND_LIKELY : WAND_NO;
     }
-    /* A call to a thunk (i386's get_pc_thunk) or an empty function returned
-     * before anything else ran: its return address is stale, unless the
-     * current frame is that code. */
+    /* A call to a thunk (i386's get_pc_thunk), an empty function or the next
+     * instruction itself (call 1f; 1: pop %ebx; bl .+4) returned before
+     * anything else ran: its return address is stale, unless the current
+     * frame is that code. */
     if (call == WAND_CALL_DIRECT && !(cur->known && target == cur->sym.start) &&
-        sw_wand_returns_at_once(w, target, ra))
+        (target == ra || fam->returns_at_once(w, target)))
         return WAND_NO;
     if (!cur->known)
         return WAND_LIKELY;
@@ -155,17 +177,17 @@ wand_fit(struct sw_walker *w, const struct wand_cur *cur, sw_addr ra)
         const struct sw_lib *tlib;
         const char *name = NULL;
         if (sw_libstate_lib_at(sw_walker_libstate(w), target, &tlib) == 0 && tlib->elf != NULL)
-            name = sw_wand_plt_name(a, tlib, target);
+            name = sw_wand_plt_name(a, fam, tlib, target);
         if (name == NULL)
             return wand_unnamed_target(w, cur->sym.start, target);
-        return wand_plt_fit(w, cur, name);
+        return wand_plt_fit(w, fam, cur, name);
     }
     if (tsym.name && cur->sym.name && strcmp(tsym.name, cur->sym.name) == 0)
         return WAND_EXACT; /* the same function in another module's PLT or an alias */
     /* The called function may have jumped here (a tail call, or a
      * conditional branch to its cold part), or to the cold part's parent. */
-    if (sw_wand_tail_calls(w, &tsym, cur->sym.start) ||
-        (cur->split && sw_wand_tail_calls(w, &tsym, cur->parent.start)))
+    if (sw_wand_tail_calls(w, fam, &tsym, cur->sym.start) ||
+        (cur->split && sw_wand_tail_calls(w, fam, &tsym, cur->parent.start)))
         return WAND_EXACT;
     return WAND_MAYBE;
 }
@@ -175,57 +197,61 @@ wand_fit(struct sw_walker *w, const struct wand_cur *cur, sw_addr ra)
  *   PowerPC: the callee saved LR in the caller's frame header, at SP + 4
  *     (32-bit SysV) or SP + 16 (64-bit ELFv1/v2), the arch's
  *     backchain_ra_offset: SLOT - 4 or SLOT - 16;
- *   aarch64: the callee saved x30 in its own frame (usually as the second
- *     word of its frame record at the bottom); the caller's frame starts
- *     somewhere above: SLOT + word rounded up to 16 (the AAPCS64 keeps SP
- *     16-byte aligned) is the least SP it can have, so the next scan from
- *     there cannot miss the caller's own return address, and skips the
- *     padding word of a 16-byte slot that holds only x30
- *     (wand_a64_caller_sp then finds the exact SP from the caller's
+ *   aarch64 (the family's sp_align): the callee saved x30 in its own frame
+ *     (usually as the second word of its frame record at the bottom); the
+ *     caller's frame starts somewhere above: SLOT + word rounded up to 16
+ *     (the AAPCS64 keeps SP 16-byte aligned) is the least SP it can have,
+ *     so the next scan from there cannot miss the caller's own return
+ *     address, and skips the padding word of a 16-byte slot that holds only
+ *     x30 (wand_search_caller_sp then finds the exact SP from the caller's
  *     analysis where it can).
  * Returns 0 when the rule gives no SP above IN_SP. */
 static sw_addr
-wand_caller_sp(const struct arch_desc *a, sw_addr slot, sw_addr in_sp)
+wand_caller_sp(const struct arch_desc *a, const struct sw_wand_family *fam, sw_addr slot,
+               sw_addr in_sp)
 {
     sw_addr sp;
 
     if (a->backchain_ra_offset != 0)
         sp = slot - a->backchain_ra_offset;
-    else if (a->elf_machine == EM_AARCH64)
-        sp = (slot + a->word_size + 15) & ~(sw_addr)15;
+    else if (fam->sp_align != 0)
+        sp = (slot + a->word_size + fam->sp_align - 1) & ~(sw_addr)(fam->sp_align - 1);
     else
         sp = slot + a->word_size;
     return sp > in_sp ? sp : 0;
 }
 
-/* How far above the least SP the aarch64 rule looks for the caller's own
- * saved return address (the callee's frame lies between: up to 128 KiB). */
-#define WAND_A64_REACH (128u * 1024u)
-#define WAND_A64_CHUNK 4096u
+/* How far above the least SP wand_search_caller_sp looks for the caller's
+ * own saved return address (the callee's frame lies between: up to 128 KiB). */
+#define WAND_SP_REACH (128u * 1024u)
+#define WAND_SP_CHUNK 4096u
 
-/* aarch64: the callee saved x30 -- the return address RA into the caller F
- * -- in its own frame (a frame record, or a lone slot), which lies below F's
- * SP at a distance the slot does not tell: the ABI rule gives only EST, the
- * least SP F can have, and any step from a frame whose SP is too low goes
- * wrong (F's analysis or frame record read from the wrong place; judge's
- * W3).  F's analysis at RA knows where F keeps its own return address:
- * CFA_F = SP_F + height and the slot at CFA_F + ra_off.  So F's SP is the
- * first 16-aligned SP from EST up (within WAND_A64_REACH) whose word at
- * SP + height + ra_off is a return address that fits F -- exact or likely
- * first, else the first that fits at all.  Returns that SP; EST when F's
- * analysis says nothing at RA (no symbol, no known height, the return
- * address not in a slot: frames stepped from it are scanned, not analysed,
- * so a low SP only widens the next scan); 0 when it does and no such SP is
- * found (the word at SLOT is no live return address) -- in *SP.  Returns 0, or
- * a link error (the walker's error is set). */
+/* Where the callee saves its return address in its own frame (the family's
+ * sp_align; aarch64's x30, in a frame record or a lone slot): RA, the
+ * return address into the caller F, lies below F's SP at a distance the
+ * slot does not tell: the ABI rule gives only EST, the least SP F can have,
+ * and any step from a frame whose SP is too low goes wrong (F's analysis or
+ * frame record read from the wrong place).  F's analysis at RA knows where F
+ * keeps its own return address: CFA_F = SP_F + height and the slot at
+ * CFA_F + ra_off.  So F's SP is the first sp_align-aligned SP from EST up
+ * (within WAND_SP_REACH) whose word at SP + height + ra_off is a return
+ * address that fits F -- exact or likely first, else the first that fits at
+ * all.  Returns that SP; EST when F's analysis says nothing at RA (no
+ * symbol, no known height, the return address not in a slot: frames stepped
+ * from it are scanned, not analysed, so a low SP only widens the next scan);
+ * 0 when it does and no such SP is found (the word at SLOT is no live return
+ * address) -- in *SP.  Returns 0, or a link error (the walker's error is
+ * set). */
 static int
-wand_a64_caller_sp(struct sw_walker *w, sw_addr ra, sw_addr est, sw_addr *out)
+wand_search_caller_sp(struct sw_walker *w, const struct sw_wand_family *fam, sw_addr ra,
+                      sw_addr est, sw_addr *out)
 {
     struct sw_proc *p = sw_walker_proc(w);
     struct sw_symlookup *sl = sw_walker_symlookup(w);
+    const size_t word = p->arch->word_size;
     struct wand_cur f = { 0 };
     struct sw_an_pc at;
-    uint8_t buf[WAND_A64_CHUNK];
+    uint8_t buf[WAND_SP_CHUNK];
     sw_addr base = 0, maybe = 0;
     size_t have = 0;
 
@@ -237,14 +263,14 @@ wand_a64_caller_sp(struct sw_walker *w, sw_addr ra, sw_addr est, sw_addr *out)
     f.known = true;
     f.split = sw_analysis_cold_parent(w, &f.sym, &f.parent) == 0;
     const sw_addr d = (sw_addr)(at.height + at.ra_off);
-    for (sw_addr sp = est; sp - est < WAND_A64_REACH; sp += 16) {
+    for (sw_addr sp = est; sp - est < WAND_SP_REACH; sp += fam->sp_align) {
         sw_addr slot = sp + d;
-        if (slot < base || slot + 8 > base + have) {
+        if (slot < base || slot + word > base + have) {
             base = slot;
             have = sizeof buf;
             int rc = p->ops->read_mem(p, base, buf, have);
             if (rc != 0 && !sw_is_link_error(rc)) {
-                have = 8; /* near the end of the stack mapping: word by word */
+                have = word; /* near the end of the stack mapping: word by word */
                 rc = p->ops->read_mem(p, base, buf, have);
             }
             if (sw_is_link_error(rc))
@@ -254,10 +280,10 @@ wand_a64_caller_sp(struct sw_walker *w, sw_addr ra, sw_addr est, sw_addr *out)
                 break;
             }
         }
-        sw_addr word = arch_load(p->arch, buf + (slot - base), 8);
-        if (word == 0)
+        sw_addr word_at = arch_load(p->arch, buf + (slot - base), word);
+        if (word_at == 0)
             continue;
-        enum wand_fit fit = wand_fit(w, &f, word);
+        enum wand_fit fit = wand_fit(w, fam, &f, word_at);
         if (fit >= WAND_LIKELY) {
             *out = sp;
             return 0;
@@ -269,40 +295,16 @@ wand_a64_caller_sp(struct sw_walker *w, sw_addr ra, sw_addr est, sw_addr *out)
     return 0;
 }
 
-/* aarch64: a signal handler's return address (the sigreturn trampoline)
- * gives no exact SP for the signal frame -- the handler saved x30 somewhere
- * in its own frame -- but the frame is recognisable: struct rt_sigframe
- * (arch/arm64/kernel/signal.c, QEMU's target_rt_sigframe) has siginfo (128
- * bytes), then the ucontext whose uc_mcontext.__reserved, at 464 in it,
- * starts with the FP/SIMD record and its magic.  The first 16-aligned SP
- * from EST up (within WAND_SIGFRAME_REACH) where the magic sits; EST if
- * none. */
-#define WAND_A64_RESERVED     (128 + 464)
-#define WAND_A64_FPSIMD_MAGIC 0x46508001u
-#define WAND_SIGFRAME_REACH   1024
-static sw_addr
-wand_a64_sigframe_sp(struct sw_walker *w, sw_addr est)
-{
-    struct sw_proc *p = sw_walker_proc(w);
-    uint8_t buf[WAND_SIGFRAME_REACH + WAND_A64_RESERVED + 4];
-
-    if (p->ops->read_mem(p, est, buf, sizeof buf) != 0)
-        return est;
-    for (size_t off = 0; off <= WAND_SIGFRAME_REACH; off += 16)
-        if (arch_load(p->arch, buf + off + WAND_A64_RESERVED, 4) == WAND_A64_FPSIMD_MAGIC)
-            return est + off;
-    return est;
-}
-
 static void
 wand_fill(struct sw_stepper *s, const struct sw_frame *in, sw_addr ra, sw_addr sp,
           struct sw_location ra_loc, struct sw_frame *out)
 {
     const struct arch_desc *a = sw_walker_proc(s->walker)->arch;
+    const struct sw_wand_family *fam = wand_family(a);
     struct sw_frame f = *in; /* registers not known to be saved are unchanged (gdb's rule) */
 
-    if (a->elf_machine == EM_AARCH64 && sw_walker_sigframe_at(s->walker, ra) != NULL)
-        sp = wand_a64_sigframe_sp(s->walker, sp);
+    if (fam->sigframe_sp != NULL && sw_walker_sigframe_at(s->walker, ra) != NULL)
+        sp = fam->sigframe_sp(s->walker, sp);
     f.ra = ra;
     f.sp = sp;
     f.ra_loc = ra_loc;
@@ -324,6 +326,7 @@ wanderer_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw
     struct sw_walker *w = s->walker;
     struct sw_proc *p = sw_walker_proc(w);
     const struct arch_desc *a = p->arch;
+    const struct sw_wand_family *fam = wand_family(a);
     const unsigned word = a->word_size;
     uint8_t buf[WAND_WINDOW_WORDS * 8];
     struct wand_cur cur = { 0 };
@@ -332,7 +335,7 @@ wanderer_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw
     sw_word lr;
     int rc;
 
-    if (in->sp == 0 || (in->sp % word) != 0)
+    if (fam == NULL || in->sp == 0 || (in->sp % word) != 0)
         return SW_GCF_NOT_ME;
     cur.known = sw_frame_symbol(w, in, &cur.sym) == 0;
     cur.split = cur.known && sw_analysis_cold_parent(w, &cur.sym, &cur.parent) == 0;
@@ -347,7 +350,7 @@ wanderer_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw
         rc = sw_walker_frame_reg(w, in, (unsigned)a->dw_ra, &lr);
         if (rc < 0)
             return SW_GCF_ERROR;
-        have_lr = rc == 1 && wand_fit(w, &cur, lr) >= WAND_LIKELY;
+        have_lr = rc == 1 && wand_fit(w, fam, &cur, lr) >= WAND_LIKELY;
     }
 
     /* One read; near the top of the stack mapping a smaller one. */
@@ -385,12 +388,12 @@ wanderer_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw
         size_t i = n == 0 ? pref : n - 1;
         sw_addr slot = in->sp + i * word;
         sw_addr ra = arch_load(a, buf + i * word, word);
-        sw_addr sp = wand_caller_sp(a, slot, in->sp);
+        sw_addr sp = wand_caller_sp(a, fam, slot, in->sp);
         enum wand_fit fit;
 
         if (ra == 0 || sp == 0)
             continue;
-        fit = wand_fit(w, &cur, ra);
+        fit = wand_fit(w, fam, &cur, ra);
         if (fit == WAND_NO)
             continue;
         if (fit == WAND_MAYBE) {
@@ -407,8 +410,8 @@ wanderer_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw
          * frame has not saved the register. */
         if (have_lr && ra != lr)
             break;
-        if (a->elf_machine == EM_AARCH64) {
-            if (wand_a64_caller_sp(w, ra, sp, &sp) < 0)
+        if (fam->sp_align != 0) {
+            if (wand_search_caller_sp(w, fam, ra, sp, &sp) < 0)
                 return SW_GCF_ERROR;
             if (sp == 0)
                 continue; /* the caller's own return address is not where it keeps it */
@@ -426,8 +429,8 @@ wanderer_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw
     /* No call to this function: a tail call may sit between (the caller
      * called another function that jumped here); take the first call. */
     if (maybe_ra != 0) {
-        sw_addr sp = wand_caller_sp(a, maybe_slot, in->sp);
-        if (a->elf_machine == EM_AARCH64 && wand_a64_caller_sp(w, maybe_ra, sp, &sp) < 0)
+        sw_addr sp = wand_caller_sp(a, fam, maybe_slot, in->sp);
+        if (fam->sp_align != 0 && wand_search_caller_sp(w, fam, maybe_ra, sp, &sp) < 0)
             return SW_GCF_ERROR;
         if (sp == 0)
             return SW_GCF_NOT_ME;

@@ -4,7 +4,8 @@
  * layout), linked static at 0x401000; the stack is built in a fake process and
  * the wanderer is the only stepper, so every caller here is found by scanning.  Also
  * i386_cold.S (a cold part, a PIC thunk, a conditional tail call) and aarch64_bigframe.S
- * (the caller's SP from its analysis), through test_frame_func.h's fixture.
+ * (the caller's SP from its analysis), through test_frame_func.h's fixture.  The
+ * families' pure decoders (jumps, PLT stubs) on hand-assembled bytes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include "rspwalk/rspwalk.h"
 #include "tests/tools/fake_proc.h"
 #include "tests/unit/walker/test_frame_func.h"
+#include "walker/steppers/wanderer_internal.h"
 
 #define ELF SW_TEST_DATA "/x86_64_frames.elf"
 
@@ -270,7 +272,7 @@ test_wanderer_conditional_jump_is_a_tail_call(void **state)
     ff_close(&fx);
 }
 
-/* The judge's W3, aarch64: unk's frame is sized at run time, so only a scan finds its
+/* aarch64: unk's frame is sized at run time, so only a scan finds its
  * caller; x30's slot is at unk's SP, 0x40 below caller2's.  caller2's analysis says its
  * own x30 is 40 bytes above its SP: the first 16-aligned SP with a return address there
  * that fits caller2 is caller2's SP -- not the slot + 8 the ABI alone gives. */
@@ -301,6 +303,99 @@ test_wanderer_aarch64_caller_sp_from_the_callers_analysis(void **state)
     ff_close(&fx);
 }
 
+/* ---- the families' encodings --------------------------------------------- */
+
+/* Each family's direct jump (no link) and where it goes; a call, or too few bytes, is none. */
+static void
+test_wanderer_families_decode_their_direct_jumps(void **state)
+{
+    (void)state;
+    sw_addr dest = 0;
+    const uint8_t jmp32[] = { 0xe9, 0xfb, 0xff, 0xff, 0xff }; /* jmp .  (rel32 -5) */
+    const uint8_t jmp8[] = { 0xeb, 0x10 };                    /* jmp .+0x12 */
+    const uint8_t call32[] = { 0xe8, 0x00, 0x00, 0x00, 0x00 };
+    assert_true(sw_wand_x86.jump_at(&arch_x86_64, jmp32, 5, 0x401000, &dest));
+    assert_int_equal(dest, 0x401000);
+    assert_false(sw_wand_x86.jump_at(&arch_x86_64, jmp32, 4, 0x401000, &dest));
+    assert_true(sw_wand_x86.jump_at(&arch_x86_64, jmp8, 2, 0x401000, &dest));
+    assert_int_equal(dest, 0x401012);
+    assert_false(sw_wand_x86.jump_at(&arch_x86_64, call32, 5, 0x401000, &dest));
+    /* i386: the destination wraps at 32 bits */
+    const uint8_t wrap[] = { 0xe9, 0x20, 0x00, 0x00, 0x00 };
+    assert_true(sw_wand_x86.jump_at(&arch_i386, wrap, 5, 0xfffffff0u, &dest));
+    assert_int_equal(dest, 0x15);
+
+    /* aarch64: b .-8 (0x17fffffe), bl .-8 (0x97fffffe) */
+    const uint8_t b_back[] = { 0xfe, 0xff, 0xff, 0x17 }, bl_back[] = { 0xfe, 0xff, 0xff, 0x97 };
+    assert_true(sw_wand_aarch64.jump_at(&arch_aarch64, b_back, 4, 0x400100, &dest));
+    assert_int_equal(dest, 0x4000f8);
+    assert_false(sw_wand_aarch64.jump_at(&arch_aarch64, b_back, 3, 0x400100, &dest));
+    assert_false(sw_wand_aarch64.jump_at(&arch_aarch64, bl_back, 4, 0x400100, &dest));
+
+    /* PowerPC in the target's byte order: b .+16 (48000010), bl .+16 (48000011) */
+    const uint8_t b_be[] = { 0x48, 0x00, 0x00, 0x10 }, b_le[] = { 0x10, 0x00, 0x00, 0x48 };
+    const uint8_t bl_be[] = { 0x48, 0x00, 0x00, 0x11 };
+    assert_true(sw_wand_ppc.jump_at(&arch_ppc64, b_be, 4, 0x10000100, &dest));
+    assert_int_equal(dest, 0x10000110);
+    assert_true(sw_wand_ppc.jump_at(&arch_ppc64le, b_le, 4, 0x10000100, &dest));
+    assert_int_equal(dest, 0x10000110);
+    assert_false(sw_wand_ppc.jump_at(&arch_ppc64le, b_be, 4, 0x10000100, &dest));
+    assert_false(sw_wand_ppc.jump_at(&arch_ppc32, bl_be, 4, 0x10000100, &dest));
+}
+
+/* The GOT slot of the linkers' PLT stubs, at their link-time address; PowerPC decodes
+ * none (plt_slot NULL) and other code is no stub. */
+static void
+test_wanderer_families_find_the_got_slot_of_a_plt_stub(void **state)
+{
+    (void)state;
+    uint8_t c[WAND_PLT_STUB_BYTES] = { 0 };
+    /* x86-64: endbr64; bnd jmp *0x2fe2(%rip), the slot after the 11 bytes */
+    const uint8_t x64[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0xf2, 0xff, 0x25, 0xe2, 0x2f, 0x00, 0x00 };
+    memcpy(c, x64, sizeof x64);
+    assert_int_equal(sw_wand_x86.plt_slot(&arch_x86_64, NULL, 0x1030, c), 0x1030 + 11 + 0x2fe2);
+    /* i386: jmp *0x804a00c, an absolute slot */
+    const uint8_t i386[] = { 0xff, 0x25, 0x0c, 0xa0, 0x04, 0x08 };
+    memset(c, 0, sizeof c);
+    memcpy(c, i386, sizeof i386);
+    assert_int_equal(sw_wand_x86.plt_slot(&arch_i386, NULL, 0x8049030, c), 0x804a00c);
+    c[0] = 0x90; /* nop: no stub */
+    assert_int_equal(sw_wand_x86.plt_slot(&arch_i386, NULL, 0x8049030, c), 0);
+
+    /* aarch64: bti c; adrp x16, .+0x1000 page; ldr x17, [x16, #0x18] */
+    const uint8_t a64[] = {
+        0x5f, 0x24, 0x03, 0xd5, 0x10, 0x00, 0x00, 0xb0, 0x11, 0x0e, 0x40, 0xf9
+    };
+    memset(c, 0, sizeof c);
+    memcpy(c, a64, sizeof a64);
+    assert_int_equal(sw_wand_aarch64.plt_slot(&arch_aarch64, NULL, 0x10ffc, c), 0x12018);
+    memmove(c, c + 4, 8); /* without the landing pad */
+    assert_int_equal(sw_wand_aarch64.plt_slot(&arch_aarch64, NULL, 0x10010, c), 0x11018);
+    c[4] = 0x12; /* ldr x18: not the stub's register */
+    assert_int_equal(sw_wand_aarch64.plt_slot(&arch_aarch64, NULL, 0x10010, c), 0);
+
+    assert_null(sw_wand_ppc.plt_slot);
+}
+
+/* Every family sets its REQUIRED members; the SP rules of the ABI are data. */
+static void
+test_wanderer_families_set_their_required_members(void **state)
+{
+    (void)state;
+    const struct sw_wand_family *fams[] = { &sw_wand_x86, &sw_wand_aarch64, &sw_wand_ppc };
+    for (size_t i = 0; i < sizeof fams / sizeof fams[0]; i++) {
+        assert_non_null(fams[i]->call_before);
+        assert_non_null(fams[i]->jump_at);
+        assert_non_null(fams[i]->returns_at_once);
+        assert_true(fams[i]->insn_align == 1 || fams[i]->insn_align == 4);
+    }
+    assert_int_equal(sw_wand_x86.sp_align, 0);
+    assert_int_equal(sw_wand_aarch64.sp_align, 16);
+    assert_int_equal(sw_wand_ppc.sp_align, 0);
+    assert_non_null(sw_wand_aarch64.sigframe_sp);
+    assert_null(sw_wand_x86.sigframe_sp);
+}
+
 int
 main(void)
 {
@@ -317,6 +412,9 @@ main(void)
         cmocka_unit_test(test_wanderer_never_takes_a_thunks_return_address),
         cmocka_unit_test(test_wanderer_conditional_jump_is_a_tail_call),
         cmocka_unit_test(test_wanderer_aarch64_caller_sp_from_the_callers_analysis),
+        cmocka_unit_test(test_wanderer_families_decode_their_direct_jumps),
+        cmocka_unit_test(test_wanderer_families_find_the_got_slot_of_a_plt_stub),
+        cmocka_unit_test(test_wanderer_families_set_their_required_members),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

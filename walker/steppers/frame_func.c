@@ -11,12 +11,21 @@
 
 #include "walker/walker_internal.h"
 
-/* The family's rules: PowerPC's where frames have a back chain, the frame
- * record's elsewhere (x86, x86-64, aarch64). */
+/* The family's rules, by the arch table's family: the frame record's (x86,
+ * x86-64, aarch64) or PowerPC's back chain; NULL for another family. */
 static const struct sw_ff_arch *
 ff_arch_for(const struct arch_desc *a)
 {
-    return a->backchain_ra_offset != 0 ? &sw_ff_ppc : &sw_ff_record;
+    switch (a->family) {
+    case ARCH_FAMILY_X86:
+    case ARCH_FAMILY_AARCH64:
+        return &sw_ff_record;
+    case ARCH_FAMILY_PPC:
+        return &sw_ff_ppc;
+    case ARCH_FAMILY_NONE:
+        break;
+    }
+    return NULL; /* no frame rules for code of an unknown family */
 }
 
 int
@@ -24,7 +33,10 @@ sw_frame_func_alloc(struct sw_walker *w, sw_addr pc, bool exact, struct sw_frame
 {
     struct sw_ff_facts ff;
     *out = (struct sw_frame_alloc){ SW_FRAME_UNKNOWN_T, SW_FRAME_UNKNOWN_S };
-    int rc = sw_ff_facts(w, ff_arch_for(sw_walker_proc(w)->arch), pc, exact, &ff);
+    const struct sw_ff_arch *fa = ff_arch_for(sw_walker_proc(w)->arch);
+    if (fa == NULL)
+        return SW_ENOARCH;
+    int rc = sw_ff_facts(w, fa, pc, exact, &ff);
     if (rc < 0)
         return rc;
     if (!ff.have_fn)

@@ -22,14 +22,14 @@ local_text(struct sw_walker *w, const struct sw_stack *st, size_t k, const struc
     static unsigned char buf[CLI_LOCAL_MAX];
     int rc = sw_local_value(w, st, k, v, buf, sizeof buf);
     switch (rc) {
-    case SW_GLVV_SUCCESS:
+    case 0:
         if (sw_local_format(w, v, buf, v->size, val, len) < 0)
             snprintf(val, len, "<error>");
         break;
-    case SW_GLVV_EOUTOFSCOPE:
+    case SW_EOUTOFSCOPE:
         snprintf(val, len, "<optimized out>");
         break;
-    case SW_GLVV_EBUFSIZE:
+    case SW_EBUFSIZE:
         snprintf(val, len, "<too large>");
         break;
     default:

@@ -28,6 +28,33 @@
 /* Inline levels looked at to place an inline frame (virtual.c keeps 32). */
 #define LV_MAX_INLINE 32
 
+/* A function as sw_frame_function hands it out: the public part first, then
+ * what only this file reads. */
+struct lv_function {
+    struct sw_function pub;
+    char *module;             /* owned: the module's path */
+    sw_addr bias;             /* the module's load bias */
+    struct sw_dinfo_func *df; /* owned: its DWARF; df->vars[i] is pub.vars[i] */
+};
+
+static const struct lv_function *
+lv_fn(const struct sw_function *fn)
+{
+    return (const struct lv_function *)fn;
+}
+
+/* The DWARF variable behind V, or NULL when V is not one of its function's. */
+static const struct sw_dinfo_var *
+lv_var(const struct sw_local_var *v)
+{
+    if (v == NULL || v->fn == NULL || v->fn->nvars == 0)
+        return NULL;
+    uintptr_t at = (uintptr_t)v, first = (uintptr_t)v->fn->vars;
+    if (at < first || at >= first + v->fn->nvars * sizeof *v || (at - first) % sizeof *v != 0)
+        return NULL;
+    return &lv_fn(v->fn)->df->vars[v - v->fn->vars];
+}
+
 /* ---- the function of a frame ---------------------------------------------------------- */
 
 /* The place of inline frame K among the inline frames of its physical frame:
@@ -91,8 +118,9 @@ sw_frame_function(struct sw_walker *w, const struct sw_stack *stack, size_t fram
     if (rc < 0)
         return sw_walker_fail(w, rc, "%s", sw_dinfo_errmsg(d));
 
-    struct sw_function *fn = sw_calloc(1, sizeof *fn);
-    if (fn == NULL || (fn->module = sw_strdup(lib->path)) == NULL ||
+    struct lv_function *lf = sw_calloc(1, sizeof *lf);
+    struct sw_function *fn = lf ? &lf->pub : NULL;
+    if (lf == NULL || (lf->module = sw_strdup(lib->path)) == NULL ||
         (df->nvars && (fn->vars = sw_calloc(df->nvars, sizeof fn->vars[0])) == NULL)) {
         sw_dinfo_func_free(df);
         sw_function_free(fn);
@@ -101,8 +129,8 @@ sw_frame_function(struct sw_walker *w, const struct sw_stack *stack, size_t fram
     fn->name = df->name;
     fn->entry = df->entry + lib->bias;
     fn->inlined = frame->kind == SW_FRAME_INLINE;
-    fn->bias = lib->bias;
-    fn->impl = df;
+    lf->bias = lib->bias;
+    lf->df = df;
     fn->nvars = df->nvars;
     for (size_t i = 0; i < df->nvars; i++) {
         const struct sw_dinfo_var *v = &df->vars[i];
@@ -112,7 +140,6 @@ sw_frame_function(struct sw_walker *w, const struct sw_stack *stack, size_t fram
             .size = (size_t)v->type->size,
             .kind = v->param ? SW_VAR_PARAM : SW_VAR_LOCAL,
             .fn = fn,
-            .impl = v,
         };
     }
     *out = fn;
@@ -124,10 +151,11 @@ sw_function_free(struct sw_function *fn)
 {
     if (fn == NULL)
         return;
-    sw_dinfo_func_free(fn->impl);
-    sw_free((char *)fn->module);
+    struct lv_function *lf = (struct lv_function *)fn;
+    sw_dinfo_func_free(lf->df);
+    sw_free(lf->module);
     sw_free(fn->vars);
-    sw_free(fn);
+    sw_free(lf);
 }
 
 /* ---- evaluating a location ------------------------------------------------------------- */
@@ -165,38 +193,38 @@ loc_at(const struct sw_dinfo_loc *locs, size_t n, sw_addr vpc)
     return NULL;
 }
 
-/* Fill OUT (SIZE bytes) from one piece's NOPS operations OPS.  Returns a
- * glvv code. */
+/* Fill OUT (SIZE bytes) from one piece's NOPS operations OPS.  Returns 0,
+ * SW_EOUTOFSCOPE or SW_EUNAVAIL. */
 static int
 eval_piece(struct lv_eval *ev, const struct sw_expr_op *ops, size_t nops, uint8_t *out, size_t size)
 {
     struct sw_expr_result r;
 
     if (nops == 0)
-        return SW_GLVV_EOUTOFSCOPE; /* an empty piece: optimized out */
+        return SW_EOUTOFSCOPE; /* an empty piece: optimized out */
     int rc = sw_expr_eval(&ev->ctx, ops, nops, &r);
     if (rc == SW_ENOENT)
-        return SW_GLVV_EOUTOFSCOPE; /* DW_OP_entry_value: gdb's <optimized out> */
+        return SW_EOUTOFSCOPE; /* DW_OP_entry_value: gdb's <optimized out> */
     if (rc < 0)
-        return SW_GLVV_EUNKNOWN;
+        return SW_EUNAVAIL;
     switch (r.kind) {
     case SW_EXPR_REGISTER:
     case SW_EXPR_VALUE:
         if (size > 8)
-            return SW_GLVV_EUNKNOWN;
+            return SW_EUNAVAIL;
         arch_store(ev->arch, out, size, r.value);
-        return SW_GLVV_SUCCESS;
+        return 0;
     case SW_EXPR_IMPLICIT:
         memset(out, 0, size);
         if (r.len > 0)
             memcpy(out, r.data, r.len < size ? r.len : size);
-        return SW_GLVV_SUCCESS;
+        return 0;
     case SW_EXPR_ADDRESS:
         break;
     }
     if (lv_read(ev, r.value, out, size) < 0)
-        return SW_GLVV_EUNKNOWN;
-    return SW_GLVV_SUCCESS;
+        return SW_EUNAVAIL;
+    return 0;
 }
 
 /* Whether bytes [LO, HI) of a value of type T hold none of its members: the
@@ -231,16 +259,16 @@ eval_location(struct lv_eval *ev, const struct sw_dinfo_type *t, const struct sw
 
     for (size_t i = 0; i < nops; i++) {
         if (ops[i].atom == DW_OP_bit_piece)
-            return SW_GLVV_EUNKNOWN;
+            return SW_EUNAVAIL;
         if (ops[i].atom != DW_OP_piece)
             continue;
         uint64_t psize = ops[i].number;
         pieces = true;
         if (psize > size - off)
-            return SW_GLVV_EUNKNOWN;
+            return SW_EUNAVAIL;
         if (i == start) {
             if (!is_padding(t, off, off + psize))
-                return SW_GLVV_EOUTOFSCOPE;
+                return SW_EOUTOFSCOPE;
         } else {
             int rc = eval_piece(ev, ops + start, i - start, out + off, (size_t)psize);
             if (rc < 0)
@@ -251,7 +279,7 @@ eval_location(struct lv_eval *ev, const struct sw_dinfo_type *t, const struct sw
     }
     if (!pieces)
         return eval_piece(ev, ops, nops, out, size);
-    return start == nops ? SW_GLVV_SUCCESS : SW_GLVV_EUNKNOWN;
+    return start == nops ? 0 : SW_EUNAVAIL;
 }
 
 /* A DW_AT_const_value into OUT (SIZE bytes). */
@@ -261,12 +289,12 @@ eval_const(struct lv_eval *ev, const struct sw_dinfo_const *k, uint8_t *out, siz
     if (k->data != NULL) {
         memset(out, 0, size);
         memcpy(out, k->data, k->len < size ? k->len : size);
-        return SW_GLVV_SUCCESS;
+        return 0;
     }
     if (size > 8)
-        return SW_GLVV_EUNKNOWN;
+        return SW_EUNAVAIL;
     arch_store(ev->arch, out, size, (uint64_t)k->number);
-    return SW_GLVV_SUCCESS;
+    return 0;
 }
 
 /* Whether frame K of ST (at link-time pc VPC of D) is in FN's scope: the
@@ -281,15 +309,15 @@ in_function(struct sw_dinfo *d, const struct sw_stack *st, size_t k, sw_addr vpc
     if (fn->inlined != (st->frames[k].kind == SW_FRAME_INLINE))
         return false;
     if (!fn->inlined)
-        return sw_dinfo_function(d, vpc, dn) == 0 && dn[0].die == fn->impl->die;
+        return sw_dinfo_function(d, vpc, dn) == 0 && dn[0].die == lv_fn(fn)->df->die;
     size_t depth = inline_depth(st, k);
     return sw_dinfo_inline_chain(d, vpc, dn, LV_MAX_INLINE, &n) == 0 && depth < n &&
-           dn[depth].die == fn->impl->die;
+           dn[depth].die == lv_fn(fn)->df->die;
 }
 
-int
-sw_local_value(struct sw_walker *w, const struct sw_stack *stack, size_t frame_index,
-               const struct sw_local_var *var, void *buf, size_t size)
+static int
+local_value(struct sw_walker *w, const struct sw_stack *stack, size_t frame_index,
+            const struct sw_local_var *var, void *buf, size_t size)
 {
     const struct sw_function *fn;
     const struct sw_dinfo_var *dv;
@@ -298,30 +326,29 @@ sw_local_value(struct sw_walker *w, const struct sw_stack *stack, size_t frame_i
     struct sw_dinfo *d;
     sw_addr pc, vpc;
 
-    if (w == NULL || stack == NULL || var == NULL || var->fn == NULL || var->impl == NULL ||
-        frame_index >= stack->n || (buf == NULL && size > 0))
-        return SW_GLVV_EPARAM;
+    if (w == NULL || stack == NULL || (dv = lv_var(var)) == NULL || frame_index >= stack->n ||
+        (buf == NULL && size > 0))
+        return SW_EINVAL;
     fn = var->fn;
-    dv = var->impl;
     f = &stack->frames[frame_index];
     if (f->kind == SW_FRAME_TAILCALL || f->kind == SW_FRAME_SIGNAL)
-        return SW_GLVV_EOUTOFSCOPE;
+        return SW_EOUTOFSCOPE;
     if (size < var->size)
-        return SW_GLVV_EBUFSIZE;
+        return SW_EBUFSIZE;
     if (var->size == 0 || var->size > LV_MAX_SIZE)
-        return SW_GLVV_EUNKNOWN;
+        return SW_EUNAVAIL;
     /* The frame must be in the variable's function, in the same module. */
     pc = sw_frame_lookup_pc(f);
     if (sw_walker_dinfo_at(w, pc, &lib, &d) < 0 || d == NULL)
-        return SW_GLVV_EUNKNOWN;
-    if (strcmp(lib->path, fn->module) != 0 || lib->bias != fn->bias)
-        return SW_GLVV_EOUTOFSCOPE;
+        return SW_EUNAVAIL;
+    if (strcmp(lib->path, lv_fn(fn)->module) != 0 || lib->bias != lv_fn(fn)->bias)
+        return SW_EOUTOFSCOPE;
     vpc = pc - lib->bias;
     if (!in_function(d, stack, frame_index, vpc, fn))
-        return SW_GLVV_EOUTOFSCOPE;
+        return SW_EOUTOFSCOPE;
     const struct sw_dinfo_loc *loc = loc_at(dv->locs, dv->nlocs, vpc);
     if (dv->cval == NULL && (loc == NULL || loc->nops == 0))
-        return SW_GLVV_EOUTOFSCOPE;
+        return SW_EOUTOFSCOPE;
 
     /* An inline frame's registers are its physical frame's (virtual.c copies
      * them).  Frame 0 and the CFI frames that carry its registers have only
@@ -335,7 +362,7 @@ sw_local_value(struct sw_walker *w, const struct sw_stack *stack, size_t frame_i
         if (stack->frames[i].kind != SW_FRAME_INLINE && stack->frames[i].kind != SW_FRAME_TAILCALL)
             regs.level++;
     if (sw_walker_fill_lazy(w, &regs) < 0)
-        return SW_GLVV_EUNKNOWN;
+        return SW_EUNAVAIL;
 
     struct lv_eval ev = {
         .w = w,
@@ -360,11 +387,22 @@ sw_local_value(struct sw_walker *w, const struct sw_stack *stack, size_t frame_i
         ev.ctx.have_cfa = true;
         ev.ctx.cfa = stack->frames[phys + 1].sp;
     }
-    const struct sw_dinfo_loc *base = loc_at(fn->impl->base, fn->impl->nbase, vpc);
+    const struct sw_dinfo_loc *base = loc_at(lv_fn(fn)->df->base, lv_fn(fn)->df->nbase, vpc);
     if (base != NULL && base->nops > 0 &&
         sw_expr_eval_word(&ev.ctx, base->ops, base->nops, &ev.ctx.frame_base) == 0)
         ev.ctx.have_frame_base = true;
     return eval_location(&ev, dv->type, loc->ops, loc->nops, buf, var->size);
+}
+
+int
+sw_local_value(struct sw_walker *w, const struct sw_stack *stack, size_t frame_index,
+               const struct sw_local_var *var, void *buf, size_t size)
+{
+    int rc = local_value(w, stack, frame_index, var, buf, size);
+    if (rc < 0 && w != NULL)
+        sw_walker_fail(w, rc, "value of %s in frame %zu: %s", var && var->name ? var->name : "?",
+                       frame_index, sw_strerror(rc));
+    return rc;
 }
 
 /* ---- formatting ------------------------------------------------------------------------ */
@@ -543,10 +581,11 @@ int
 sw_local_format(struct sw_walker *w, const struct sw_local_var *var, const void *buf, size_t len,
                 char *out, size_t outlen)
 {
-    if (w == NULL || var == NULL || var->impl == NULL || buf == NULL || out == NULL || outlen == 0)
+    const struct sw_dinfo_var *dv = lv_var(var);
+    if (w == NULL || dv == NULL || buf == NULL || out == NULL || outlen == 0)
         return SW_EINVAL;
     struct lv_out o = { .p = out, .cap = outlen };
     out[0] = 0;
-    fmt_value(&o, sw_walker_proc(w)->arch, var->impl->type, buf, len, 0);
+    fmt_value(&o, sw_walker_proc(w)->arch, dv->type, buf, len, 0);
     return 0;
 }

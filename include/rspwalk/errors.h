@@ -2,6 +2,9 @@
  *
  * Every function returns 0 or one of these negative codes.  The message that
  * names the packet, address or file is kept on the object that failed.
+ *
+ * Threads: sw_strerror and sw_errname may be called from any thread at any
+ * time; they read only static tables.
  */
 #ifndef RSPWALK_ERRORS_H
 #define RSPWALK_ERRORS_H
@@ -30,7 +33,10 @@ extern "C" {
     X(ESTUB, 13, "the stub reported an error")                                                     \
     X(EIO, 14, "input/output error")                                                               \
     X(ENOARCH, 15, "unknown or unsupported target architecture")                                   \
-    X(ENOCFI, 16, "no call frame information covers the address")
+    X(ENOCFI, 16, "no call frame information covers the address")                                  \
+    X(EOUTOFSCOPE, 17, "the variable has no value at this frame's pc (optimized out)")             \
+    X(EBUFSIZE, 18, "the buffer is smaller than the value")                                        \
+    X(EUNAVAIL, 19, "the value cannot be read (register not recovered, memory, location)")
 
 enum sw_err {
 #define SW_ERR_ENUM(name, num, msg) SW_##name = -(num),

@@ -4,6 +4,10 @@
  * debug information: the variables a frame's function has at its pc, and
  * their values read through the frame's recovered registers and the target's
  * memory.  Not a debugger's expression language: no casts, no deep printing.
+ *
+ * Threads: these calls use the walker W as any walker call does: one thread
+ * at a time per walker.  A struct sw_function may be read from any thread
+ * while nothing frees it.
  */
 #ifndef RSPWALK_LOCALS_H
 #define RSPWALK_LOCALS_H
@@ -16,48 +20,30 @@ extern "C" {
 
 struct sw_walker;
 struct sw_stack;
-struct sw_frame;
 struct sw_function;
-struct sw_dinfo_var;  /* dwarf/dwarf.h */
-struct sw_dinfo_func; /* dwarf/dwarf.h */
-
-/* getLocalVariableValue's result codes (Dyninst's glvv_*). */
-enum sw_glvv {
-    SW_GLVV_SUCCESS = 0,
-    SW_GLVV_EPARAM = -1,      /* a NULL argument, a frame index past the stack */
-    SW_GLVV_EOUTOFSCOPE = -2, /* the frame is not in the variable's function (for an
-                               * inline frame: not that inlined copy), or no location
-                               * covers its pc ("<optimized out>") */
-    SW_GLVV_EBUFSIZE = -3,    /* the buffer is smaller than the variable */
-    SW_GLVV_EUNKNOWN = -4,    /* a register the frame did not recover, memory that
-                               * cannot be read, a location this library cannot evaluate */
-};
 
 enum sw_var_kind {
     SW_VAR_LOCAL = 0, /* DW_TAG_variable */
     SW_VAR_PARAM,     /* DW_TAG_formal_parameter */
 };
 
-/* One variable of a function. */
+/* One variable of a function: an element of its sw_function's VARS. */
 struct sw_local_var {
-    const char *name;                /* borrowed, valid as long as FN */
-    const char *type_name;           /* as gdb's ptype prints it: "int", "char *" */
-    size_t size;                     /* bytes of its value; 0 when the type has none */
-    enum sw_var_kind kind;           /* parameter or local */
-    const struct sw_function *fn;    /* borrowed: the function that lists it */
-    const struct sw_dinfo_var *impl; /* internal */
+    const char *name;             /* borrowed, valid as long as FN */
+    const char *type_name;        /* as gdb's ptype prints it: "int", "char *" */
+    size_t size;                  /* bytes of its value; 0 when the type has none */
+    enum sw_var_kind kind;        /* parameter or local */
+    const struct sw_function *fn; /* borrowed: the function that lists it */
 };
 
-/* getFunctionForFrame: a function and the variables visible at a pc. */
+/* getFunctionForFrame: a function and the variables visible at a pc.  Made
+ * only by sw_frame_function, which keeps more behind it. */
 struct sw_function {
     const char *name; /* borrowed, valid as long as this; gdb's name */
     sw_addr entry;    /* run-time address of its entry (an inlined copy: of its first range) */
     bool inlined;     /* an inlined subroutine: the function of an SW_FRAME_INLINE frame */
     size_t nvars;     /* parameters in order, then locals, innermost block first */
-    struct sw_local_var *vars;
-    const char *module;         /* the module's path (internal) */
-    sw_addr bias;               /* the module's load bias (internal) */
-    struct sw_dinfo_func *impl; /* internal */
+    struct sw_local_var *vars; /* owned: NVARS */
 };
 
 /* The function of frame FRAME_INDEX of STACK from its module's DWARF, with
@@ -89,7 +75,18 @@ SW_API void sw_function_free(struct sw_function *fn);
  * recovered for them (sw_frame_reg); an inline frame has the registers of
  * its physical frame.  DW_OP_call_frame_cfa is the SP of the physical
  * frame's caller in the walk (the frame after it), which is the CFA on every
- * supported architecture.  Returns an enum sw_glvv code. */
+ * supported architecture.  VAR must be an element of the VARS of a function
+ * from sw_frame_function (not a copy).  Returns 0 or, with the message on W
+ * (Dyninst's getLocalVariableValue result in brackets):
+ *   SW_EINVAL       a NULL argument, a frame index past the stack, a VAR that
+ *                   is not one of its function's (glvv_EParam);
+ *   SW_EOUTOFSCOPE  the frame is not in the variable's function (for an
+ *                   inline frame: not that inlined copy), or no location
+ *                   covers its pc: gdb's "<optimized out>" (glvv_EOutOfScope);
+ *   SW_EBUFSIZE     SIZE is smaller than VAR->size (glvv_EBufferSize);
+ *   SW_EUNAVAIL     a register the frame did not recover, memory that cannot
+ *                   be read, a location this library cannot evaluate
+ *                   (glvv_EUnknown). */
 SW_API int sw_local_value(struct sw_walker *w, const struct sw_stack *stack, size_t frame_index,
                           const struct sw_local_var *var, void *buf, size_t size);
 
@@ -98,7 +95,8 @@ SW_API int sw_local_value(struct sw_walker *w, const struct sw_stack *stack, siz
  * (hex), enums, structures (one level of members) and arrays (the first 16
  * elements); other types as hex bytes.  W gives the target's byte order.
  * Writes at most OUTLEN bytes with a terminating NUL (truncated if need be)
- * and returns 0, or SW_EINVAL. */
+ * and returns 0, or SW_EINVAL (a NULL argument, a VAR that is not one of
+ * its function's). */
 SW_API int sw_local_format(struct sw_walker *w, const struct sw_local_var *var, const void *buf,
                            size_t len, char *out, size_t outlen);
 

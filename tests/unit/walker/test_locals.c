@@ -217,7 +217,7 @@ function_of(struct fixture *f, size_t k)
     return fn;
 }
 
-/* The value of NAME of FN in frame K, formatted; or the glvv code's name. */
+/* The value of NAME of FN in frame K, formatted; or a name for its code. */
 static const char *
 value(struct fixture *f, const struct sw_function *fn, size_t k, const char *name)
 {
@@ -226,19 +226,19 @@ value(struct fixture *f, const struct sw_function *fn, size_t k, const char *nam
     const struct sw_local_var *v = var(fn, name);
     int rc = sw_local_value(f->w, &f->st, k, v, buf, sizeof buf);
     switch (rc) {
-    case SW_GLVV_SUCCESS:
+    case 0:
         assert_int_equal(sw_local_format(f->w, v, buf, v->size, out, sizeof out), 0);
         return out;
-    case SW_GLVV_EOUTOFSCOPE:
+    case SW_EOUTOFSCOPE:
         return "<out of scope>";
-    case SW_GLVV_EUNKNOWN:
+    case SW_EUNAVAIL:
         return "<unknown>";
-    case SW_GLVV_EBUFSIZE:
+    case SW_EBUFSIZE:
         return "<buffer size>";
-    case SW_GLVV_EPARAM:
+    case SW_EINVAL:
         return "<bad parameter>";
     default:
-        fail_msg("%s: glvv %d", name, rc);
+        fail_msg("%s: %s", name, sw_errname(rc));
         return NULL;
     }
 }
@@ -346,8 +346,7 @@ test_locals_pieces_join_registers_and_memory_and_padding_may_be_missing(void **s
     struct sw_function *fn = function_of(f, 0);
     uint8_t buf[8];
 
-    assert_int_equal(sw_local_value(f->w, &f->st, 0, var(fn, "pt"), buf, sizeof buf),
-                     SW_GLVV_SUCCESS);
+    assert_int_equal(sw_local_value(f->w, &f->st, 0, var(fn, "pt"), buf, sizeof buf), 0);
     assert_int_equal(buf[0], 3); /* x from r13 */
     assert_int_equal(buf[4], 0xfc);
     assert_int_equal(buf[6], 'z');
@@ -434,21 +433,21 @@ test_locals_result_codes_for_bad_parameters_scope_and_buffer_size(void **state)
     const struct sw_local_var *b = var(fn, "b");
     uint8_t buf[8];
 
-    assert_int_equal(sw_local_value(NULL, &f->st, 0, b, buf, 8), SW_GLVV_EPARAM);
-    assert_int_equal(sw_local_value(f->w, NULL, 0, b, buf, 8), SW_GLVV_EPARAM);
-    assert_int_equal(sw_local_value(f->w, &f->st, 0, NULL, buf, 8), SW_GLVV_EPARAM);
-    assert_int_equal(sw_local_value(f->w, &f->st, 3, b, buf, 8), SW_GLVV_EPARAM);
-    assert_int_equal(sw_local_value(f->w, &f->st, 0, b, NULL, 8), SW_GLVV_EPARAM);
-    assert_int_equal(sw_local_value(f->w, &f->st, 0, b, buf, 7), SW_GLVV_EBUFSIZE);
-    assert_int_equal(sw_local_value(f->w, &f->st, 0, b, buf, 8), SW_GLVV_SUCCESS);
+    assert_int_equal(sw_local_value(NULL, &f->st, 0, b, buf, 8), SW_EINVAL);
+    assert_int_equal(sw_local_value(f->w, NULL, 0, b, buf, 8), SW_EINVAL);
+    assert_int_equal(sw_local_value(f->w, &f->st, 0, NULL, buf, 8), SW_EINVAL);
+    assert_int_equal(sw_local_value(f->w, &f->st, 3, b, buf, 8), SW_EINVAL);
+    assert_int_equal(sw_local_value(f->w, &f->st, 0, b, NULL, 8), SW_EINVAL);
+    assert_int_equal(sw_local_value(f->w, &f->st, 0, b, buf, 7), SW_EBUFSIZE);
+    assert_int_equal(sw_local_value(f->w, &f->st, 0, b, buf, 8), 0);
     /* Frame 1 is lv_other: not b's function.  Tail-call and signal frames have none. */
-    assert_int_equal(sw_local_value(f->w, &f->st, 1, b, buf, 8), SW_GLVV_EOUTOFSCOPE);
+    assert_int_equal(sw_local_value(f->w, &f->st, 1, b, buf, 8), SW_EOUTOFSCOPE);
     f->st.frames[0].kind = SW_FRAME_TAILCALL;
-    assert_int_equal(sw_local_value(f->w, &f->st, 0, b, buf, 8), SW_GLVV_EOUTOFSCOPE);
+    assert_int_equal(sw_local_value(f->w, &f->st, 0, b, buf, 8), SW_EOUTOFSCOPE);
     f->st.frames[0].kind = SW_FRAME_SIGNAL;
-    assert_int_equal(sw_local_value(f->w, &f->st, 0, b, buf, 8), SW_GLVV_EOUTOFSCOPE);
+    assert_int_equal(sw_local_value(f->w, &f->st, 0, b, buf, 8), SW_EOUTOFSCOPE);
     /* A frame outside every module cannot be checked. */
-    assert_int_equal(sw_local_value(f->w, &f->st, 2, b, buf, 8), SW_GLVV_EUNKNOWN);
+    assert_int_equal(sw_local_value(f->w, &f->st, 2, b, buf, 8), SW_EUNAVAIL);
     sw_function_free(fn);
 }
 
@@ -461,7 +460,7 @@ test_locals_caller_frame_uses_its_own_cfa(void **state)
     assert_string_equal(fn->name, "lv_other");
     assert_string_equal(value(f, fn, 1, "o"), "5"); /* fbreg -20 from frame 2's SP */
     uint8_t buf[4];
-    assert_int_equal(sw_local_value(f->w, &f->st, 0, var(fn, "o"), buf, 4), SW_GLVV_EOUTOFSCOPE);
+    assert_int_equal(sw_local_value(f->w, &f->st, 0, var(fn, "o"), buf, 4), SW_EOUTOFSCOPE);
     sw_function_free(fn);
 }
 
@@ -503,8 +502,8 @@ test_locals_inline_frame_lists_the_inlined_functions_variables(void **state)
     assert_string_equal(value(f, phys, 1, "b"), "1234567890123");
     /* Each variable only in its own frame. */
     uint8_t buf[8];
-    assert_int_equal(sw_local_value(f->w, &f->st, 1, var(fn, "k"), buf, 8), SW_GLVV_EOUTOFSCOPE);
-    assert_int_equal(sw_local_value(f->w, &f->st, 0, var(phys, "b"), buf, 8), SW_GLVV_EOUTOFSCOPE);
+    assert_int_equal(sw_local_value(f->w, &f->st, 1, var(fn, "k"), buf, 8), SW_EOUTOFSCOPE);
+    assert_int_equal(sw_local_value(f->w, &f->st, 0, var(phys, "b"), buf, 8), SW_EOUTOFSCOPE);
     sw_function_free(phys);
     sw_function_free(fn);
 }
@@ -532,7 +531,7 @@ test_locals_format_truncates_and_rejects_null(void **state)
     const struct sw_local_var *pt = var(fn, "pt");
     uint8_t buf[8];
     char out[8];
-    assert_int_equal(sw_local_value(f->w, &f->st, 0, pt, buf, sizeof buf), SW_GLVV_SUCCESS);
+    assert_int_equal(sw_local_value(f->w, &f->st, 0, pt, buf, sizeof buf), 0);
     assert_int_equal(sw_local_format(f->w, pt, buf, pt->size, out, sizeof out), 0);
     assert_string_equal(out, "{x = 3,");
     assert_int_equal(sw_local_format(NULL, pt, buf, 8, out, sizeof out), SW_EINVAL);
@@ -759,10 +758,8 @@ lt_check(void)
     assert_string_equal(value(&f, outer, 2, "calls"), "1"); /* DW_OP_addr, PIE bias */
     /* Each variable only in its own frame. */
     uint8_t buf[8];
-    assert_int_equal(sw_local_value(w, &st, 2, var(inl, "k"), buf, sizeof buf),
-                     SW_GLVV_EOUTOFSCOPE);
-    assert_int_equal(sw_local_value(w, &st, 1, var(outer, "a"), buf, sizeof buf),
-                     SW_GLVV_EOUTOFSCOPE);
+    assert_int_equal(sw_local_value(w, &st, 2, var(inl, "k"), buf, sizeof buf), SW_EOUTOFSCOPE);
+    assert_int_equal(sw_local_value(w, &st, 1, var(outer, "a"), buf, sizeof buf), SW_EOUTOFSCOPE);
     sw_function_free(outer);
     sw_function_free(inl);
     sw_stack_fini(&st);

@@ -334,8 +334,7 @@ add_table(struct sw_cfi *c, Dwarf_Debug dbg, bool msb, bool eh, const char *path
 static int
 open_hdr(struct sw_cfi *c, const char *path)
 {
-    const char *env = getenv("RSPWALK_CFI_WHOLE_TABLE");
-    if (env && *env && strcmp(env, "0") != 0)
+    if (sw_env_get()->cfi_whole_table)
         return -1;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)

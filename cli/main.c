@@ -361,13 +361,16 @@ cli_run(const struct cli_opts *o)
 
     rsp_session_config_init(&scfg);
     scfg.timeout_ms = o->timeout_ms;
-    scfg.no_cache = o->no_cache;
+    scfg.no_cache = scfg.no_cache || o->no_cache;
     rc = rsp_session_open(o->target, &scfg, &s, &err);
     if (rc < 0) {
         fprintf(stderr, "rspwalk: %s\n", err.msg);
         return EXIT_FAIL;
     }
-    struct sw_rsp_config pcfg = { .exe = o->exe, .no_cache = o->no_cache };
+    struct sw_rsp_config pcfg;
+    sw_rsp_config_init(&pcfg);
+    pcfg.exe = o->exe;
+    pcfg.no_cache = pcfg.no_cache || o->no_cache;
     rc = sw_proc_rsp_new(s, &pcfg, &p, &err);
     if (rc < 0) {
         fprintf(stderr, "rspwalk: %s\n", err.msg);

@@ -87,7 +87,9 @@ sw_walker_set_new(struct rsp_session *s, const int64_t *pids, size_t n,
         }
         set->nattached = i + 1;
     }
-    struct sw_rsp_config pcfg = { .exe = cfg->exe };
+    struct sw_rsp_config pcfg;
+    sw_rsp_config_init(&pcfg);
+    pcfg.exe = cfg->exe;
     for (size_t i = 0; i < n; i++) {
         struct sw_proc *p;
         if ((rc = sw_proc_rsp_new_shared(s, pids[i], &pcfg, &p, err)) < 0)

@@ -347,7 +347,7 @@ sw_elf_dwarf_path(struct sw_elf *e)
 {
     pthread_mutex_lock(&e->lock);
     if (!e->dwarf_path_tried && e->debug_path != NULL && e->cache->cache_dir != NULL &&
-        getenv("RSPWALK_NO_CACHE") == NULL) {
+        !sw_env_get()->no_cache) {
         e->dwarf_path_tried = true;
         /* No memory for a copy: the debug file as it is. */
         (void)sw_debug_plain_path(e->cache->cache_dir, e->debug_path, e->build_id, e->build_id_len,
@@ -364,7 +364,7 @@ sw_elf_dwarf_ready(struct sw_elf *e)
     bool ready = true;
     pthread_mutex_lock(&e->lock);
     if (!e->dwarf_path_tried && e->debug_path != NULL && e->cache->cache_dir != NULL &&
-        getenv("RSPWALK_NO_CACHE") == NULL) {
+        !sw_env_get()->no_cache) {
         char *copy = NULL;
         if (sw_debug_plain_existing(e->cache->cache_dir, e->build_id, e->build_id_len, &copy) !=
                 0 ||

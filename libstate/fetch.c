@@ -220,7 +220,7 @@ out:
 char *
 sw_fetch_default_cache_dir(void)
 {
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    const char *xdg = sw_env_get()->xdg_cache_home, *home = sw_env_get()->home;
     const char *base, *suffix;
 
     /* The XDG Base Directory spec: a relative $XDG_CACHE_HOME is invalid

@@ -100,6 +100,12 @@ resolve(struct sw_libstate *ls, const char *target, struct sw_lib *libs, size_t 
     return 0;
 }
 
+void
+sw_libstate_config_init(struct sw_libstate_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+}
+
 int
 sw_libstate_new(struct sw_proc *p, const struct sw_libstate_config *cfg, struct sw_libstate **out)
 {

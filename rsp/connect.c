@@ -6,7 +6,6 @@
  */
 #include "rsp/session.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "rsp/cursor.h"
@@ -105,7 +104,7 @@ connect_sequence(struct rsp_session *s)
     if (rsp_exchange_limit_replies(&s->x) < 0)
         return sw_fail(&s->err, SW_ENOMEM, "connecting: out of memory");
 
-    if (s->x.feat[RSP_FEAT_NOACK] && s->cfg.allow_noack) {
+    if (s->x.feat[RSP_FEAT_NOACK] && !s->cfg.keep_acks) {
         rc = rsp_request(&s->x, RSP_PKT_NOACK, "QStartNoAckMode", 15, &r);
         if (rc == 0 && r.len == 2 && memcmp(r.p, "OK", 2) == 0)
             s->x.noack = true; /* our '+' for that OK was the last ack */
@@ -119,7 +118,7 @@ connect_sequence(struct rsp_session *s)
      * mode, where it re-sends replies to pipelined input. */
     bool gdbserver =
         s->x.noack && s->x.feat[RSP_FEAT_XFER_THREADS] && s->x.feat[RSP_FEAT_MULTIPROCESS];
-    s->x.pipeline = gdbserver && getenv("RSPWALK_NO_PIPELINE") == NULL;
+    s->x.pipeline = gdbserver && !s->cfg.no_pipeline;
     /* Which stubs select the stopped thread for 'g' by themselves (measured,
      * rsp/threads.c rsp_thread_stop_taken): gdbserver, and QEMU (PacketSize
      * 0x1000 and no no-ack mode, as above).  Other stubs get an 'Hg' first. */
@@ -150,7 +149,7 @@ rsp_session_connect(struct rsp_transport *t, const struct rsp_session_config *cf
     int rc = rsp_session_new(t, cfg, &s, err);
     if (rc < 0)
         return rc;
-    s->no_cache = s->cfg.no_cache || getenv("RSPWALK_NO_CACHE") != NULL;
+    s->no_cache = s->cfg.no_cache;
     rc = connect_sequence(s);
     if (rc < 0) {
         sw_err_copy(err, &s->err);

@@ -11,7 +11,7 @@
  * requests without sending anything.  Dropped with the other per-stop
  * caches (rsp_caches_drop: resume, detach, a new process).  Off in non-stop
  * mode (threads stop and run one by one), with --no-cache, and where
- * rsp_session_config.prefetch is false.  A plug-in: nothing below calls it.
+ * rsp_session_config.no_prefetch is set.  A plug-in: nothing below calls it.
  */
 #include "rsp/prefetch.h"
 
@@ -95,7 +95,7 @@ keep(void *arg, size_t i, int rc, const struct rsp_reply *r)
 bool
 rsp_prefetch_wanted(const struct rsp_session *s)
 {
-    return s->cfg.prefetch && !s->no_cache && !s->nonstop && s->x.pipeline && s->x.noack;
+    return !s->cfg.no_prefetch && !s->no_cache && !s->nonstop && s->x.pipeline && s->x.noack;
 }
 
 int

@@ -10,7 +10,7 @@
 #include "rsp/session.h"
 
 /* Whether this link gets the first stop's objects with '?' (pipelined,
- * no-ack, all-stop, caches on, cfg.prefetch). */
+ * no-ack, all-stop, caches on, not cfg.no_prefetch). */
 bool rsp_prefetch_wanted(const struct rsp_session *s);
 /* '?' and the first chunk of target.xml, the library list, auxv and the
  * thread list (where offered), in one write; the stop in *ST as

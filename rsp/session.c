@@ -13,8 +13,8 @@ rsp_session_config_init(struct rsp_session_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->timeout_ms = RSP_DEFAULT_TIMEOUT_MS;
-    cfg->allow_noack = true;
-    cfg->prefetch = true;
+    cfg->no_cache = sw_env_get()->no_cache;
+    cfg->no_pipeline = sw_env_get()->no_pipeline;
 }
 
 int

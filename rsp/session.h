@@ -73,7 +73,7 @@ struct rsp_session {
     struct rsp_thread_id hg;
     bool stop_selects_hg;  /* gdbserver, QEMU: a stop reply selects its thread */
     bool query_selects_hg; /* gdbserver: so does the reply to '?' */
-    bool no_cache;         /* cfg.no_cache or RSPWALK_NO_CACHE: no 'g' cache, no inferred Hg */
+    bool no_cache;         /* cfg.no_cache: no 'g' cache, no inferred Hg */
 
     /* The per-stop caches, dropped by rsp_caches_drop (resume, detach, a
      * new process). */

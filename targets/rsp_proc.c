@@ -584,14 +584,16 @@ sw_proc_rsp_non_stop(struct sw_proc *p)
     return sw_proc_rsp_session(p) != NULL && rsp_non_stop(to_rp(p)->s);
 }
 
-int
-sw_proc_rsp_new(struct rsp_session *s, const struct sw_rsp_config *cfg, struct sw_proc **out,
-                struct sw_errbuf *err)
+/* sw_proc_rsp_new, and with ONLY_PID nonzero sw_proc_rsp_new_shared's
+ * process of that pid, which borrows S. */
+static int
+rsp_proc_new(struct rsp_session *s, const struct sw_rsp_config *cfg, int64_t only_pid,
+             struct sw_proc **out, struct sw_errbuf *err)
 {
     const struct rsp_tdesc *td = rsp_session_tdesc(s);
     const struct arch_desc *a = NULL;
     const char *exe = cfg ? cfg->exe : NULL;
-    bool own = !(cfg && cfg->borrow_session);
+    bool own = only_pid == 0;
     int rc;
 
     if (td != NULL && td->arch != NULL)
@@ -642,12 +644,12 @@ sw_proc_rsp_new(struct rsp_session *s, const struct sw_rsp_config *cfg, struct s
         return sw_fail(err, SW_ENOMEM, "creating the process: out of memory");
     }
     rp->borrowed = !own;
-    rp->only_pid = cfg ? cfg->pid : 0;
+    rp->only_pid = only_pid;
     rp->strict_threads = cfg && cfg->strict_threads;
     rp->vfd = -1;
     sw_proc_init(&rp->base, &rsp_proc_ops, &tgt_rsp_debug_ops, a);
     rp->s = s;
-    rp->no_cache = (cfg && cfg->no_cache) || getenv("RSPWALK_NO_CACHE") != NULL;
+    rp->no_cache = cfg ? cfg->no_cache : sw_env_get()->no_cache;
     if (exe != NULL && (rp->base.exe_path = sw_strdup(exe)) == NULL) {
         sw_proc_free(&rp->base);
         return sw_fail(err, SW_ENOMEM, "creating the process: out of memory");
@@ -674,6 +676,20 @@ sw_proc_rsp_new(struct rsp_session *s, const struct sw_rsp_config *cfg, struct s
     return 0;
 }
 
+void
+sw_rsp_config_init(struct sw_rsp_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->no_cache = sw_env_get()->no_cache;
+}
+
+int
+sw_proc_rsp_new(struct rsp_session *s, const struct sw_rsp_config *cfg, struct sw_proc **out,
+                struct sw_errbuf *err)
+{
+    return rsp_proc_new(s, cfg, 0, out, err);
+}
+
 int
 tgt_rsp_thread_check(struct sw_proc *p, sw_tid tid)
 {
@@ -690,15 +706,10 @@ int
 sw_proc_rsp_new_shared(struct rsp_session *s, int64_t pid, const struct sw_rsp_config *cfg,
                        struct sw_proc **out, struct sw_errbuf *err)
 {
-    struct sw_rsp_config c = { 0 };
-    if (cfg != NULL)
-        c = *cfg;
-    c.borrow_session = true;
-    c.pid = pid;
     *out = NULL;
     if (pid <= 0)
         return sw_fail(err, SW_EINVAL, "creating process %lld: bad pid", (long long)pid);
-    int rc = sw_proc_rsp_new(s, &c, out, err);
+    int rc = rsp_proc_new(s, cfg, pid, out, err);
     if (rc < 0)
         return rc;
     struct tgt_rsp_proc *rp = to_rp(*out);

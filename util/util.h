@@ -59,16 +59,39 @@ void sw_free(void *p);
 void sw_test_fail_alloc_at(unsigned long n);
 unsigned long sw_test_alloc_count(void);
 
-/* Debug channels from RSPWALK_DEBUG=pkt,step,cache,time,all (read once, from
- * any thread).  TIME
- * prefixes every debug line with the milliseconds since the variable was read
- * (then the packet trace is no transcript for tests/tools/fake_transport.c). */
+/* Debug channels from RSPWALK_DEBUG=pkt,step,cache,time,all (struct sw_env:
+ * read once, from any thread).  TIME prefixes every debug line with the
+ * milliseconds since the environment was read (then the packet trace is no
+ * transcript for tests/tools/fake_transport.c). */
 enum sw_debug_chan {
     SW_DBG_PKT = 1u << 0,
     SW_DBG_STEP = 1u << 1,
     SW_DBG_CACHE = 1u << 2,
     SW_DBG_TIME = 1u << 3,
 };
+
+/* The environment variables rspwalk reads (docs/usage.md, "Environment"),
+ * read once per process on the first call (util/env.c): every getenv of the
+ * library is there.  Code with a config reads its config, whose *_config_init
+ * takes the default from here; code without one reads this. */
+struct sw_env {
+    bool no_cache;        /* RSPWALK_NO_CACHE set: caches off (the configs' no_cache) */
+    bool no_pipeline;     /* RSPWALK_NO_PIPELINE set (rsp_session_config.no_pipeline) */
+    bool cfi_whole_table; /* RSPWALK_CFI_WHOLE_TABLE=1: read the whole .eh_frame */
+    unsigned debug;       /* RSPWALK_DEBUG: enum sw_debug_chan bits */
+    char *xdg_cache_home; /* $XDG_CACHE_HOME, NULL if unset (the cache directory) */
+    char *home;           /* $HOME, NULL if unset */
+    uint64_t t0_us;       /* sw_now_us when it was read */
+};
+
+/* The environment, read on the first call; safe from any thread.  Borrowed,
+ * valid for the life of the process. */
+const struct sw_env *sw_env_get(void);
+
+/* Test hook: read the environment again after setenv (tests only: not safe
+ * while another thread uses the library). */
+void sw_test_env_reread(void);
+
 unsigned sw_debug_mask(void);
 void sw_debug_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define sw_debug(chan, ...)                                                                        \

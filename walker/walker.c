@@ -130,6 +130,12 @@ sw_add_stepper(struct sw_walker *w, struct sw_stepper *s)
     return 0;
 }
 
+void
+sw_walker_config_init(struct sw_walker_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+}
+
 int
 sw_walker_new(struct sw_proc *proc, const struct sw_walker_config *cfg, struct sw_walker **out,
               struct sw_errbuf *err)

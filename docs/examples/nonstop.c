@@ -99,12 +99,18 @@ main(int argc, char **argv)
         rsp_session_close(s);
         return 1;
     }
-    struct sw_rsp_config pcfg = { .exe = argv[2], .strict_threads = true };
+    struct sw_rsp_config pcfg;
+    sw_rsp_config_init(&pcfg);
+    pcfg.exe = argv[2];
+    pcfg.strict_threads = true;
     if (sw_proc_rsp_new(s, &pcfg, &p, &err) < 0) {
         fprintf(stderr, "nonstop: %s\n", err.msg);
         return 1;
     }
-    struct sw_walker_config wcfg = { .exe = argv[2], .sysroot = "/" };
+    struct sw_walker_config wcfg;
+    sw_walker_config_init(&wcfg);
+    wcfg.exe = argv[2];
+    wcfg.sysroot = "/";
     if (sw_walker_new(p, &wcfg, &w, &err) < 0) {
         fprintf(stderr, "nonstop: %s\n", err.msg);
         return 1;

@@ -30,13 +30,18 @@ main(int argc, char **argv)
         return 1;
     }
     /* The ProcessState over it (takes the session over). */
-    struct sw_rsp_config pcfg = {.exe = argv[2]};
+    struct sw_rsp_config pcfg;
+    sw_rsp_config_init(&pcfg);
+    pcfg.exe = argv[2];
     if (sw_proc_rsp_new(s, &pcfg, &p, &err) < 0) {
         fprintf(stderr, "walk: %s\n", err.msg);
         return 1;
     }
     /* The Walker with its default steppers (takes the process over). */
-    struct sw_walker_config wcfg = {.exe = argv[2], .sysroot = "/"};
+    struct sw_walker_config wcfg;
+    sw_walker_config_init(&wcfg);
+    wcfg.exe = argv[2];
+    wcfg.sysroot = "/";
     if (sw_walker_new(p, &wcfg, &w, &err) < 0) {
         fprintf(stderr, "walk: %s\n", err.msg);
         return 1;

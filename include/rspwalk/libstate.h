@@ -48,9 +48,11 @@ struct sw_lib {
     struct sw_module *module;
 };
 
+/* Where a library state finds files.  Every member's zero is its default,
+ * so a zeroed config (or NULL) means the defaults. */
 struct sw_libstate_config {
     const char *sysroot;   /* prefix for target paths; NULL or "" for none */
-    const char *exe;       /* local executable, overriding the stub's exec-file */
+    const char *exe;       /* local executable, overriding the stub's exec-file; NULL: none */
     const char *debug_dir; /* separate debug files; NULL means /usr/lib/debug */
     /* Directories (colon-separated) searched for a module missing under
      * the sysroot, by its file name alone, in order (gdb's
@@ -63,13 +65,17 @@ struct sw_libstate_config {
      * through the ProcessState's read_file when it offers one.  NULL:
      * $XDG_CACHE_HOME/rspwalk, else $HOME/.cache/rspwalk; "": never fetch. */
     const char *cache_dir;
-    /* OPTIONAL: the module cache to read local files through, shared with
-     * other library states (this one takes a reference of its own: the
-     * caller may free its own at once).  Its debug and cache directories
-     * apply: DEBUG_DIR is not used, CACHE_DIR only for fetching.  NULL: a
-     * cache of this library state's own, from DEBUG_DIR and CACHE_DIR. */
+    /* The module cache to read local files through, shared with other
+     * library states (this one takes a reference of its own: the caller may
+     * free its own at once).  Its debug and cache directories apply:
+     * DEBUG_DIR is not used, CACHE_DIR only for fetching.  NULL (the
+     * default): a cache of this library state's own, from DEBUG_DIR and
+     * CACHE_DIR. */
     struct sw_modcache *modcache;
 };
+
+/* Fill CFG with the defaults (all zero). */
+SW_API void sw_libstate_config_init(struct sw_libstate_config *cfg);
 
 /* A module cache: the local files walks read, each opened once with its
  * symbols, call frame information and DWARF, for library states (and so

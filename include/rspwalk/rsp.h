@@ -116,28 +116,42 @@ struct rsp_stats {
     uint64_t by_kind[64];                /* requests per packet kind (rsp_packet_name) */
 };
 
+/* How a session works.  Every member's zero is its default, so a zeroed
+ * config (or NULL) means the defaults; rsp_session_config_init also takes
+ * no_cache and no_pipeline from the environment (docs/usage.md). */
 struct rsp_session_config {
-    int timeout_ms;   /* per read; 0: the default, 5000 */
-    bool allow_noack; /* use QStartNoAckMode when offered (default true via rsp_session_config_init)
-                       */
-    bool trace; /* print the packet trace to stderr ("-> ..." / "<- ..."); also RSPWALK_DEBUG=pkt */
-    bool no_cache; /* read 'g' again on every register read and send 'Hg' unless our own 'Hg'
-                    * selected the thread (never inferred from a stop); also RSPWALK_NO_CACHE */
+    int timeout_ms; /* per read; 0: the default, 5000 */
+    /* Stay in ack mode even where the stub offers QStartNoAckMode.
+     * Default false: no-ack mode when offered. */
+    bool keep_acks;
+    /* Print the packet trace to stderr ("-> ..." / "<- ...").  Default
+     * false; RSPWALK_DEBUG=pkt turns it on for every session. */
+    bool trace;
+    /* Read 'g' again on every register read and send 'Hg' unless our own
+     * 'Hg' selected the thread (never inferred from a stop).  Default false;
+     * rsp_session_config_init sets it when RSPWALK_NO_CACHE is set. */
+    bool no_cache;
     /* Ask for non-stop mode (QNonStop:1) where the stub offers QNonStop+
      * (gdbserver; not QEMU): each thread stops and resumes alone, stops come
      * as notifications.  A stub without it leaves the link in all-stop mode:
      * check rsp_non_stop.  Default false. */
     bool non_stop;
-    /* Where the stub serves pipelined requests (gdbserver in no-ack mode), ask
-     * for target.xml, the library list, auxv and the thread list in the write
-     * that carries the connect's '?', one round trip for all; the replies
-     * answer the same requests later in this stop (rsp_stats.cached_replies).
-     * Not in non-stop mode nor with no_cache.  Default true (via
-     * rsp_session_config_init); off, each object costs its own round trip
-     * when asked for. */
-    bool prefetch;
+    /* Do not ask for target.xml, the library list, auxv and the thread list
+     * together with the connect's '?'.  By default, where the stub serves
+     * pipelined requests (gdbserver in no-ack mode), they go in the write
+     * that carries '?', one round trip for all, and the replies answer the
+     * same requests later in this stop (rsp_stats.cached_replies); never in
+     * non-stop mode nor with no_cache.  Set, each object costs its own round
+     * trip when asked for.  Default false. */
+    bool no_prefetch;
+    /* Never send several requests in one write (rsp_session_pipelined).
+     * Default false; rsp_session_config_init sets it when
+     * RSPWALK_NO_PIPELINE is set. */
+    bool no_pipeline;
 };
 
+/* Fill CFG with the defaults: zero, and no_cache and no_pipeline from the
+ * environment (RSPWALK_NO_CACHE, RSPWALK_NO_PIPELINE). */
 SW_API void rsp_session_config_init(struct rsp_session_config *cfg);
 
 /* Open a transport for SPEC (HOST:PORT, [V6]:PORT, unix:PATH,
@@ -157,9 +171,9 @@ SW_API size_t rsp_packet_size(const struct rsp_session *s);
 /* The largest 'm' request this session will send (PacketSize/2 capped by
  * the stub's known limit). */
 SW_API size_t rsp_mem_chunk(const struct rsp_session *s);
-/* Whether requests may go several in one write (gdbserver in no-ack mode;
- * RSPWALK_NO_PIPELINE=1 turns it off): a batch then costs
- * one round trip. */
+/* Whether requests may go several in one write (gdbserver in no-ack mode,
+ * which serves the requests in its input buffer in order; never with
+ * rsp_session_config.no_pipeline): a batch then costs one round trip. */
 SW_API bool rsp_session_pipelined(const struct rsp_session *s);
 SW_API const struct rsp_stats *rsp_session_stats(const struct rsp_session *s);
 /* The name of packet kind I of rsp_stats.by_kind ("m", "g", "qXfer:features"),

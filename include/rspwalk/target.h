@@ -16,18 +16,24 @@ extern "C" {
 
 struct rsp_session;
 
+/* How an RSP process works.  Every member's zero is its default;
+ * sw_rsp_config_init also takes no_cache from the environment.  NULL means
+ * what sw_rsp_config_init gives. */
 struct sw_rsp_config {
-    const char *exe; /* local executable, used for the architecture when the
-                      * stub sends no target description; may be NULL */
-    bool no_cache;   /* read every register and memory range from the stub */
+    /* Local executable, used for the architecture when the stub sends no
+     * target description.  Default NULL: none. */
+    const char *exe;
+    /* Read every register and memory range from the stub.  Default false;
+     * sw_rsp_config_init sets it when RSPWALK_NO_CACHE is set. */
+    bool no_cache;
     /* ProcDebug pause(p, TID) of one thread fails with SW_EUNSUP on an
      * all-stop link, where it would stop every thread (non-stop links stop
-     * TID alone: rsp_session_config.non_stop). */
+     * TID alone: rsp_session_config.non_stop).  Default false. */
     bool strict_threads;
-    /* Set by sw_proc_rsp_new_shared; leave false and 0 otherwise. */
-    bool borrow_session; /* the process does not close the session */
-    int64_t pid;         /* only this process's threads and stops; 0: all */
 };
+
+/* Fill CFG with the defaults: zero, and no_cache from RSPWALK_NO_CACHE. */
+SW_API void sw_rsp_config_init(struct sw_rsp_config *cfg);
 
 /* A process over session S, which it takes over (closed by sw_proc_free,
  * also on failure).  The architecture comes from the target description,

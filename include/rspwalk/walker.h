@@ -48,22 +48,28 @@ SW_API void sw_stack_fini(struct sw_stack *st);
 /* The name of END: "bottom", "no-stepper", "memory", "depth", "corrupt", "link". */
 SW_API const char *sw_walk_end_name(enum sw_walk_end end);
 
+/* How a walker works.  Every member's zero is its default, so a zeroed
+ * config (or NULL) means the defaults. */
 struct sw_walker_config {
     const char *sysroot;      /* where target libraries are found locally; NULL: none */
     const char *exe;          /* local executable; NULL: ask the target */
     const char *debug_dir;    /* separate debug files; NULL: /usr/lib/debug */
-    const char *lib_path;     /* sw_libstate_config's: where else to look, by file name */
+    const char *lib_path;     /* sw_libstate_config's: where else to look; NULL: nowhere */
     size_t max_frames;        /* 0: the default, 4096 */
-    bool no_default_steppers; /* start with an empty stepper group */
-    bool no_virtual_frames;   /* physical frames only: no inline or tail-call frames */
+    bool no_default_steppers; /* start with an empty stepper group; default false */
+    bool no_virtual_frames;   /* physical frames only (no inline or tail-call frames);
+                               * default false */
     /* Files read from the target, kept by build-id (sw_libstate_config's
      * cache_dir: NULL the XDG default, "" never fetch). */
     const char *cache_dir;
-    /* OPTIONAL: sw_libstate_config's modcache: local files, their CFI and
-     * DWARF shared with other walkers, which may walk in other threads at
-     * the same time.  NULL: a cache of this walker's own. */
+    /* sw_libstate_config's modcache: local files, their CFI and DWARF
+     * shared with other walkers, which may walk in other threads at the
+     * same time.  NULL (the default): a cache of this walker's own. */
     struct sw_modcache *modcache;
 };
+
+/* Fill CFG with the defaults (all zero). */
+SW_API void sw_walker_config_init(struct sw_walker_config *cfg);
 
 /* A walker over PROC, which it takes over (freed by sw_walker_free, also on
  * failure).  The default steppers are added unless the configuration says

@@ -86,8 +86,13 @@ open_walker(const char *spec, const char *exe, const char *sysroot, int timeout_
     struct sw_errbuf err = { 0 };
     rsp_session_config_init(&scfg);
     scfg.timeout_ms = timeout_ms;
-    struct sw_rsp_config pcfg = { .exe = exe };
-    struct sw_walker_config wcfg = { .exe = exe, .sysroot = sysroot };
+    struct sw_rsp_config pcfg;
+    sw_rsp_config_init(&pcfg);
+    pcfg.exe = exe;
+    struct sw_walker_config wcfg;
+    sw_walker_config_init(&wcfg);
+    wcfg.exe = exe;
+    wcfg.sysroot = sysroot;
     if (rsp_session_open(spec, &scfg, &s, &err) < 0 || sw_proc_rsp_new(s, &pcfg, &p, &err) < 0 ||
         sw_walker_new(p, &wcfg, out, &err) < 0) {
         printf("open %s: %s\n", spec, err.msg);
@@ -254,8 +259,13 @@ run_vrun(const char *spec, const char *exe, const char *naps)
         printf("started %lld\n", (long long)pid[k]);
     }
     for (int k = 0; k < 2; k++) {
-        struct sw_rsp_config pcfg = { .exe = exe };
-        struct sw_walker_config wcfg = { .exe = exe, .sysroot = "/" };
+        struct sw_rsp_config pcfg;
+        sw_rsp_config_init(&pcfg);
+        pcfg.exe = exe;
+        struct sw_walker_config wcfg;
+        sw_walker_config_init(&wcfg);
+        wcfg.exe = exe;
+        wcfg.sysroot = "/";
         struct sw_proc *p;
         if (sw_proc_rsp_new_shared(s, pid[k], &pcfg, &p, &err) < 0 ||
             sw_walker_new(p, &wcfg, &w[k], &err) < 0) {

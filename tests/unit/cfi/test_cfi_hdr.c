@@ -38,8 +38,10 @@ open_cfi(const char *path, unsigned addr_size, bool whole)
     struct sw_errbuf err = { 0 };
     if (whole)
         setenv("RSPWALK_CFI_WHOLE_TABLE", "1", 1);
+    sw_test_env_reread();
     int rc = sw_cfi_open(path, NULL, addr_size, &c, &err);
     unsetenv("RSPWALK_CFI_WHOLE_TABLE");
+    sw_test_env_reread();
     if (rc != 0)
         fail_msg("opening CFI of %s: %s", path, err.msg);
     return c;

@@ -56,6 +56,7 @@ teardown(void **state)
     libc_cache_close(&f->lc);
     free(f);
     unsetenv("RSPWALK_NO_CACHE");
+    sw_test_env_reread();
     return 0;
 }
 
@@ -221,6 +222,7 @@ test_plain_elfcache_hands_the_copy_out_only_with_a_cache(void **state)
     sw_elfcache_free(c);
 
     setenv("RSPWALK_NO_CACHE", "1", 1);
+    sw_test_env_reread();
     c = sw_elfcache_new(NULL);
     assert_int_equal(sw_elfcache_set_cache_dir(c, f->lc.cache), 0);
     assert_int_equal(sw_elfcache_open(c, LIBC, &e, &err), 0);

@@ -196,7 +196,7 @@ test_prefetch_off_where_not_wanted(void **state)
     /* Asked not to. */
     rsp_session_config_init(&cfg);
     cfg.timeout_ms = 200;
-    cfg.prefetch = false;
+    cfg.no_prefetch = true;
     assert_int_equal(open_cfg(&f,
                               HEAD "-> ?\n<- " STOP "\n"
                                    "-> qXfer:features:read:target.xml:0,f8\n<- l" XML "\n",

@@ -43,8 +43,8 @@ open_script(struct fixture *f, struct fake_script *fs, int timeout_ms, bool allo
 {
     struct rsp_session_config cfg;
     rsp_session_config_init(&cfg);
-    cfg.allow_noack = allow_noack;
-    cfg.prefetch = false; /* recorded before the connect's prefetch: test_prefetch.c */
+    cfg.keep_acks = !allow_noack;
+    cfg.no_prefetch = true; /* recorded before the connect's prefetch: test_prefetch.c */
     if (timeout_ms)
         cfg.timeout_ms = timeout_ms;
     memset(f, 0, sizeof *f);

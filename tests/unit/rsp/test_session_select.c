@@ -54,7 +54,7 @@ open_text(struct fixture *f, const char *text, bool no_cache)
     rsp_session_config_init(&cfg);
     cfg.timeout_ms = 200;
     cfg.no_cache = no_cache;
-    cfg.prefetch = false; /* these scripts ask one object at a time: test_prefetch.c */
+    cfg.no_prefetch = true; /* these scripts ask one object at a time: test_prefetch.c */
     f->fs = fake_script_parse(text);
     assert_non_null(f->fs);
     if (rsp_session_connect(fake_transport_new(f->fs), &cfg, &f->s, &err) != 0)

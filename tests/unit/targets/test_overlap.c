@@ -57,7 +57,7 @@ link_open(struct link *l, bool pipelined)
     struct rsp_session_config cfg;
     rsp_session_config_init(&cfg);
     cfg.timeout_ms = 2000;
-    cfg.prefetch = false;
+    cfg.no_prefetch = true;
     assert_int_equal(rsp_session_connect(t, &cfg, &l->s, &err), 0);
     assert_int_equal(rsp_session_pipelined(l->s), pipelined);
 }

@@ -114,7 +114,7 @@ rp_open(struct rp_fixture *fx, char *text, const struct sw_rsp_config *cfg, int 
     assert_non_null(fx->fs);
     rsp_session_config_init(&scfg);
     scfg.timeout_ms = 200;
-    scfg.prefetch = false; /* these scripts ask one object at a time: test_prefetch.c */
+    scfg.no_prefetch = true; /* these scripts ask one object at a time: test_prefetch.c */
     assert_int_equal(rsp_session_connect(fake_transport_new(fx->fs), &scfg, &s, &err), 0);
     fx->p = NULL;
     int rc = sw_proc_rsp_new(s, cfg, &fx->p, &err);
@@ -784,7 +784,7 @@ rp_open_shared(struct rp_fixture *fx, char *text)
     assert_non_null(fx->fs);
     rsp_session_config_init(&scfg);
     scfg.timeout_ms = 200;
-    scfg.prefetch = false;
+    scfg.no_prefetch = true;
     assert_int_equal(rsp_session_connect(fake_transport_new(fx->fs), &scfg, &s, &err), 0);
     if (sw_proc_rsp_new_shared(s, 0x10, NULL, &fx->p, &err) != 0)
         fail_msg("sw_proc_rsp_new_shared: %s", err.msg);

@@ -89,10 +89,12 @@ walker_lib_changed(void *arg, const struct sw_lib *lib, int change)
     }
 }
 
-static void
-stepper_destroy(struct sw_stepper *s)
+void
+sw_stepper_free(struct sw_stepper *s)
 {
-    if (s->ops->destroy)
+    if (s == NULL)
+        return;
+    if (s->ops != NULL && s->ops->destroy)
         s->ops->destroy(s);
     else
         sw_free(s);
@@ -105,7 +107,7 @@ sw_add_stepper(struct sw_walker *w, struct sw_stepper *s)
 
     if (s == NULL || s->ops == NULL || s->ops->caller_frame == NULL || s->ops->name == NULL) {
         if (s != NULL && s->ops != NULL)
-            stepper_destroy(s);
+            sw_stepper_free(s);
         return sw_walker_fail(w, SW_EINVAL, "adding a stepper: it lacks a name or caller_frame");
     }
     if (w->nsteppers == w->capsteppers) {
@@ -113,7 +115,7 @@ sw_add_stepper(struct sw_walker *w, struct sw_stepper *s)
         struct sw_stepper **n = sw_realloc(w->steppers, cap * sizeof *n);
         if (n == NULL) {
             const char *name = s->ops->name; /* static: outlives the stepper */
-            stepper_destroy(s);
+            sw_stepper_free(s);
             return sw_walker_fail(w, SW_ENOMEM, "adding stepper %s: out of memory", name);
         }
         w->steppers = n;
@@ -212,7 +214,7 @@ sw_walker_free(struct sw_walker *w)
     if (w == NULL)
         return;
     for (size_t i = 0; i < w->nsteppers; i++)
-        stepper_destroy(w->steppers[i]);
+        sw_stepper_free(w->steppers[i]);
     sw_free(w->steppers);
     sw_stepper_group_fini(&w->group);
     for (size_t i = 0; i < SW_WALKER_MAX_CACHES; i++)

@@ -87,9 +87,14 @@ SW_API struct sw_stepper *sw_stepper_group_find(const struct sw_stepper_group *g
 SW_API void sw_stepper_group_steppers(const struct sw_stepper_group *g, struct sw_stepper **out,
                                       size_t max, size_t *n);
 
+/* Free S, which no walker holds: its ops->destroy, or free(S) without one.
+ * A stepper given to sw_add_stepper is the walker's (sw_walker_free frees
+ * it; so does sw_add_stepper when it fails).  NULL is a no-op. */
+SW_API void sw_stepper_free(struct sw_stepper *s);
+
 /* The default steppers.  Each returns a new stepper (caller frees with
- * S->ops->destroy, or hands it to sw_add_stepper, which takes ownership),
- * or NULL when out of memory. */
+ * sw_stepper_free, or hands it to sw_add_stepper, which takes it over), or
+ * NULL when out of memory. */
 SW_API struct sw_stepper *sw_stepper_stackbottom_new(void);
 SW_API struct sw_stepper *sw_stepper_sighandler_new(void);
 SW_API struct sw_stepper *sw_stepper_debug_new(void);
@@ -104,7 +109,8 @@ SW_API const char *sw_stepper_default_name(size_t i);
 
 /* A new default stepper by its name, for choosing the steppers of a walker
  * (sw_walker_config.no_default_steppers, then sw_add_stepper for each).
- * Returns 0 with *OUT set (caller frees as for the constructors above),
+ * Returns 0 with *OUT set (caller frees with sw_stepper_free, or hands it to
+ * sw_add_stepper),
  * SW_ENOENT when no default stepper has that name, SW_ENOMEM. */
 SW_API int sw_stepper_new_named(const char *name, struct sw_stepper **out);
 

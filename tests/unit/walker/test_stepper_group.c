@@ -32,10 +32,7 @@ test_default_names_are_the_steppers_names_in_priority_order(void **state)
         assert_string_equal(s->ops->name, want[i]); /* the JSON "stepper" value */
         assert_true(s->ops->priority > last);
         last = s->ops->priority;
-        if (s->ops->destroy)
-            s->ops->destroy(s);
-        else
-            free(s);
+        sw_stepper_free(s);
     }
     assert_null(sw_stepper_default_name(sizeof want / sizeof want[0]));
 }

@@ -224,7 +224,7 @@ sw_walker_set_walk_all(struct sw_walker_set *set, sw_walker_set_walk_fn fn, void
             if (rc < 0 && first == 0)
                 first = sw_fail(&set->err, rc, "process %" PRId64 " thread %" PRIu64 ": %s",
                                 set->pids[i], tids[k], sw_walker_errmsg(w));
-            if (fn != NULL && fn(arg, i, tids[k], rc, &st) != 0) {
+            if (fn != NULL && fn(arg, i, tids[k], rc, &st)) {
                 sw_free(tids);
                 sw_stack_fini(&st);
                 return first;

@@ -743,10 +743,10 @@ sw_libstate_refresh(struct sw_libstate *ls)
     if (ls->cb) {
         for (size_t i = 0; i < ls->nlibs; i++)
             if (!lib_in(&ls->libs[i], libs, n))
-                ls->cb(ls->cb_arg, &ls->libs[i], 1);
+                ls->cb(ls->cb_arg, &ls->libs[i], SW_LIB_UNLOAD);
         for (size_t i = 0; i < n; i++)
             if (!lib_in(&libs[i], ls->libs, ls->nlibs))
-                ls->cb(ls->cb_arg, &libs[i], 0);
+                ls->cb(ls->cb_arg, &libs[i], SW_LIB_LOAD);
     }
     libs_free(ls->libs, ls->nlibs);
     ls->libs = libs;

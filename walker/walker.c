@@ -75,7 +75,7 @@ stack_push(struct sw_stack *st, const struct sw_frame *f)
 
 /* Library changes reach every stepper (newLibraryNotification). */
 static void
-walker_lib_changed(void *arg, const struct sw_lib *lib, int change)
+walker_lib_changed(void *arg, const struct sw_lib *lib, enum sw_lib_change change)
 {
     struct sw_walker *w = arg;
     if (change == SW_LIB_UNLOAD)
@@ -85,7 +85,7 @@ walker_lib_changed(void *arg, const struct sw_lib *lib, int change)
     for (size_t i = 0; i < w->nsteppers; i++) {
         struct sw_stepper *s = w->steppers[i];
         if (s->ops->library_changed)
-            s->ops->library_changed(s, lib, (enum sw_lib_change)change);
+            s->ops->library_changed(s, lib, change);
     }
 }
 

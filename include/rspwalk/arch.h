@@ -38,7 +38,7 @@ struct arch_reg {
     int16_t dwarf;    /* DWARF number; -1 if the register has none */
     int16_t gdb;      /* gdb's default register number (no target.xml); -1 if none */
     uint8_t size;     /* bytes in the g packet */
-    uint8_t role;     /* enum arch_role */
+    enum arch_role role;
 };
 
 /* The Linux signal frame as the return trampoline sees it.  At the first
@@ -77,8 +77,8 @@ struct arch_desc {
     int16_t dw_pc, dw_sp, dw_fp, dw_ra;   /* DWARF numbers of the roles (see above) */
     uint16_t dw_max;                      /* every DWARF number of this arch is below this */
     int cs_arch, cs_mode;                 /* capstone, used only by disasm/disasm.c */
-    uint8_t family;                       /* enum arch_family */
-    uint8_t call_ra_on_stack;             /* 1 if a call pushes the return address (x86) */
+    enum arch_family family;              /* the instruction set's family */
+    bool call_ra_on_stack;                /* a call pushes the return address (x86) */
     uint8_t pc_after_trap;                /* bytes a software breakpoint advances the PC (x86: 1) */
     const struct arch_sigframe *sigframe; /* Linux rt signal frame; NULL if unknown */
     /* OPTIONAL (0: frames have no back chain).  Where a function saves its

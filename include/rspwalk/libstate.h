@@ -135,10 +135,17 @@ SW_API size_t sw_libstate_warnings(const struct sw_libstate *ls, const char *con
 /* The message of the last failure; valid until the next call on LS. */
 SW_API const char *sw_libstate_errmsg(const struct sw_libstate *ls);
 
-/* Callback for a load or unload seen by a refresh. */
-typedef void (*sw_lib_change_cb)(void *arg, const struct sw_lib *lib, int change);
+/* What a refresh saw happen to a module. */
+enum sw_lib_change {
+    SW_LIB_LOAD = 0, /* added to the list */
+    SW_LIB_UNLOAD,   /* dropped from it */
+};
 
-/* Call CB for every module that a refresh adds (change 0) or drops (change 1). */
+/* Callback for a load or unload seen by a refresh. */
+typedef void (*sw_lib_change_cb)(void *arg, const struct sw_lib *lib, enum sw_lib_change change);
+
+/* Call CB for every module that a refresh adds (SW_LIB_LOAD) or drops
+ * (SW_LIB_UNLOAD). */
 SW_API void sw_libstate_set_change_cb(struct sw_libstate *ls, sw_lib_change_cb cb, void *arg);
 
 #ifdef __cplusplus

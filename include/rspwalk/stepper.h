@@ -7,6 +7,7 @@
 #define RSPWALK_STEPPER_H
 
 #include "rspwalk/frame.h"
+#include "rspwalk/libstate.h"
 #include "rspwalk/types.h"
 
 #ifdef __cplusplus
@@ -16,7 +17,6 @@ extern "C" {
 struct sw_walker;
 struct sw_stepper;
 struct sw_stepper_group;
-struct sw_lib;
 
 enum sw_gcf {
     SW_GCF_SUCCESS = 0, /* *OUT is the caller of IN */
@@ -33,11 +33,6 @@ enum {
     SW_PRIO_FRAME_FUNC = 0x10050,
     SW_PRIO_ANALYSIS = 0x10058,
     SW_PRIO_WANDERER = 0x10060,
-};
-
-enum sw_lib_change {
-    SW_LIB_LOAD = 0,
-    SW_LIB_UNLOAD,
 };
 
 /* Operations of a stepper.  Borrowed: the table must outlive the stepper. */

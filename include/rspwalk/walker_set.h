@@ -58,9 +58,9 @@ SW_API int sw_walker_set_add(struct sw_walker_set *set, struct sw_walker *w);
 
 /* Called by sw_walker_set_walk_all for each thread: walker I of the set,
  * thread TID, RC of its walk (0 or a code; ST holds what was walked).  ST is
- * reused for the next thread.  Return nonzero to stop. */
-typedef int (*sw_walker_set_walk_fn)(void *arg, size_t i, sw_tid tid, int rc,
-                                     const struct sw_stack *st);
+ * reused for the next thread.  Return true to stop, false to go on. */
+typedef bool (*sw_walker_set_walk_fn)(void *arg, size_t i, sw_tid tid, int rc,
+                                      const struct sw_stack *st);
 
 /* walkStacks: walk every thread of every walker, in the set's order, and
  * hand each stack to FN (may be NULL).  Returns 0, the first walk's failure

@@ -167,7 +167,7 @@ struct set_print {
     struct sw_walker_set *set;
 };
 
-static int
+static bool
 print_set_walk(void *arg, size_t i, sw_tid tid, int rc, const struct sw_stack *st)
 {
     struct set_print *sp = arg;
@@ -175,7 +175,7 @@ print_set_walk(void *arg, size_t i, sw_tid tid, int rc, const struct sw_stack *s
     char label[64];
     snprintf(label, sizeof label, "%zu/%s", i, sw_walker_proc(w)->arch->name);
     print_walk(w, label, tid, rc, st);
-    return 0;
+    return false;
 }
 
 static int

@@ -59,7 +59,7 @@ struct seen {
     sw_addr pc[8];
 };
 
-static int
+static bool
 record(void *arg, size_t i, sw_tid tid, int rc, const struct sw_stack *st)
 {
     struct seen *s = arg;
@@ -148,7 +148,7 @@ struct ahead {
     unsigned prefetches[8];
 };
 
-static int
+static bool
 record_ahead(void *arg, size_t i, sw_tid tid, int rc, const struct sw_stack *st)
 {
     struct ahead *a = arg;
@@ -156,7 +156,7 @@ record_ahead(void *arg, size_t i, sw_tid tid, int rc, const struct sw_stack *st)
     if (a->n < 8)
         a->prefetches[a->n] = fake_proc_prefetches(a->p);
     a->n++;
-    return 0;
+    return false;
 }
 
 /* A walk of every thread of one walker whose threads are TIDS (1 stopped). */

@@ -600,7 +600,7 @@ struct changes {
 };
 
 static void
-record_change(void *arg, const struct sw_lib *lib, int change)
+record_change(void *arg, const struct sw_lib *lib, enum sw_lib_change change)
 {
     struct changes *cs = arg;
     assert_true(cs->n < 16);

@@ -2,6 +2,7 @@
  *
  * The allocation-failure sweep (tests/unit/util/test_allocfail.c) makes the Nth
  * allocation fail and checks that the caller returns SW_ENOMEM and leaks nothing.
+ * Safe from any thread.
  */
 #include "util/util.h"
 

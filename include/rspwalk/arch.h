@@ -4,6 +4,9 @@
  * on every host.  Registers are named by their DWARF number; the few roles
  * DWARF lacks (the PC where it is not a DWARF column) get a pseudo number
  * above every real one.  Target byte order is decoded only through arch_load.
+ *
+ * Threads: the tables are constant and every function is pure: any thread,
+ * any time.
  */
 #ifndef RSPWALK_ARCH_H
 #define RSPWALK_ARCH_H

@@ -3,6 +3,10 @@
  * A frame holds its RA (the PC for frame 0, the return address otherwise),
  * SP and FP, where each was found, the stepper that produced it and the
  * registers of that frame recovered so far, by DWARF number.
+ *
+ * Threads: a frame is a plain value; these functions touch only the frames
+ * they are given.  Its borrowed pointers (stepper, vname) follow the
+ * walker's rules (rspwalk/walker.h).
  */
 #ifndef RSPWALK_FRAME_H
 #define RSPWALK_FRAME_H

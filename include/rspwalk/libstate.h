@@ -6,10 +6,11 @@
  * the list lacks them); each module resolved to a local file under the
  * sysroot, except the vDSO, whose image is read from target memory.
  *
- * Threads: a library state is used by one thread at a time (its walker's).
- * The files it reads -- each with its symbols, call frame information and
- * DWARF -- are kept in a module cache, which several library states may
- * share from as many threads at once (sw_libstate_config.modcache).
+ * Threads: a library state is used by one thread at a time (its walker's);
+ * different library states may be used on different threads at once.  The
+ * files it reads -- each with its symbols, call frame information and DWARF
+ * -- are kept in a module cache, which several library states may share
+ * from as many threads at once (sw_libstate_config.modcache).
  */
 #ifndef RSPWALK_LIBSTATE_H
 #define RSPWALK_LIBSTATE_H

@@ -4,6 +4,11 @@
  * const struct sw_proc_ops.  The walker reads registers and memory only
  * through that table.  The RSP backend (targets/) is the default one; tests
  * use a fake over tables of registers and memory.
+ *
+ * Threads: a process is used by one thread at a time (its walker's), so a
+ * backend needs no locks; different processes may be used on different
+ * threads at once unless they share a link (rspwalk/target.h).  An ops
+ * table is read-only and may serve processes on many threads.
  */
 #ifndef RSPWALK_PROC_H
 #define RSPWALK_PROC_H

@@ -4,6 +4,12 @@
  * features, stop replies, threads, registers, memory, qXfer objects and
  * resumption.  It knows nothing of walking stacks.  Every read has a
  * timeout; every packet sent and received is counted.
+ *
+ * Threads: a session is used by one thread at a time, together with every
+ * process over it (rspwalk/target.h); different sessions may be used on
+ * different threads at once.  rsp_session_config_init, rsp_tdesc_parse,
+ * rsp_tdesc_free, rsp_stop_parse and rsp_packet_name touch no session: any
+ * thread.
  */
 #ifndef RSPWALK_RSP_H
 #define RSPWALK_RSP_H

@@ -1,4 +1,9 @@
-/* rspwalk/rspwalk.h -- the whole public API. */
+/* rspwalk/rspwalk.h -- the whole public API.
+ *
+ * Threads: each header says which of its objects may be used from several
+ * threads at once; the short form is a walker per target, each on one
+ * thread at a time (docs/api.md, "Threads").
+ */
 #ifndef RSPWALK_RSPWALK_H
 #define RSPWALK_RSPWALK_H
 

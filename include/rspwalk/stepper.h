@@ -2,6 +2,11 @@
  *
  * A stepper knows one kind of frame and computes its caller.  The group maps
  * address ranges to steppers and tries them in priority order (lower first).
+ *
+ * Threads: a stepper and a stepper group belong to one walker and are used
+ * on the thread that uses it, one at a time; caller_frame needs no locks.
+ * The constructors and sw_stepper_default_name may be called from any
+ * thread.  An ops table is read-only and may serve steppers on many threads.
  */
 #ifndef RSPWALK_STEPPER_H
 #define RSPWALK_STEPPER_H

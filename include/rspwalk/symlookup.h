@@ -3,6 +3,9 @@
  * The default implementation reads ELF symbol tables with libelf and names an
  * address as gdb's minimal symbols do: the file's .symtab (else its
  * .dynsym) and its separate debug file's .symtab, found by build-id.
+ *
+ * Threads: a symbol lookup is used by one thread at a time (its walker's).
+ * sw_name_demangle may be called from any thread.
  */
 #ifndef RSPWALK_SYMLOOKUP_H
 #define RSPWALK_SYMLOOKUP_H

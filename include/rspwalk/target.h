@@ -3,6 +3,11 @@
  * sw_proc_rsp_new wraps an RSP session as a process: registers from the stop
  * reply and one 'g' per thread per stop, memory through a per-stop cache of
  * aligned blocks, and ProcDebug's controls.
+ *
+ * Threads: an RSP process is used by one thread at a time, and so are
+ * processes that share one session (sw_proc_rsp_new_shared) between them:
+ * they are one link.  Processes over sessions of their own may be used on
+ * different threads at once.  sw_rsp_config_init: any thread.
  */
 #ifndef RSPWALK_TARGET_H
 #define RSPWALK_TARGET_H

@@ -1,6 +1,10 @@
 /* rspwalk/types.h -- scalar types, the export macro and the error buffer.
  *
  * Shared by every public header; no functions here.
+ *
+ * Threads, the rule of every header: an object is used by one thread at a
+ * time, and objects that share nothing may be used on different threads at
+ * once.  Each header's "Threads:" paragraph says which objects share.
  */
 #ifndef RSPWALK_TYPES_H
 #define RSPWALK_TYPES_H

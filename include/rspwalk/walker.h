@@ -3,6 +3,17 @@
  * A walker owns its ProcessState, StepperGroup, LibraryState and
  * SymbolLookup.  Walks always end: bounded depth, stack pointers that move
  * outward (signal frames excepted) and no repeated frame.
+ *
+ * Threads: walkers are independent: different walkers may walk on different
+ * threads at once (a server walking many targets: a walker per target, each
+ * on its thread), also when they share one module cache
+ * (sw_walker_config.modcache), the one object several walkers use at the
+ * same time.  One walker, with everything it owns or hands out (its process,
+ * stepper group, library state, symbol lookup, the sw_lib pointers and
+ * names it returns), is used by one thread at a time; walkers of one walker
+ * set that share a link count as one (rspwalk/walker_set.h).  sw_version,
+ * sw_walk_end_name and the sw_stack functions (on stacks no other thread
+ * touches) may be called from any thread.
  */
 #ifndef RSPWALK_WALKER_H
 #define RSPWALK_WALKER_H

@@ -9,6 +9,10 @@
  * Ownership: the set owns the session and the walkers; each walker owns its
  * process, which only borrows the shared session (sw_proc_rsp_new_shared)
  * or owns its own.
+ *
+ * Threads: a set, with its walkers and its shared session, is used by one
+ * thread at a time (sw_walker_set_walk_all walks them in order, on the
+ * calling thread); different sets may be used on different threads at once.
  */
 #ifndef RSPWALK_WALKER_SET_H
 #define RSPWALK_WALKER_SET_H

@@ -54,8 +54,8 @@ static const struct {
 /* Signals a program handles in normal operation: passed by default, so
  * `--continue` stops where something went wrong (a trap, a crash), not where
  * a handler was about to run.  gdb's own default "nostop" set is ALRM, URG,
- * CHLD, IO, VTALRM, PROF, WINCH; USR1, USR2 and PIPE are added as the
- * oracle of notes/peers.md does. */
+ * CHLD, IO, VTALRM, PROF, WINCH; USR1, USR2 and PIPE are added, as the gdb
+ * oracle of the integration tests does (tests/integration/gdb_oracle.sh). */
 static const char default_pass[] = "USR1,USR2,ALRM,CHLD,PIPE,URG,IO,VTALRM,PROF,WINCH";
 
 /* The options' only description: `make man` turns this text into rspwalk(1) with help2man,

@@ -1,4 +1,4 @@
-/* docs/examples/procdebug.c -- the seeds' select loop over ProcDebug, with poll().
+/* docs/examples/procdebug.c -- an event loop over ProcDebug, with poll().
  *
  *   cc -o procdebug procdebug.c $(pkg-config --cflags --libs --static rspwalk)
  *   ./procdebug 127.0.0.1:2345 /path/to/prog [SECONDS]

@@ -30,7 +30,7 @@ enum sw_gcf {
     SW_GCF_ERROR,       /* the walk must stop; the reason is on the walker */
 };
 
-/* The seed's priorities; lower values run first. */
+/* StackwalkerAPI's priorities of its default steppers; lower values run first. */
 enum {
     SW_PRIO_STACKBOTTOM = 0x10000,
     SW_PRIO_SIGHANDLER = 0x10020,

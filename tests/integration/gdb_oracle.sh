@@ -4,8 +4,8 @@
 # usage: gdb_oracle.sh [--continue] HOST:PORT PROG
 #   Connects gdb to a stub that holds PROG stopped, prints every thread's frames as one JSON
 #   document on stdout (format: oracle.py), then disconnects WITHOUT killing, so the caller
-#   can look at the same stop again and kill the stub itself (shared/notes/peers.md 6a:
-#   gdbserver without --once keeps the target stopped across connections).
+#   can look at the same stop again and kill the stub itself (gdbserver without --once
+#   keeps the target stopped across connections).
 #   --continue first resumes to the next stop, passing SIGUSR1 (used to test the oracle on
 #   its own, without rspwalk).
 # Exit: 0 ok, 2 usage, 3 gdb could not connect or produced no frames, 124 timeout.

@@ -114,7 +114,7 @@ it_missing_peers() {
 }
 
 # it_stub_start PROG [ARGS...]: gdbserver on 127.0.0.1, port chosen by the kernel.  Not
-# --once: the target stays stopped across connections (shared/notes/peers.md 6a), so rspwalk
+# --once: the target stays stopped across connections (gdbserver does so), so rspwalk
 # and then gdb see the same stop.  Sets IT_PORT, IT_STUB_PID, IT_INFERIOR_PID.
 it_stub_start() {
     local log=$IT_TMP/gdbserver.log i line
@@ -392,7 +392,7 @@ it_opt_match() {
     return 1
 }
 
-# it_run_opt_matrix: the optimized fixtures of issue 4 (fixtures.mk: O2, O2nocfi, -strip),
+# it_run_opt_matrix: the optimized fixtures (fixtures.mk: O2, O2nocfi, -strip),
 # stop method 0, against IT_ORACLE (gdb).  IT_OPT_EXPECT: glob patterns of names (without
 # the arch) checked against the fixture's expectation only, where gdb is known wrong
 # (docs/gdb-differences.md); IT_OPT_SKIP: patterns left out.  The caller (run-opt.sh, a row
@@ -438,7 +438,7 @@ it_run_qemu_matrix() {
     [ "$IT_FAILED" = 0 ]
 }
 
-# it_run_stepper_matrix: issue 4, one stepper at a time, each frame checked to come from it
+# it_run_stepper_matrix: the optimized fixtures, one stepper at a time, each frame checked to come from it
 # (compare.py --steppers), the walk against gdb or, for names matching IT_STEPPER_EXPECT
 # (where gdb is known wrong), against the fixture's expectation:
 #   wanderer      rspwalk --steppers stackbottom,sighandler,wanderer on every fixture of the

@@ -3,7 +3,7 @@
 # A program of our own (written and built in a temp dir) dlopens a tiny library, raises SIGTRAP,
 # dlcloses it and raises SIGTRAP again, under gdbserver.  A small client over the library API
 # (build/release/librspwalk.a) resumes to each trap through ProcDebug and walks: the library is
-# in sw_libstate_libs at the first stop, gone at the second (stop_gen, issue 5 item 1).
+# in sw_libstate_libs at the first stop, gone at the second (stop_gen).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/integration/run-multi.sh -- many processes on one link, and --pid.
 #
-# The judged case of issue 5: four processes, four threads each, under one
+# The judged case of walker sets: four processes, four threads each, under one
 # `gdbserver --multi 127.0.0.1:0`; one `rspwalk --attach P1,P2,P3,P4` walks every thread of
 # every process (JSON "processes") and detaches leaving them running.  The program (built here)
 # parks each thread in its own chain inside a blocking call -- main in nanosleep, the others in

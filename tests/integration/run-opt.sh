@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/integration/run-opt.sh -- issue 4 under gdbserver: the optimized fixtures
+# tests/integration/run-opt.sh -- under gdbserver: the optimized fixtures
 # (-O2 -fomit-frame-pointer with and without CFI; a tail call, alloca and VLA frames, a signal
 # in a frameless leaf; stripped programs), lib.sh's it_run_opt_matrix.  Without CFI gdb cannot
 # walk frameless x86 code (peers.md section 4): those cases are checked against the

@@ -9,7 +9,7 @@
 #               it (c b a main); resume; pause while it sleeps; walk (nap_inner nap_outer main);
 #               resume; see the exit (status 0); a register read afterwards is SW_EEXITED; the
 #               qemu process ends with status 0.  QEMU 7.2 user mode ignores the interrupt
-#               byte (notes/rsp.md 1.4): pause must fail with SW_ETIMEDOUT, saying so, and the
+#               byte while the guest runs: pause must fail with SW_ETIMEDOUT, saying so, and the
 #               target must run on -- this script then sends SIGINT to the qemu process, whose
 #               stop (signal 2) the driver takes in as an event.  Under gdbserver (x86_64) the
 #               pause itself must work (signal 2).

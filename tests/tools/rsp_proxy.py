@@ -9,10 +9,10 @@ then listens on HOST (default 127.0.0.1) port 0 and prints the port the kernel c
 first line on stdout ("PORT\\n", flushed).  Clients are served one at a time, each relaying
 bytes both ways unchanged; when a client disconnects the upstream connection stays open, so
 the next client sees the same stop.  qemu-user resumes the guest when its gdb connection
-closes and never listens again (shared/notes/peers.md 0.7): the proxy is how rspwalk and
+closes and never listens again: the proxy is how rspwalk and
 then gdb look at one qemu stop.
 
-Acks pass through as bytes: qemu stays in ack mode (notes/rsp.md 1.1) and each client acks
+Acks pass through as bytes: qemu stays in ack mode (it offers no QStartNoAckMode) and each client acks
 its own replies.  A client's QStartNoAckMode is refused by qemu itself, so no client can
 leave the link in a mode the next one does not expect.  A second qSupported is fine for qemu.
 One piece of stub state does outlive a client: the general thread (`Hg`).  gdb assumes after
@@ -23,7 +23,7 @@ and acks the reply (--transparent turns this off).
 Bytes a stub sends while no client is connected (none are expected from a stopped target)
 are held and delivered to the next client.
 
-Tap mode (issue 6): --delay-ms N holds every chunk N ms before forwarding it, both ways
+Tap mode (for scripts/bench): --delay-ms N holds every chunk N ms before forwarding it, both ways
 (--delay-up-ms / --delay-down-ms for one direction: up = client to stub); --stats FILE
 writes JSON with packets ('$' frames), acks, notifications and bytes per direction, per
 client and in total, when the proxy exits.

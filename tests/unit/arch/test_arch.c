@@ -139,8 +139,9 @@ test_x86_64_sigframe_matches_the_kernel_abi(void **state)
     const struct arch_sigframe *sf = arch_x86_64.sigframe;
     assert_non_null(sf);
     /* uc_flags 8 + uc_link 8 + stack_t 24 = 40; gregs[REG_RIP] is slot 16,
-     * so the saved rip sits at 168 bytes into the ucontext (Dyninst's
-     * x86-64 table in notes/anchors.md agrees: fp 120, sp 160, pc 168). */
+     * so the saved rip sits at 168 bytes into the ucontext (glibc's
+     * sys/ucontext.h: REG_RBP 10, REG_RSP 15, REG_RIP 16 put rbp at 120,
+     * rsp at 160, rip at 168). */
     assert_int_equal(sf->mcontext_offset, 40);
     for (size_t i = 0; i < sf->ngregs; i++) {
         size_t at = sf->mcontext_offset + i * sf->greg_size;

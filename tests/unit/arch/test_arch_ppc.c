@@ -101,7 +101,7 @@ test_ppc_rows_carry_eh_frame_and_gdb_numbers(void **state)
     check_rows(&arch_ppc64, 8);
     check_rows(&arch_ppc64le, 8);
     /* QEMU 7.2's ppc32 g before target.xml is read is gdb's default layout: 412 bytes
-     * (notes/rsp.md section 2.5). */
+     * (measured: the 'g' reply's length). */
     size_t at = 0;
     for (int n = 0;; n++) {
         const struct arch_reg *r = arch_reg_by_gdb(&arch_ppc32, n);

@@ -3,7 +3,7 @@
  * Linked static and non-PIE at 0x401000 like x86_64_frames.S; no .cfi
  * directives, so only instruction analysis can walk these.  Offsets used
  * by tests/unit/walker/test_analysis.c are noted beside each instruction (the
- * heights are CFA - SP before the instruction, the seed's Δ).
+ * heights are CFA - SP before the instruction, StackwalkerAPI's stack height).
  */
     .text
     .globl _start

@@ -38,7 +38,7 @@
 #define RESUME  "-> vCont?\n<- vCont;c;C;s;S\n-> vCont;c\n"
 
 static const struct rsp_thread_id stopped = { 0x1f, 0x1f }, other = { 0x1f, 0x20 };
-/* QEMU user's pid is 1. */
+/* QEMU user's pid is 1 (as its multiprocess thread ids say). */
 static const struct rsp_thread_id q_stopped = { 1, 0x1f }, q_other = { 1, 0x20 };
 
 struct fixture {

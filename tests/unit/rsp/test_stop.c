@@ -1,7 +1,7 @@
 /* tests/unit/rsp/test_stop.c -- parsing stop replies (rsp_stop_parse, pure).
  *
- * The replies are the ones measured on gdbserver 13.1 and QEMU 7.2, plus the W/X/S/N forms and
- * malformed input.
+ * The replies are the ones measured on gdbserver 13.1 and QEMU 7.2
+ * (gdb manual, "Stop Reply Packets") plus the W/X/S/N forms and malformed input.
  */
 #include <setjmp.h>
 #include <stdarg.h>

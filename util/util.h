@@ -1,4 +1,4 @@
-/* util/util.h -- shared internals: error messages, allocation, debug output, hex.
+/* util/util.h -- shared internals: error messages, allocation, the environment, debug output, hex.
  *
  * The lowest layer: used by rsp/, arch/, targets/, walker/ and cli/; calls
  * nothing above it.  Not installed.

@@ -132,7 +132,8 @@ SW_API int sw_threads(struct sw_walker *w, sw_tid *tids, size_t max, size_t *n);
 SW_API int sw_walker_prefetch(struct sw_walker *w, const sw_tid *tids, size_t n);
 
 /* addStepper: add S and let it register its ranges.  W takes S over, also
- * when this fails (S is then freed): do not sw_stepper_free it.  Returns 0,
+ * when this fails (S is freed at once, or with W when only its registration
+ * failed): never sw_stepper_free it afterwards.  Returns 0,
  * SW_EINVAL (no name or caller_frame), SW_ENOMEM, or the failure of its
  * group_registered; the message on W. */
 SW_API int sw_add_stepper(struct sw_walker *w, struct sw_stepper *s);

@@ -104,6 +104,7 @@ void
 sw_libstate_config_init(struct sw_libstate_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
+    cfg->modcache = NULL; /* a module cache of the library state's own */
 }
 
 int

@@ -136,6 +136,7 @@ void
 sw_walker_config_init(struct sw_walker_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
+    cfg->modcache = NULL; /* a module cache of the walker's own */
 }
 
 int

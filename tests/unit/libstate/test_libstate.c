@@ -1092,6 +1092,18 @@ test_libstate_free_null_is_noop(void **state)
     sw_libstate_free(NULL);
 }
 
+static void
+test_libstate_config_init_gives_the_zero_defaults_and_no_shared_cache(void **state)
+{
+    struct sw_libstate_config cfg, zero;
+    (void)state;
+    memset(&cfg, 0xa5, sizeof cfg);
+    memset(&zero, 0, sizeof zero);
+    sw_libstate_config_init(&cfg);
+    assert_null(cfg.modcache);
+    assert_memory_equal(&cfg, &zero, sizeof cfg);
+}
+
 /* ---- files from the target (read_file) ---------------------------------- */
 
 /* A temporary directory with an empty sysroot ROOT/sys and a cache
@@ -1338,6 +1350,7 @@ main(void)
         T(test_libstate_target_file_missing_listed_without_file),
         cmocka_unit_test(test_libstate_fetch_build_id_of_image_reads_the_note),
         cmocka_unit_test(test_libstate_free_null_is_noop),
+        cmocka_unit_test(test_libstate_config_init_gives_the_zero_defaults_and_no_shared_cache),
     };
 #undef T
     return cmocka_run_group_tests_name("libstate", tests, NULL, NULL);

@@ -528,6 +528,18 @@ test_version_numbers_spell_the_build_version(void **state)
     assert_string_equal(buf, SW_VERSION);
 }
 
+static void
+test_config_init_gives_the_zero_defaults_and_no_shared_cache(void **state)
+{
+    struct sw_walker_config cfg, zero;
+    (void)state;
+    memset(&cfg, 0xa5, sizeof cfg);
+    memset(&zero, 0, sizeof zero);
+    sw_walker_config_init(&cfg);
+    assert_null(cfg.modcache);
+    assert_memory_equal(&cfg, &zero, sizeof cfg);
+}
+
 int
 main(void)
 {
@@ -552,6 +564,7 @@ main(void)
         cmocka_unit_test(test_refresh_failure_at_a_new_stop_fails_the_walk_with_message),
         cmocka_unit_test(test_trap_address_without_dynamic_section_is_enoent),
         cmocka_unit_test(test_version_numbers_spell_the_build_version),
+        cmocka_unit_test(test_config_init_gives_the_zero_defaults_and_no_shared_cache),
     };
     return cmocka_run_group_tests_name("walker", tests, NULL, NULL);
 }

@@ -114,7 +114,8 @@ struct rsp_stats {
     uint64_t bytes_sent, bytes_received; /* every byte on the wire, acks included */
     uint64_t round_trips;                /* requests that waited for a reply */
     uint64_t cached_replies;             /* requests answered from replies asked for
-                                          * ahead (with '?', rsp_session_config.prefetch):
+                                          * ahead (with '?', unless
+                                          * rsp_session_config.no_prefetch):
                                           * nothing sent, no round trip */
     uint64_t retransmits;                /* packets sent again after a '-' */
     uint64_t notifications;              /* '%' packets received */

@@ -95,7 +95,7 @@ sw_walker_read_code(struct sw_walker *w, sw_addr addr, void *buf, size_t len)
     const struct sw_lib *lib;
 
     /* Code comes from the local file when there is one: no round trip
-     * (DESIGN.md decision 3). */
+     * (docs/design.md, Decisions). */
     if (sw_libstate_lib_at(w->libs, addr, &lib) == 0 && lib->elf != NULL &&
         sw_elf_read(lib->elf, addr - lib->bias, buf, len) == 0)
         return 0;

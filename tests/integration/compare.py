@@ -216,7 +216,7 @@ def label(frame):
 
 def main_thread(threads, pid):
     """The thread whose LWP is the pid, else the lowest LWP (qemu-user reports pid 1 for
-    every process, peers.md 0.5; the main thread is the first one created)."""
+    every process; the main thread is the first one created)."""
     for t in threads:
         if pid is not None and t["lwp"] == pid:
             return t
@@ -296,7 +296,7 @@ def unnamed_frame(frames, exe):
     names and that lies in no library, as "frame N (0xPC)", or None.  Every function of the
     fixture has a symbol (the stripped ones are named from their unstripped copy), so such a
     frame is not code: a stack slot or a stale value taken for a return address.  Unnamed
-    code in a library (the stripped cross libcs, peers.md 4) is allowed."""
+    code in a library (the stripped cross libcs) is allowed."""
     names = [f["function"] for f in frames]
     end = names.index("main") if "main" in names else len(frames) - 1
     for i, f in enumerate(frames[:end + 1]):
@@ -335,7 +335,7 @@ def thread_invariant_problem(t, is_main, exe):
     last = frames[-1]["function"]
     if is_main and last not in MAIN_BOTTOMS:
         return "%s: last frame is %s, expected one of %s" % (who, last, ", ".join(MAIN_BOTTOMS))
-    # The cross libcs are stripped (peers.md 4): their thread bottom has no name.
+    # The cross libcs are stripped: their thread bottom has no name.
     unnamed_lib = last is None and frames[-1]["module"] not in (None, exe)
     if not is_main and last not in THREAD_BOTTOMS and not unnamed_lib:
         return "%s: last frame is %s, expected one of %s" % (who, last, ", ".join(THREAD_BOTTOMS))

@@ -12,7 +12,7 @@
 # Env: ORACLE_TIMEOUT (seconds, default 60), ORACLE_GDB_LOG (keep gdb's output there),
 #      ORACLE_SYSROOT (default /), GDB (default gdb-multiarch),
 #      ORACLE_TDESC (a target description file gdb uses instead of the stub's: qemu's x86
-#      XML lacks the GNU/Linux feature, peers.md 0.4), ORACLE_ARCH (`set architecture`).
+#      XML lacks the GNU/Linux feature), ORACLE_ARCH (`set architecture`).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)

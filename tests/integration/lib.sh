@@ -6,7 +6,7 @@
 # (gdb_oracle.sh), and compare the two (compare.py), which also checks the stack the fixture
 # says it expects.  Under qemu-user (IT_STUB=qemu) the fixture runs as `qemu-ARCH [-cpu CPU]
 # -L SYSROOT -g SOCKET PROG` behind tests/tools/rsp_proxy.py: qemu resumes the guest when its
-# client disconnects (peers.md 0.7), the proxy keeps that one connection open for rspwalk and
+# client disconnects, the proxy keeps that one connection open for rspwalk and
 # then gdb.  Each case prints one line, "PASS name (N ms)" or "FAIL name: why", and on
 # failure indented details; run-all counts those lines.  Artifacts of a failed case are kept
 # in build/integration/<arch>/<name>/.
@@ -61,7 +61,7 @@ IT_PORT=
 IT_TMP=$(mktemp -d "${TMPDIR:-/tmp}/rspwalk-it.XXXXXX")
 
 # it_qemu_sysroot ARCH: where qemu (-L) and gdb (set sysroot) find the target's libraries.
-# i386 runs on the host's /lib32 glibc (libc6-i386), not /usr/i686-linux-gnu (peers.md 9.3).
+# i386 runs on the host's /lib32 glibc (libc6-i386), not /usr/i686-linux-gnu.
 it_qemu_sysroot() {
     case $1 in
     x86_64 | i386) echo / ;;

@@ -32,7 +32,6 @@ struct sw_stepper_group;
 struct sw_libstate;
 struct sw_symlookup;
 struct sw_symbol;
-struct sw_elfcache;
 struct sw_modcache;
 
 /* Why a walk stopped. */

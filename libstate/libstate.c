@@ -778,12 +778,16 @@ sw_libstate_lib_at(struct sw_libstate *ls, sw_addr addr, const struct sw_lib **l
     return SW_ENOENT;
 }
 
-int
-sw_libstate_libs(struct sw_libstate *ls, const struct sw_lib **libs, size_t *n)
+size_t
+sw_libstate_count(const struct sw_libstate *ls)
 {
-    *libs = ls->libs;
-    *n = ls->nlibs;
-    return 0;
+    return ls->nlibs;
+}
+
+const struct sw_lib *
+sw_libstate_lib(const struct sw_libstate *ls, size_t i)
+{
+    return i < ls->nlibs ? &ls->libs[i] : NULL;
 }
 
 int

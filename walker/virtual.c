@@ -104,23 +104,22 @@ world_file_at(void *arg, sw_addr addr, struct sw_dinfo **d, sw_addr *bias)
 static int
 resolve_name(struct sw_libstate *ls, const char *name, sw_addr *addr)
 {
-    const struct sw_lib *libs;
-    size_t n;
+    size_t n = sw_libstate_count(ls);
     int found = SW_ENOSYM;
 
-    sw_libstate_libs(ls, &libs, &n);
     for (int from_memory = 0; from_memory < 2; from_memory++)
         for (size_t i = 0; i < n; i++) {
+            const struct sw_lib *lib = sw_libstate_lib(ls, i);
             struct sw_elfsym sym;
             bool local = false;
-            if (libs[i].elf == NULL || (libs[i].path == NULL) != from_memory)
+            if (lib->elf == NULL || (lib->path == NULL) != from_memory)
                 continue;
-            int rc = sw_elf_symbol_by_name_bind(libs[i].elf, name, &sym, &local);
+            int rc = sw_elf_symbol_by_name_bind(lib->elf, name, &sym, &local);
             if (rc == SW_ENOMEM)
                 return rc;
             if (rc != 0)
                 continue;
-            *addr = sym.value + libs[i].bias;
+            *addr = sym.value + lib->bias;
             found = 0;
             if (!local)
                 return 0;
@@ -167,15 +166,14 @@ world_symbol(void *arg, const char *name, sw_addr *addr)
 static uint64_t
 libs_key(struct sw_libstate *ls)
 {
-    const struct sw_lib *libs;
-    size_t n;
+    size_t n = sw_libstate_count(ls);
     uint64_t h = 14695981039346656037ull;
 
-    sw_libstate_libs(ls, &libs, &n);
     for (size_t i = 0; i < n; i++) {
-        for (const char *c = libs[i].path ? libs[i].path : libs[i].name; c && *c; c++)
+        const struct sw_lib *lib = sw_libstate_lib(ls, i);
+        for (const char *c = lib->path ? lib->path : lib->name; c && *c; c++)
             h = (h ^ (uint8_t)*c) * 1099511628211ull;
-        h = (h ^ libs[i].bias) * 1099511628211ull;
+        h = (h ^ lib->bias) * 1099511628211ull;
     }
     return (h ^ n) * 1099511628211ull;
 }

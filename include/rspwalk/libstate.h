@@ -110,8 +110,11 @@ SW_API int sw_libstate_refresh(struct sw_libstate *ls);
  * the next refresh.  Returns 0 or SW_ENOENT. */
 SW_API int sw_libstate_lib_at(struct sw_libstate *ls, sw_addr addr, const struct sw_lib **lib);
 
-/* getLibraries: every module; *LIBS valid until the next refresh. */
-SW_API int sw_libstate_libs(struct sw_libstate *ls, const struct sw_lib **libs, size_t *n);
+/* getLibraries: the number of modules, and module I (0 <= I < that number;
+ * NULL past it), in the order read: the executable first when it is known.
+ * Both valid until the next refresh. */
+SW_API size_t sw_libstate_count(const struct sw_libstate *ls);
+SW_API const struct sw_lib *sw_libstate_lib(const struct sw_libstate *ls, size_t i);
 
 /* getLibOffset: the module covering ADDR and ADDR's offset from its bias. */
 SW_API int sw_libstate_lib_offset(struct sw_libstate *ls, sw_addr addr, const char **name,

@@ -3,7 +3,7 @@
 # A program of our own (written and built in a temp dir) dlopens a tiny library, raises SIGTRAP,
 # dlcloses it and raises SIGTRAP again, under gdbserver.  A small client over the library API
 # (build/release/librspwalk.a) resumes to each trap through ProcDebug and walks: the library is
-# in sw_libstate_libs at the first stop, gone at the second (stop_gen).
+# in the library state's list (sw_libstate_lib) at the first stop, gone at the second (stop_gen).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
@@ -36,10 +36,9 @@ cat >"$work/client.c" <<'C'
 #include <string.h>
 #include <rspwalk/rspwalk.h>
 static int has_tiny(struct sw_walker *w) {
-    const struct sw_lib *libs; size_t n;
-    sw_libstate_libs(sw_walker_libstate(w), &libs, &n);
-    for (size_t i = 0; i < n; i++)
-        if (strstr(libs[i].name, "libtiny.so")) return 1;
+    struct sw_libstate *ls = sw_walker_libstate(w);
+    for (size_t i = 0; i < sw_libstate_count(ls); i++)
+        if (strstr(sw_libstate_lib(ls, i)->name, "libtiny.so")) return 1;
     return 0;
 }
 static int stop_and_walk(struct sw_walker *w, struct sw_proc *p, int first) {

@@ -219,23 +219,18 @@ make_sysroot(struct fixture *f)
 static const struct sw_lib *
 find_lib(struct sw_libstate *ls, const char *name)
 {
-    const struct sw_lib *libs;
-    size_t n;
-    assert_int_equal(sw_libstate_libs(ls, &libs, &n), 0);
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(libs[i].name, name) == 0)
-            return &libs[i];
+    for (size_t i = 0; i < sw_libstate_count(ls); i++)
+        if (strcmp(sw_libstate_lib(ls, i)->name, name) == 0)
+            return sw_libstate_lib(ls, i);
     return NULL;
 }
 
 static size_t
 count_libs(struct sw_libstate *ls, const char *name)
 {
-    const struct sw_lib *libs;
-    size_t n, k = 0;
-    assert_int_equal(sw_libstate_libs(ls, &libs, &n), 0);
-    for (size_t i = 0; i < n; i++)
-        k += strcmp(libs[i].name, name) == 0;
+    size_t k = 0;
+    for (size_t i = 0; i < sw_libstate_count(ls); i++)
+        k += strcmp(sw_libstate_lib(ls, i)->name, name) == 0;
     return k;
 }
 
@@ -291,14 +286,12 @@ test_libstate_pie_exe_without_auxv_gets_bias_zero(void **state)
     struct fixture *f = *state;
     fake_proc_set_exec_path(f->proc, self_path);
     struct sw_libstate *ls = new_ls(f, NULL);
-    const struct sw_lib *libs;
-    size_t n;
 
     assert_int_equal(sw_libstate_refresh(ls), 0);
-    assert_int_equal(sw_libstate_libs(ls, &libs, &n), 0);
-    assert_int_equal(n, 1);
-    assert_true(libs[0].is_exe);
-    assert_int_equal(libs[0].bias, 0);
+    assert_int_equal(sw_libstate_count(ls), 1);
+    assert_true(sw_libstate_lib(ls, 0)->is_exe);
+    assert_int_equal(sw_libstate_lib(ls, 0)->bias, 0);
+    assert_null(sw_libstate_lib(ls, 1)); /* past the last module */
 }
 
 static void
@@ -375,14 +368,11 @@ test_libstate_no_executable_known_lists_modules_only(void **state)
     struct fixture *f = *state;
     fake_proc_add_module(f->proc, LIBC, LIBC_BIAS);
     struct sw_libstate *ls = new_ls(f, NULL);
-    const struct sw_lib *libs;
-    size_t n;
 
     assert_int_equal(sw_libstate_refresh(ls), 0);
-    assert_int_equal(sw_libstate_libs(ls, &libs, &n), 0);
-    assert_int_equal(n, 1);
-    assert_false(libs[0].is_exe);
-    assert_string_equal(libs[0].name, LIBC);
+    assert_int_equal(sw_libstate_count(ls), 1);
+    assert_false(sw_libstate_lib(ls, 0)->is_exe);
+    assert_string_equal(sw_libstate_lib(ls, 0)->name, LIBC);
 }
 
 /* ---- the modules --------------------------------------------------------- */
@@ -530,13 +520,10 @@ test_libstate_empty_module_name_skipped(void **state)
     fake_proc_add_module(f->proc, "", 0x1000);
     fake_proc_add_module(f->proc, LIBC, LIBC_BIAS);
     struct sw_libstate *ls = new_ls(f, NULL);
-    const struct sw_lib *libs;
-    size_t n;
 
     assert_int_equal(sw_libstate_refresh(ls), 0);
-    assert_int_equal(sw_libstate_libs(ls, &libs, &n), 0);
-    assert_int_equal(n, 1);
-    assert_string_equal(libs[0].name, LIBC);
+    assert_int_equal(sw_libstate_count(ls), 1);
+    assert_string_equal(sw_libstate_lib(ls, 0)->name, LIBC);
 }
 
 static void
@@ -670,8 +657,6 @@ test_libstate_failed_refresh_keeps_previous_list(void **state)
     struct sw_libstate_config cfg = { .exe = self_path };
     fake_proc_add_module(f->proc, LIBC, LIBC_BIAS);
     struct sw_libstate *ls = new_ls(f, &cfg);
-    const struct sw_lib *libs;
-    size_t n;
     assert_int_equal(sw_libstate_refresh(ls), 0);
 
     /* Out of memory on every allocation of the second refresh. */
@@ -680,9 +665,8 @@ test_libstate_failed_refresh_keeps_previous_list(void **state)
         int rc = sw_libstate_refresh(ls);
         sw_test_fail_alloc_at(0);
         assert_true(rc == 0 || rc == SW_ENOMEM);
-        assert_int_equal(sw_libstate_libs(ls, &libs, &n), 0);
-        assert_int_equal(n, 2);
-        assert_string_equal(libs[1].name, LIBC);
+        assert_int_equal(sw_libstate_count(ls), 2);
+        assert_string_equal(sw_libstate_lib(ls, 1)->name, LIBC);
         if (rc == 0)
             break;
     }
@@ -763,12 +747,9 @@ test_libstate_listed_loader_at_at_base_is_not_added_twice(void **state)
     /* gdbserver lists it by its link-map name, which may differ. */
     fake_proc_add_module(f->proc, "/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", LD_BASE);
     struct sw_libstate *ls = new_ls(f, NULL);
-    const struct sw_lib *libs;
-    size_t n;
 
     assert_int_equal(sw_libstate_refresh(ls), 0);
-    assert_int_equal(sw_libstate_libs(ls, &libs, &n), 0);
-    assert_int_equal(n, 2);
+    assert_int_equal(sw_libstate_count(ls), 2);
     if (strcmp(interp, "/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2") != 0)
         assert_null(find_lib(ls, interp));
 }
@@ -845,12 +826,10 @@ test_libstate_at_base_without_exe_file_adds_no_loader(void **state)
     fake_proc_set_exec_path(f->proc, "/nonexistent/prog");
     set_auxv_pairs(f->proc, pairs, 1);
     struct sw_libstate *ls = new_ls(f, NULL);
-    const struct sw_lib *libs;
-    size_t n;
 
     assert_int_equal(sw_libstate_refresh(ls), 0);
-    assert_int_equal(sw_libstate_libs(ls, &libs, &n), 0);
-    assert_int_equal(n, 1); /* the executable, without a file: no PT_INTERP to read */
+    assert_int_equal(sw_libstate_count(ls),
+                     1); /* the executable, without a file: no PT_INTERP to read */
 }
 
 static void
@@ -861,12 +840,9 @@ test_libstate_at_base_zero_adds_no_loader(void **state)
     fake_proc_set_exec_path(f->proc, self_path);
     set_auxv_pairs(f->proc, pairs, 2);
     struct sw_libstate *ls = new_ls(f, NULL);
-    const struct sw_lib *libs;
-    size_t n;
 
     assert_int_equal(sw_libstate_refresh(ls), 0);
-    assert_int_equal(sw_libstate_libs(ls, &libs, &n), 0);
-    assert_int_equal(n, 1);
+    assert_int_equal(sw_libstate_count(ls), 1);
 }
 
 static void
@@ -1064,13 +1040,11 @@ test_libstate_allocation_failures_with_loader_and_vdso_keep_list(void **state)
      * turn: ENOMEM with its message and no list, or success. */
     for (unsigned long k = 1; k < 400; k++) {
         struct sw_libstate *ls = NULL;
-        const struct sw_lib *libs;
-        size_t n;
         assert_int_equal(sw_libstate_new(f->proc, NULL, &ls), 0);
         sw_test_fail_alloc_at(k);
         int rc = sw_libstate_refresh(ls);
         sw_test_fail_alloc_at(0);
-        assert_int_equal(sw_libstate_libs(ls, &libs, &n), 0);
+        size_t n = sw_libstate_count(ls);
         if (rc == 0) {
             assert_int_equal(n, 4); /* executable, libc, loader, vDSO */
             assert_non_null(find_lib(ls, "[vdso]")->elf);

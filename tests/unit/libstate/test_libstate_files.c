@@ -118,12 +118,9 @@ refresh(struct fixture *f)
 static const struct sw_lib *
 libc_of(struct sw_libstate *ls)
 {
-    const struct sw_lib *libs;
-    size_t n;
-    assert_int_equal(sw_libstate_libs(ls, &libs, &n), 0);
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(libs[i].name, LIBC) == 0)
-            return &libs[i];
+    for (size_t i = 0; i < sw_libstate_count(ls); i++)
+        if (strcmp(sw_libstate_lib(ls, i)->name, LIBC) == 0)
+            return sw_libstate_lib(ls, i);
     fail_msg("%s not listed", LIBC);
     return NULL;
 }

@@ -79,12 +79,10 @@ data_symbol(const char *name)
 static sw_addr
 symbol(struct sw_walker *w, const char *name)
 {
-    const struct sw_lib *libs;
+    struct sw_libstate *ls = sw_walker_libstate(w);
     struct sw_elfsym sym;
-    size_t n;
-    assert_int_equal(sw_libstate_libs(sw_walker_libstate(w), &libs, &n), 0);
-    assert_int_equal(n, 1);
-    if (sw_elf_symbol_by_name(libs[0].elf, name, &sym) != 0)
+    assert_int_equal(sw_libstate_count(ls), 1);
+    if (sw_elf_symbol_by_name(sw_libstate_lib(ls, 0)->elf, name, &sym) != 0)
         fail_msg("%s: no symbol %s", ELF, name);
     return sym.value;
 }

@@ -115,17 +115,16 @@ teardown(void **state)
 static sw_addr
 sym(struct fixture *f, const char *path, const char *name)
 {
-    const struct sw_lib *libs;
     struct sw_elfsym s;
-    size_t n;
-    assert_int_equal(sw_libstate_libs(f->ls, &libs, &n), 0);
-    for (size_t i = 0; i < n; i++)
-        if (libs[i].path != NULL && strcmp(libs[i].path, path) == 0) {
-            assert_non_null(libs[i].elf);
-            if (sw_elf_symbol_by_name(libs[i].elf, name, &s) != 0)
+    for (size_t i = 0; i < sw_libstate_count(f->ls); i++) {
+        const struct sw_lib *lib = sw_libstate_lib(f->ls, i);
+        if (lib->path != NULL && strcmp(lib->path, path) == 0) {
+            assert_non_null(lib->elf);
+            if (sw_elf_symbol_by_name(lib->elf, name, &s) != 0)
                 fail_msg("%s: no symbol %s", path, name);
-            return s.value + libs[i].bias;
+            return s.value + lib->bias;
         }
+    }
     fail_msg("no module %s", path);
     return 0;
 }

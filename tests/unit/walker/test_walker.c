@@ -428,11 +428,9 @@ static const struct sw_stepper_ops change_ops = { .name = "test-changes",
 static bool
 has_lib(struct sw_walker *w, const char *name)
 {
-    const struct sw_lib *libs;
-    size_t n;
-    assert_int_equal(sw_libstate_libs(sw_walker_libstate(w), &libs, &n), 0);
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(libs[i].name, name) == 0)
+    struct sw_libstate *ls = sw_walker_libstate(w);
+    for (size_t i = 0; i < sw_libstate_count(ls); i++)
+        if (strcmp(sw_libstate_lib(ls, i)->name, name) == 0)
             return true;
     return false;
 }

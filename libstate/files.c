@@ -321,7 +321,7 @@ note_id(const struct arch_desc *a, const uint8_t *buf, size_t len, const uint8_t
 /* The verdict on CHECK's file from NOTE, what target memory holds where the
  * file's note would be (RC: the read's result). */
 static int
-check_one(struct sw_libstate *ls, struct sw_lib *lib, struct sw_ls_check *check, int rc,
+check_one(struct sw_libstate *ls, struct sw_lib_entry *lib, struct sw_ls_check *check, int rc,
           const uint8_t *seen)
 {
     sw_addr vaddr;
@@ -332,27 +332,27 @@ check_one(struct sw_libstate *ls, struct sw_lib *lib, struct sw_ls_check *check,
     sw_elf_build_id_note(lib->elf, &vaddr, &note, &len);
     if (rc == 0 && memcmp(seen, note, len) == 0) {
         sw_debug(SW_DBG_CACHE, "libstate: %s: build-id found in target memory at 0x%" PRIx64,
-                 check->target, lib->bias + vaddr);
+                 check->target, lib->pub.bias + vaddr);
     } else if (rc == 0 && note_id(ls->proc->arch, seen, len, &id, &id_len)) {
         sw_debug(SW_DBG_CACHE, "libstate: %s: another build-id in target memory at 0x%" PRIx64,
-                 check->target, lib->bias + vaddr);
-        if ((rc = drop_local(ls, check->target, &lib->path, &lib->elf)) != 0 ||
-            (rc = fetch_copy(ls, check->target, id, id_len, &lib->path, &lib->elf)) != 0)
+                 check->target, lib->pub.bias + vaddr);
+        if ((rc = drop_local(ls, check->target, &lib->pub.path, &lib->elf)) != 0 ||
+            (rc = fetch_copy(ls, check->target, id, id_len, &lib->pub.path, &lib->elf)) != 0)
             return rc;
     } else {
         sw_debug(SW_DBG_CACHE,
                  "libstate: %s: no build-id note in target memory at 0x%" PRIx64
                  "; asking for the file",
-                 check->target, lib->bias + vaddr);
-        if ((rc = check_or_fetch(ls, check->target, &lib->path, &lib->elf)) != 0)
+                 check->target, lib->pub.bias + vaddr);
+        if ((rc = check_or_fetch(ls, check->target, &lib->pub.path, &lib->elf)) != 0)
             return rc;
     }
     if (lib->elf == NULL) {
-        sw_free(lib->path);
-        lib->path = NULL;
+        sw_free(lib->pub.path);
+        lib->pub.path = NULL;
     }
     check->changed = lib->elf != before;
-    return remember(ls, check->target, lib->path);
+    return remember(ls, check->target, lib->pub.path);
 }
 
 /* What a walk reads first, read while the check's round trip is under way:
@@ -361,7 +361,7 @@ check_one(struct sw_libstate *ls, struct sw_lib *lib, struct sw_ls_check *check,
  * piece a call (module I, piece STEP; LIBS pieces done first). */
 struct ls_warm {
     struct sw_modcache *mc;
-    struct sw_lib *libs;
+    struct sw_lib_entry *libs;
     size_t n, i;
     unsigned word_size;
     int step, libs_done;
@@ -389,7 +389,7 @@ warm_modules(void *arg)
     }
     /* A failure (no memory) is met again, and reported, at first use. */
     for (; w->i < w->n; w->i++, w->step = 0) {
-        struct sw_lib *lib = &w->libs[w->i];
+        struct sw_lib_entry *lib = &w->libs[w->i];
         if (lib->elf == NULL)
             continue;
         switch (w->step) {
@@ -400,7 +400,7 @@ warm_modules(void *arg)
         case 1:
             /* CFI and DWARF only where that is cheap: an uncompressed copy
              * not made yet is made at the first use, not speculatively. */
-            if (lib->path == NULL || !sw_elf_dwarf_ready(lib->elf) ||
+            if (lib->pub.path == NULL || !sw_elf_dwarf_ready(lib->elf) ||
                 sw_modcache_module(w->mc, lib->elf, &w->m, &err) != 0)
                 continue;
             w->step = 2;
@@ -421,8 +421,8 @@ warm_modules(void *arg)
 }
 
 int
-sw_ls_check_files(struct sw_libstate *ls, struct sw_lib *libs, struct sw_ls_check *checks, size_t n,
-                  sw_addr warm, size_t nlibs)
+sw_ls_check_files(struct sw_libstate *ls, struct sw_lib_entry *libs, struct sw_ls_check *checks,
+                  size_t n, sw_addr warm, size_t nlibs)
 {
     struct ls_warm w = { ls->mc, libs, nlibs, 0, ls->proc->arch->word_size, 0, 0, NULL };
     struct sw_mem_req *reqs = sw_calloc(n + 1, sizeof *reqs);
@@ -435,12 +435,12 @@ sw_ls_check_files(struct sw_libstate *ls, struct sw_lib *libs, struct sw_ls_chec
         goto out;
     }
     for (size_t i = 0; i < n; i++) {
-        struct sw_lib *lib = &libs[checks[i].lib];
+        struct sw_lib_entry *lib = &libs[checks[i].lib];
         sw_addr vaddr;
         const uint8_t *note;
         size_t len;
         sw_elf_build_id_note(lib->elf, &vaddr, &note, &len);
-        reqs[i] = (struct sw_mem_req){ lib->bias + vaddr, len, bufs + i * SW_LS_NOTE_MAX, 0 };
+        reqs[i] = (struct sw_mem_req){ lib->pub.bias + vaddr, len, bufs + i * SW_LS_NOTE_MAX, 0 };
     }
     if (warm != 0)
         reqs[nreq++] = (struct sw_mem_req){ warm, 1, NULL, 0 };

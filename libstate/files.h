@@ -9,6 +9,7 @@
 #define RSPWALK_LIBSTATE_FILES_H
 
 #include "rspwalk/libstate.h"
+#include "libstate/lib.h"
 #include "util/util.h"
 
 /* A target path and the local file chosen for it (owned; NULL: none). */
@@ -31,7 +32,7 @@ struct sw_libstate {
     size_t nresolved;
     char **warnings; /* owned: messages about local files not used */
     size_t nwarnings;
-    struct sw_lib *libs;
+    struct sw_lib_entry *libs; /* each module, its PUB handed out */
     size_t nlibs;
     sw_lib_change_cb cb;
     void *cb_arg;
@@ -73,7 +74,7 @@ struct sw_ls_check {
  * cache directory allow; a note that cannot be read or recognised is left
  * to read_file's check, as an undeferred file.  Returns 0, SW_ENOMEM or a
  * link error (message on LS). */
-int sw_ls_check_files(struct sw_libstate *ls, struct sw_lib *libs, struct sw_ls_check *checks,
+int sw_ls_check_files(struct sw_libstate *ls, struct sw_lib_entry *libs, struct sw_ls_check *checks,
                       size_t n, sw_addr warm, size_t nlibs);
 
 #endif /* RSPWALK_LIBSTATE_FILES_H */

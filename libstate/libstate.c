@@ -21,6 +21,7 @@
 #include "elf/image.h"
 #include "libstate/fetch.h"
 #include "libstate/files.h"
+#include "libstate/lib.h"
 #include "libstate/libstate_internal.h"
 #include "libstate/module.h"
 
@@ -74,11 +75,11 @@ pending_fini(struct pending *pd)
 /* Resolve TARGET's local file for LIBS[IDX] (sw_ls_resolve), leaving its
  * check to the batch in PD.  Returns 0, SW_ENOMEM or a link error. */
 static int
-resolve(struct sw_libstate *ls, const char *target, struct sw_lib *libs, size_t idx,
+resolve(struct sw_libstate *ls, const char *target, struct sw_lib_entry *libs, size_t idx,
         enum replace_how how, struct pending *pd)
 {
     bool deferred;
-    int rc = sw_ls_resolve(ls, target, true, &libs[idx].path, &libs[idx].elf, &deferred);
+    int rc = sw_ls_resolve(ls, target, true, &libs[idx].pub.path, &libs[idx].elf, &deferred);
     if (rc != 0 || !deferred)
         return rc;
     if (pd->n == pd->cap) {
@@ -157,11 +158,11 @@ nomem:
 }
 
 static void
-libs_free(struct sw_lib *libs, size_t n)
+libs_free(struct sw_lib_entry *libs, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        sw_free(libs[i].name);
-        sw_free(libs[i].path);
+        sw_free(libs[i].pub.name);
+        sw_free(libs[i].pub.path);
     }
     sw_free(libs);
 }
@@ -197,7 +198,7 @@ sw_libstate_elfcache(struct sw_libstate *ls)
 /* Give every module of LIBS[0..N) with a local file its module (CFI and
  * DWARF, opened on first use).  Returns 0 or SW_ENOMEM (message on LS). */
 static int
-attach_modules(struct sw_libstate *ls, struct sw_lib *libs, size_t n)
+attach_modules(struct sw_libstate *ls, struct sw_lib_entry *libs, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         libs[i].module = NULL;
@@ -222,19 +223,20 @@ is_vdso(const char *name)
 /* Set START, END and L_LD from the file's PT_LOAD range and BIAS.  Without a
  * file the range is empty at BIAS: it covers no address. */
 static void
-place(struct sw_lib *lib, sw_addr bias)
+place(struct sw_lib_entry *lib, sw_addr bias)
 {
+    struct sw_lib *pub = &lib->pub;
     sw_addr lo, hi;
 
-    lib->bias = bias;
-    lib->start = lib->end = bias;
+    pub->bias = bias;
+    pub->start = pub->end = bias;
     if (lib->elf == NULL)
         return;
     sw_elf_load_range(lib->elf, &lo, &hi);
-    lib->start = lo + bias;
-    lib->end = hi + bias;
-    if (lib->l_ld == 0 && sw_elf_dynamic_vaddr(lib->elf) != 0)
-        lib->l_ld = sw_elf_dynamic_vaddr(lib->elf) + bias;
+    pub->start = lo + bias;
+    pub->end = hi + bias;
+    if (pub->l_ld == 0 && sw_elf_dynamic_vaddr(lib->elf) != 0)
+        pub->l_ld = sw_elf_dynamic_vaddr(lib->elf) + bias;
 }
 
 /* The auxiliary vector, read once per refresh.  Not offered, or any failure
@@ -296,7 +298,7 @@ pie_bias(const struct aux_info *aux, struct sw_elf *elf, sw_addr *bias)
 
 /* Place the executable LIB by its file (none: at 0). */
 static void
-place_exe_file(const struct aux_info *aux, struct sw_lib *lib)
+place_exe_file(const struct aux_info *aux, struct sw_lib_entry *lib)
 {
     sw_addr bias = 0;
     if (lib->elf != NULL && sw_elf_is_dyn(lib->elf) && pie_bias(aux, lib->elf, &bias) != 0) {
@@ -304,7 +306,7 @@ place_exe_file(const struct aux_info *aux, struct sw_lib *lib)
          * does not carry it; 0 is right for a non-randomised PIE only. */
         sw_debug(SW_DBG_CACHE,
                  "libstate: %s is PIE but the target offers no usable auxv; assuming bias 0",
-                 lib->path);
+                 lib->pub.path);
         bias = 0;
     }
     place(lib, bias);
@@ -346,10 +348,10 @@ exe_source(struct sw_libstate *ls, char **path, bool *from_target)
  * without a usable local copy under the sysroot the executable is listed
  * without a file (path NULL), and its frames get no names. */
 static int
-place_exe(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *libs, bool *have,
+place_exe(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib_entry *libs, bool *have,
           struct pending *pd)
 {
-    struct sw_lib *lib = &libs[0];
+    struct sw_lib_entry *lib = &libs[0];
     char *path = NULL;
     bool from_target;
     int rc;
@@ -359,28 +361,29 @@ place_exe(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *lib
     if (rc != 0 || path == NULL)
         return rc;
     *have = true;
-    lib->is_exe = true;
-    lib->name = path;
+    lib->pub.is_exe = true;
+    lib->pub.name = path;
     if (from_target) {
         rc = resolve(ls, path, libs, 0, REPLACE_EXE, pd);
         if (rc != 0)
             return rc;
         if (lib->elf == NULL) {
-            sw_debug(SW_DBG_CACHE, "libstate: executable %s: no usable local copy", lib->name);
+            sw_debug(SW_DBG_CACHE, "libstate: executable %s: no usable local copy", lib->pub.name);
             place(lib, 0);
             return 0;
         }
     } else {
-        lib->path = sw_strdup(path);
-        if (lib->path == NULL)
+        lib->pub.path = sw_strdup(path);
+        if (lib->pub.path == NULL)
             return SW_ENOMEM;
-        rc = sw_elfcache_open(ls->cache, lib->path, &lib->elf, &ls->err);
+        rc = sw_elfcache_open(ls->cache, lib->pub.path, &lib->elf, &ls->err);
         if (rc != 0)
             return rc;
         const struct arch_desc *a = sw_elf_arch(lib->elf);
         if (a != ls->proc->arch)
-            return sw_fail(&ls->err, SW_EBADELF, "%s: built for %s, the target is %s", lib->path,
-                           a ? a->name : "an unsupported architecture", ls->proc->arch->name);
+            return sw_fail(&ls->err, SW_EBADELF, "%s: built for %s, the target is %s",
+                           lib->pub.path, a ? a->name : "an unsupported architecture",
+                           ls->proc->arch->name);
     }
     place_exe_file(aux, lib);
     return 0;
@@ -443,7 +446,7 @@ read_vdso_image(struct sw_libstate *ls, sw_addr addr, uint8_t **buf, size_t *len
  * An image that cannot be read or parsed leaves LIB without a file, placed
  * at FALLBACK_BIAS.  Returns 0 or a link error. */
 static int
-place_vdso(struct sw_libstate *ls, struct sw_lib *lib, sw_addr addr, sw_addr fallback_bias)
+place_vdso(struct sw_libstate *ls, struct sw_lib_entry *lib, sw_addr addr, sw_addr fallback_bias)
 {
     struct sw_errbuf err;
     struct sw_elf *elf = addr ? ls->vdso : NULL;
@@ -491,15 +494,15 @@ place_vdso(struct sw_libstate *ls, struct sw_lib *lib, sw_addr addr, sw_addr fal
  * ELF header's address when it is linked at 0, as Linux links it), after
  * the files' check, whose batch fetches it (PD->vdso_*). */
 static int
-add_module(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *libs, size_t idx,
-           const struct sw_modinfo *m, struct pending *pd)
+add_module(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib_entry *libs,
+           size_t idx, const struct sw_modinfo *m, struct pending *pd)
 {
-    struct sw_lib *lib = &libs[idx];
+    struct sw_lib_entry *lib = &libs[idx];
     bool vdso = is_vdso(m->name);
-    lib->name = sw_strdup(vdso ? VDSO_NAME : m->name);
-    if (lib->name == NULL)
+    lib->pub.name = sw_strdup(vdso ? VDSO_NAME : m->name);
+    if (lib->pub.name == NULL)
         return SW_ENOMEM;
-    lib->l_ld = m->l_ld;
+    lib->pub.l_ld = m->l_ld;
     if (vdso) {
         if (pd->has_vdso) /* listed twice: placed at once, as a module of its own */
             return place_vdso(ls, lib, aux->sysinfo_ehdr ? aux->sysinfo_ehdr : m->l_addr,
@@ -519,17 +522,17 @@ add_module(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *li
 
 /* Whether any of LIBS[0..N) is placed at BIAS or covers ADDR. */
 static bool
-address_taken(const struct sw_lib *libs, size_t n, sw_addr bias, sw_addr addr)
+address_taken(const struct sw_lib_entry *libs, size_t n, sw_addr bias, sw_addr addr)
 {
     for (size_t i = 0; i < n; i++)
-        if (libs[i].bias == bias || (addr >= libs[i].start && addr < libs[i].end))
+        if (libs[i].pub.bias == bias || (addr >= libs[i].pub.start && addr < libs[i].pub.end))
             return true;
     return false;
 }
 
 /* Place the dynamic linker LIB at AT_BASE by its file's lowest address. */
 static void
-place_interp_file(const struct aux_info *aux, struct sw_lib *lib)
+place_interp_file(const struct aux_info *aux, struct sw_lib_entry *lib)
 {
     sw_addr lo = 0, hi;
     if (lib->elf != NULL)
@@ -541,23 +544,23 @@ place_interp_file(const struct aux_info *aux, struct sw_lib *lib)
  * modules whose file changed; the vDSO's image at WARM (0: none to read)
  * comes in the same batch.  Returns 0, SW_ENOMEM or a link error. */
 static int
-check_pending(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *libs, size_t nlibs,
-              struct pending *pd, sw_addr warm)
+check_pending(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib_entry *libs,
+              size_t nlibs, struct pending *pd, sw_addr warm)
 {
     if (pd->n == 0 && warm == 0)
         return 0;
     int rc = sw_ls_check_files(ls, libs, pd->v, pd->n, warm, nlibs);
     for (size_t i = 0; i < pd->n && rc == 0; i++) {
-        struct sw_lib *lib = &libs[pd->v[i].lib];
+        struct sw_lib_entry *lib = &libs[pd->v[i].lib];
         if (!pd->v[i].changed)
             continue;
-        lib->l_ld = pd->how[i] == REPLACE_MODULE ? lib->l_ld : 0;
+        lib->pub.l_ld = pd->how[i] == REPLACE_MODULE ? lib->pub.l_ld : 0;
         if (pd->how[i] == REPLACE_EXE)
             place_exe_file(aux, lib);
         else if (pd->how[i] == REPLACE_INTERP)
             place_interp_file(aux, lib);
         else
-            place(lib, lib->bias);
+            place(lib, lib->pub.bias);
     }
     return rc;
 }
@@ -569,10 +572,10 @@ check_pending(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib 
  * address from AT_BASE; bias = AT_BASE - its lowest PT_LOAD address.
  * Appends to LIBS[*N] (room for it is the caller's).  Returns 0 or SW_ENOMEM. */
 static int
-add_interp(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *libs, size_t *n,
+add_interp(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib_entry *libs, size_t *n,
            struct pending *pd)
 {
-    const struct sw_lib *exe = *n > 0 && libs[0].is_exe ? &libs[0] : NULL;
+    const struct sw_lib_entry *exe = *n > 0 && libs[0].pub.is_exe ? &libs[0] : NULL;
     const char *interp = exe && exe->elf ? sw_elf_interp(exe->elf) : NULL;
 
     if (aux->base == 0 || address_taken(libs, *n, aux->base, aux->base))
@@ -584,15 +587,15 @@ add_interp(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *li
         return 0;
     }
     size_t idx = (*n)++;
-    struct sw_lib *lib = &libs[idx];
-    lib->name = sw_strdup(interp);
-    if (lib->name == NULL)
+    struct sw_lib_entry *lib = &libs[idx];
+    lib->pub.name = sw_strdup(interp);
+    if (lib->pub.name == NULL)
         return SW_ENOMEM;
     int rc = resolve(ls, interp, libs, idx, REPLACE_INTERP, pd);
     if (rc != 0)
         return rc;
     place_interp_file(aux, lib);
-    sw_debug(SW_DBG_CACHE, "libstate: %s from PT_INTERP at AT_BASE 0x%" PRIx64, lib->name,
+    sw_debug(SW_DBG_CACHE, "libstate: %s from PT_INTERP at AT_BASE 0x%" PRIx64, lib->pub.name,
              aux->base);
     return 0;
 }
@@ -601,18 +604,18 @@ add_interp(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *li
  * entry point, or has no list at all): from AT_SYSINFO_EHDR, as gdb does
  * (symfile-mem.c, add_vsyscall_page).  Returns 0 or a link error. */
 static int
-add_vdso(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib *libs, size_t *n)
+add_vdso(struct sw_libstate *ls, const struct aux_info *aux, struct sw_lib_entry *libs, size_t *n)
 {
     if (aux->sysinfo_ehdr == 0)
         return 0;
     for (size_t i = 0; i < *n; i++)
-        if (strcmp(libs[i].name, VDSO_NAME) == 0)
+        if (strcmp(libs[i].pub.name, VDSO_NAME) == 0)
             return 0;
     if (address_taken(libs, *n, aux->sysinfo_ehdr, aux->sysinfo_ehdr))
         return 0;
-    struct sw_lib *lib = &libs[(*n)++];
-    lib->name = sw_strdup(VDSO_NAME);
-    if (lib->name == NULL)
+    struct sw_lib_entry *lib = &libs[(*n)++];
+    lib->pub.name = sw_strdup(VDSO_NAME);
+    if (lib->pub.name == NULL)
         return SW_ENOMEM;
     return place_vdso(ls, lib, aux->sysinfo_ehdr, aux->sysinfo_ehdr);
 }
@@ -635,10 +638,10 @@ same_lib(const struct sw_lib *a, const struct sw_lib *b)
 }
 
 static bool
-lib_in(const struct sw_lib *lib, const struct sw_lib *libs, size_t n)
+lib_in(const struct sw_lib *lib, const struct sw_lib_entry *libs, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (same_lib(lib, &libs[i]))
+        if (same_lib(lib, &libs[i].pub))
             return true;
     return false;
 }
@@ -680,7 +683,7 @@ sw_libstate_refresh(struct sw_libstate *ls)
 {
     struct sw_modinfo *mods = NULL;
     size_t nmods = 0, cap = 0;
-    struct sw_lib *libs = NULL;
+    struct sw_lib_entry *libs = NULL;
     size_t n = 0;
     struct aux_info aux;
     struct pending pd = { 0 };
@@ -707,10 +710,10 @@ sw_libstate_refresh(struct sw_libstate *ls)
     n = have_exe ? 1 : 0;
     if (!offered && have_exe) {
         /* No list from the stub (QEMU user): the dynamic linker's link map. */
-        rc = sw_rdebug_modules(ls->proc, libs[0].l_ld, &mods, &nmods, &ls->lib_trap, &ls->err);
+        rc = sw_rdebug_modules(ls->proc, libs[0].pub.l_ld, &mods, &nmods, &ls->lib_trap, &ls->err);
         ls->trap_read = rc == 0;
         if (rc == 0 && nmods + 3 > cap) {
-            struct sw_lib *grown = sw_realloc(libs, (nmods + 3) * sizeof *libs);
+            struct sw_lib_entry *grown = sw_realloc(libs, (nmods + 3) * sizeof *libs);
             if (grown == NULL) {
                 rc = sw_fail(&ls->err, SW_ENOMEM, "refreshing the module list: out of memory");
                 goto out;
@@ -743,11 +746,11 @@ sw_libstate_refresh(struct sw_libstate *ls)
 
     if (ls->cb) {
         for (size_t i = 0; i < ls->nlibs; i++)
-            if (!lib_in(&ls->libs[i], libs, n))
-                ls->cb(ls->cb_arg, &ls->libs[i], SW_LIB_UNLOAD);
+            if (!lib_in(&ls->libs[i].pub, libs, n))
+                ls->cb(ls->cb_arg, &ls->libs[i].pub, SW_LIB_UNLOAD);
         for (size_t i = 0; i < n; i++)
-            if (!lib_in(&libs[i], ls->libs, ls->nlibs))
-                ls->cb(ls->cb_arg, &libs[i], SW_LIB_LOAD);
+            if (!lib_in(&libs[i].pub, ls->libs, ls->nlibs))
+                ls->cb(ls->cb_arg, &libs[i].pub, SW_LIB_LOAD);
     }
     libs_free(ls->libs, ls->nlibs);
     ls->libs = libs;
@@ -769,7 +772,7 @@ int
 sw_libstate_lib_at(struct sw_libstate *ls, sw_addr addr, const struct sw_lib **lib)
 {
     for (size_t i = 0; i < ls->nlibs; i++) {
-        const struct sw_lib *l = &ls->libs[i];
+        const struct sw_lib *l = &ls->libs[i].pub;
         if (addr >= l->start && addr < l->end) {
             *lib = l;
             return 0;
@@ -787,7 +790,7 @@ sw_libstate_count(const struct sw_libstate *ls)
 const struct sw_lib *
 sw_libstate_lib(const struct sw_libstate *ls, size_t i)
 {
-    return i < ls->nlibs ? &ls->libs[i] : NULL;
+    return i < ls->nlibs ? &ls->libs[i].pub : NULL;
 }
 
 int
@@ -812,8 +815,8 @@ sw_libstate_trap_address(struct sw_libstate *ls, sw_addr *addr)
     if (!ls->trap_read) {
         sw_addr dyn = 0;
         for (size_t i = 0; i < ls->nlibs; i++)
-            if (ls->libs[i].is_exe)
-                dyn = ls->libs[i].l_ld;
+            if (ls->libs[i].pub.is_exe)
+                dyn = ls->libs[i].pub.l_ld;
         int rc = sw_rdebug_brk(ls->proc, dyn, &ls->lib_trap, &ls->err);
         if (rc != 0)
             return rc;

@@ -19,6 +19,7 @@
 #include "rspwalk/libstate.h"
 #include "util/util.h"
 
+struct sw_elf;
 struct sw_module;
 struct sw_elfcache;
 struct sw_cfi;

@@ -10,6 +10,8 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "libstate/lib.h"
+
 int
 sw_walker_fail(struct sw_walker *w, int code, const char *fmt, ...)
 {
@@ -96,8 +98,8 @@ sw_walker_read_code(struct sw_walker *w, sw_addr addr, void *buf, size_t len)
 
     /* Code comes from the local file when there is one: no round trip
      * (docs/design.md, Decisions). */
-    if (sw_libstate_lib_at(w->libs, addr, &lib) == 0 && lib->elf != NULL &&
-        sw_elf_read(lib->elf, addr - lib->bias, buf, len) == 0)
+    if (sw_libstate_lib_at(w->libs, addr, &lib) == 0 && sw_lib_elf(lib) != NULL &&
+        sw_elf_read(sw_lib_elf(lib), addr - lib->bias, buf, len) == 0)
         return 0;
     return w->proc->ops->read_mem(w->proc, addr, buf, len);
 }

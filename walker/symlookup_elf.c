@@ -12,6 +12,7 @@
 #include "rspwalk/libstate.h"
 #include "util/util.h"
 #include "elf/elf.h"
+#include "libstate/lib.h"
 
 struct symlookup_elf {
     struct sw_symlookup base;
@@ -25,9 +26,9 @@ elf_lookup(struct sw_symlookup *s, sw_addr addr, struct sw_symbol *out)
     const struct sw_lib *lib;
     struct sw_elfsym sym;
 
-    if (sw_libstate_lib_at(se->ls, addr, &lib) != 0 || lib->elf == NULL)
+    if (sw_libstate_lib_at(se->ls, addr, &lib) != 0 || sw_lib_elf(lib) == NULL)
         return SW_ENOSYM;
-    int rc = sw_elf_symbol_at(lib->elf, addr - lib->bias, &sym);
+    int rc = sw_elf_symbol_at(sw_lib_elf(lib), addr - lib->bias, &sym);
     if (rc != 0)
         return rc;
     out->name = sym.name; /* owned by the ELF cache: outlives every refresh */

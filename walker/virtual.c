@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "dwarf/dwarf.h"
+#include "libstate/lib.h"
 #include "libstate/module.h"
 
 /* More inline levels or tail calls than this between two physical frames are
@@ -62,9 +63,9 @@ module_dinfo(struct sw_virtual *v, const struct sw_lib *lib, struct sw_dinfo **d
 {
     (void)v;
     *d = NULL;
-    if (lib->path == NULL || lib->module == NULL)
+    if (lib->path == NULL || sw_lib_module(lib) == NULL)
         return 0; /* the vDSO read from memory: no debug info */
-    return sw_module_dinfo(lib->module, d, err);
+    return sw_module_dinfo(sw_lib_module(lib), d, err);
 }
 
 /* The module covering PC and its DWARF; *D NULL if none. */
@@ -112,9 +113,9 @@ resolve_name(struct sw_libstate *ls, const char *name, sw_addr *addr)
             const struct sw_lib *lib = sw_libstate_lib(ls, i);
             struct sw_elfsym sym;
             bool local = false;
-            if (lib->elf == NULL || (lib->path == NULL) != from_memory)
+            if (sw_lib_elf(lib) == NULL || (lib->path == NULL) != from_memory)
                 continue;
-            int rc = sw_elf_symbol_by_name_bind(lib->elf, name, &sym, &local);
+            int rc = sw_elf_symbol_by_name_bind(sw_lib_elf(lib), name, &sym, &local);
             if (rc == SW_ENOMEM)
                 return rc;
             if (rc != 0)
@@ -280,7 +281,7 @@ push_tailcalls(struct sw_virtual *v, struct sw_libstate *ls, const struct sw_fra
         return 0;
     pc = sw_frame_lookup_pc(callee);
     rc = dinfo_at(v, ls, pc, &lib, &d, err);
-    if (rc < 0 || lib == NULL || lib->elf == NULL)
+    if (rc < 0 || lib == NULL || sw_lib_elf(lib) == NULL)
         return rc;
     /* gdb's get_pc_function_start: the DWARF function's entry, else the
      * symbol's. */
@@ -288,7 +289,7 @@ push_tailcalls(struct sw_virtual *v, struct sw_libstate *ls, const struct sw_fra
     if (rc == SW_ENOMEM)
         return query_rc(d, rc, err);
     if (rc < 0) {
-        if (sw_elf_symbol_at(lib->elf, pc - lib->bias, &sym) != 0)
+        if (sw_elf_symbol_at(sw_lib_elf(lib), pc - lib->bias, &sym) != 0)
             return 0;
         entry = sym.value;
     }

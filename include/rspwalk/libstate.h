@@ -23,30 +23,19 @@ extern "C" {
 
 struct sw_proc;
 struct sw_libstate;
-struct sw_elf;
-struct sw_module;
 struct sw_modcache;
 
-/* One loaded module (StackwalkerAPI's LibAddrPair, grown). */
+/* One loaded module (StackwalkerAPI's LibAddrPair, grown).  Only a library
+ * state makes these: it hands out pointers to the ones it holds, with more
+ * of its own about each module kept alongside. */
 struct sw_lib {
-    char *name;         /* owned: the target's path, or "[vdso]" */
-    char *path;         /* owned: the local file read for it; NULL if none was found */
-    sw_addr bias;       /* load displacement: runtime address = link-time address + bias */
-    sw_addr start;      /* lowest runtime address of its PT_LOAD segments */
-    sw_addr end;        /* one past the highest */
-    sw_addr l_ld;       /* runtime address of PT_DYNAMIC, 0 if unknown */
-    bool is_exe;        /* the main executable */
-    struct sw_elf *elf; /* borrowed from the libstate's ELF cache; NULL if no local file */
-    /* The module's ELF image read from target memory (the vDSO, which has no
-     * file: PATH is NULL), for readers that take bytes rather than a path;
-     * NULL and 0 for a module read from a local file.  Borrowed from the
-     * ELF cache, valid until the library state is freed. */
-    const uint8_t *image;
-    size_t image_len;
-    /* The file as walks use it: its CFI and DWARF, opened on first use
-     * (libstate/module.h).  Borrowed from the module cache; NULL if no
-     * local file. */
-    struct sw_module *module;
+    char *name;    /* owned: the target's path, or "[vdso]" */
+    char *path;    /* owned: the local file read for it; NULL if none was found */
+    sw_addr bias;  /* load displacement: runtime address = link-time address + bias */
+    sw_addr start; /* lowest runtime address of its PT_LOAD segments */
+    sw_addr end;   /* one past the highest */
+    sw_addr l_ld;  /* runtime address of PT_DYNAMIC, 0 if unknown */
+    bool is_exe;   /* the main executable */
 };
 
 /* Where a library state finds files.  Every member's zero is its default,

@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "libstate/lib.h"
 #include "walker/steppers/analysis_internal.h"
 #include "walker/walker_internal.h"
 
@@ -185,8 +186,9 @@ sw_analysis_cold_parent(struct sw_walker *w, const struct sw_symbol *sym, struct
     char name[256];
 
     if (sym->name == NULL || !an_cold_parent(sym->name, name, sizeof name) ||
-        sw_libstate_lib_at(sw_walker_libstate(w), sym->start, &lib) < 0 || lib->elf == NULL ||
-        sw_elf_symbol_by_name(lib->elf, name, &es) < 0 || es.size == 0)
+        sw_libstate_lib_at(sw_walker_libstate(w), sym->start, &lib) < 0 ||
+        sw_lib_elf(lib) == NULL || sw_elf_symbol_by_name(sw_lib_elf(lib), name, &es) < 0 ||
+        es.size == 0)
         return SW_ENOSYM;
     *parent = (struct sw_symbol){ .name = es.name, .start = es.value + lib->bias, .size = es.size };
     return 0;

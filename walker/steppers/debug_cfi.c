@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "libstate/lib.h"
 #include "libstate/module.h"
 #include "walker/steppers/debug_internal.h"
 #include "walker/walker_internal.h"
@@ -40,11 +41,11 @@ debug_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_fr
     struct sw_frame f;
     sw_addr pc = sw_frame_lookup_pc(in);
 
-    if (sw_libstate_lib_at(sw_walker_libstate(w), pc, &lib) < 0 || lib->module == NULL)
+    if (sw_libstate_lib_at(sw_walker_libstate(w), pc, &lib) < 0 || sw_lib_module(lib) == NULL)
         return SW_GCF_NOT_ME;
     /* The module keeps its file's (or image's) CFI, opened at the first
      * frame in it, or ahead, while a round trip was under way (libstate). */
-    if (sw_module_cfi(lib->module, p->arch->word_size, &cfi, &why) < 0) {
+    if (sw_module_cfi(sw_lib_module(lib), p->arch->word_size, &cfi, &why) < 0) {
         sw_walker_fail(w, SW_ENOMEM, "opening the CFI of %s for 0x%" PRIx64 ": out of memory",
                        debug_key(lib), pc);
         return SW_GCF_ERROR;

@@ -11,6 +11,7 @@
 
 #include <string.h>
 
+#include "libstate/lib.h"
 #include "walker/walker_internal.h"
 
 /* The functions gdb also ends at: glibc marks their return address
@@ -48,9 +49,9 @@ in_stripped_entry(struct sw_walker *w, const struct sw_frame *f, const struct sw
     sw_addr pc = sw_frame_lookup_pc(f);
 
     if (sw_libstate_lib_at(sw_walker_libstate(w), pc, &lib) != 0 || !lib->is_exe ||
-        lib->elf == NULL)
+        sw_lib_elf(lib) == NULL)
         return false;
-    sw_addr entry = sw_elf_entry(lib->elf) + lib->bias;
+    sw_addr entry = sw_elf_entry(sw_lib_elf(lib)) + lib->bias;
     if (pc < entry || pc - entry >= ENTRY_REACH)
         return false;
     return !have_sym || sym->start <= entry;

@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "libstate/lib.h"
 #include "walker/steppers/analysis.h"
 #include "walker/steppers/wanderer_internal.h"
 #include "walker/walker_internal.h"
@@ -75,11 +76,11 @@ wand_unnamed_target(struct sw_walker *w, sw_addr cur_start, sw_addr target)
     size_t len;
     sw_addr addr;
 
-    if (sw_libstate_lib_at(ls, target, &tlib) != 0 || tlib->elf == NULL)
+    if (sw_libstate_lib_at(ls, target, &tlib) != 0 || sw_lib_elf(tlib) == NULL)
         return WAND_LIKELY;
     if (sw_wand_in_plt(tlib, target) ||
-        sw_elf_section(tlib->elf, ".symtab", false, &data, &len, &addr) == 0 ||
-        sw_elf_section(tlib->elf, ".symtab", true, &data, &len, &addr) == 0)
+        sw_elf_section(sw_lib_elf(tlib), ".symtab", false, &data, &len, &addr) == 0 ||
+        sw_elf_section(sw_lib_elf(tlib), ".symtab", true, &data, &len, &addr) == 0)
         return WAND_LIKELY;
     if (sw_libstate_lib_at(ls, cur_start, &clib) != 0 || clib == tlib)
         return WAND_LIKELY;
@@ -103,7 +104,7 @@ wand_plt_fit(struct sw_walker *w, const struct sw_wand_family *fam, const struct
         (cur->split && cur->parent.name != NULL && strcmp(name, cur->parent.name) == 0))
         return WAND_EXACT;
     if (sw_libstate_lib_at(sw_walker_libstate(w), cur->sym.start, &clib) != 0 ||
-        clib->elf == NULL || sw_elf_symbol_by_name(clib->elf, name, &es) != 0)
+        sw_lib_elf(clib) == NULL || sw_elf_symbol_by_name(sw_lib_elf(clib), name, &es) != 0)
         return WAND_MAYBE;
     struct sw_symbol fn = { .name = es.name, .start = es.value + clib->bias, .size = es.size };
     if (fn.start == cur->sym.start || sw_wand_tail_calls(w, fam, &fn, cur->sym.start))
@@ -176,7 +177,8 @@ wand_fit(struct sw_walker *w, const struct sw_wand_family *fam, const struct wan
     if (sl->ops->lookup(sl, target, &tsym) < 0 || (tsym.size == 0 && target != tsym.start)) {
         const struct sw_lib *tlib;
         const char *name = NULL;
-        if (sw_libstate_lib_at(sw_walker_libstate(w), target, &tlib) == 0 && tlib->elf != NULL)
+        if (sw_libstate_lib_at(sw_walker_libstate(w), target, &tlib) == 0 &&
+            sw_lib_elf(tlib) != NULL)
             name = sw_wand_plt_name(a, fam, tlib, target);
         if (name == NULL)
             return wand_unnamed_target(w, cur->sym.start, target);

@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "libstate/lib.h"
 #include "walker/steppers/analysis.h"
 #include "walker/steppers/wanderer_internal.h"
 #include "walker/walker_internal.h"
@@ -24,11 +25,11 @@ sw_wand_code(struct sw_walker *w, sw_addr addr, void *buf, size_t len)
 
     if (addr < len)
         return false;
-    if (sw_libstate_lib_at(sw_walker_libstate(w), addr, &lib) < 0 || lib->elf == NULL)
+    if (sw_libstate_lib_at(sw_walker_libstate(w), addr, &lib) < 0 || sw_lib_elf(lib) == NULL)
         return false;
     if (addr < lib->start || addr + len > lib->end)
         return false;
-    return sw_elf_read(lib->elf, addr - lib->bias, buf, len) == 0;
+    return sw_elf_read(sw_lib_elf(lib), addr - lib->bias, buf, len) == 0;
 }
 
 /* Whether the code of function FN jumps to TO or to a local entry of it (a
@@ -70,14 +71,15 @@ sw_wand_plt_name(const struct arch_desc *a, const struct sw_wand_family *fam,
     uint8_t stub[WAND_PLT_STUB_BYTES];
     sw_addr addr, slot;
 
-    if (fam->plt_slot == NULL || sw_elf_read(lib->elf, target - lib->bias, stub, sizeof stub) != 0)
+    if (fam->plt_slot == NULL ||
+        sw_elf_read(sw_lib_elf(lib), target - lib->bias, stub, sizeof stub) != 0)
         return NULL;
     slot = fam->plt_slot(a, lib, target - lib->bias, stub);
-    if (slot == 0 || sw_elf_section(lib->elf, ".dynsym", false, &sym, &nsym, &addr) != 0 ||
-        sw_elf_section(lib->elf, ".dynstr", false, &str, &nstr, &addr) != 0)
+    if (slot == 0 || sw_elf_section(sw_lib_elf(lib), ".dynsym", false, &sym, &nsym, &addr) != 0 ||
+        sw_elf_section(sw_lib_elf(lib), ".dynstr", false, &str, &nstr, &addr) != 0)
         return NULL;
     for (size_t k = 0; k < sizeof rels / sizeof rels[0]; k++) {
-        if (sw_elf_section(lib->elf, rels[k], false, &rel, &len, &addr) != 0)
+        if (sw_elf_section(sw_lib_elf(lib), rels[k], false, &rel, &len, &addr) != 0)
             continue;
         const size_t ent = (size_t)a->word_size * (rels[k][4] == 'a' ? 3 : 2);
         for (size_t off = 0; off + ent <= len; off += ent) {
@@ -107,7 +109,7 @@ sw_wand_in_plt(const struct sw_lib *lib, sw_addr target)
     sw_addr addr;
 
     for (size_t i = 0; i < sizeof plts / sizeof plts[0]; i++)
-        if (sw_elf_section(lib->elf, plts[i], false, &data, &len, &addr) == 0 &&
+        if (sw_elf_section(sw_lib_elf(lib), plts[i], false, &data, &len, &addr) == 0 &&
             target - lib->bias >= addr && target - lib->bias < addr + len)
             return true;
     return false;

@@ -7,6 +7,8 @@
 #include "walker/steppers/wanderer_internal.h"
 #include "walker/walker_internal.h"
 
+#include "libstate/lib.h"
+
 /* The length of an `ff /2` (call r/m) instruction whose ModRM byte is M,
  * without prefixes; 0 if M is not /2.  Intel SDM vol. 2, table 2-2 (32-bit
  * addressing; on x86-64 mod 00 r/m 101 is RIP-relative, also disp32). */
@@ -123,7 +125,7 @@ x86_plt_slot(const struct arch_desc *a, const struct sw_lib *lib, sw_addr link, 
     size_t len;
     sw_addr got;
     if (c[i + 1] == 0xa3 && a->word_size == 4 &&
-        sw_elf_section(lib->elf, ".got.plt", false, &data, &len, &got) == 0)
+        sw_elf_section(sw_lib_elf(lib), ".got.plt", false, &data, &len, &got) == 0)
         return (got + d) & 0xffffffffu;
     return 0;
 }

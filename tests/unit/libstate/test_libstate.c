@@ -24,6 +24,7 @@
 #include "elf/elf.h"
 #include "elf/image.h"
 #include "libstate/fetch.h"
+#include "libstate/lib.h"
 #include "libstate/module.h"
 
 #define LIBC         "/lib/x86_64-linux-gnu/libc.so.6"
@@ -258,7 +259,7 @@ test_libstate_pie_exe_from_target_placed_by_at_entry(void **state)
     assert_true(lib->is_exe);
     assert_string_equal(lib->name, self_path);
     assert_string_equal(lib->path, self_path);
-    assert_non_null(lib->elf);
+    assert_non_null(sw_lib_elf(lib));
     assert_int_equal(lib->bias, self_bias());
     assert_true(lib->start <= marker_addr() && marker_addr() < lib->end);
     assert_true(lib->l_ld != 0);
@@ -359,7 +360,7 @@ test_libstate_target_exe_without_local_copy_listed_without_file(void **state)
     assert_non_null(lib);
     assert_true(lib->is_exe);
     assert_null(lib->path);
-    assert_null(lib->elf);
+    assert_null(sw_lib_elf(lib));
 }
 
 static void
@@ -390,12 +391,12 @@ test_libstate_module_placed_at_l_addr_plus_load_range(void **state)
     lib = find_lib(ls, LIBC);
     assert_non_null(lib);
     assert_string_equal(lib->path, LIBC);
-    assert_non_null(lib->elf);
-    sw_elf_load_range(lib->elf, &lo, &hi);
+    assert_non_null(sw_lib_elf(lib));
+    sw_elf_load_range(sw_lib_elf(lib), &lo, &hi);
     assert_int_equal(lib->bias, LIBC_BIAS);
     assert_int_equal(lib->start, LIBC_BIAS + lo);
     assert_int_equal(lib->end, LIBC_BIAS + hi);
-    assert_int_equal(lib->l_ld, LIBC_BIAS + sw_elf_dynamic_vaddr(lib->elf));
+    assert_int_equal(lib->l_ld, LIBC_BIAS + sw_elf_dynamic_vaddr(sw_lib_elf(lib)));
 
     const struct sw_lib *at;
     assert_int_equal(sw_libstate_lib_at(ls, lib->end - 1, &at), 0);
@@ -425,11 +426,11 @@ test_libstate_sysroot_prefixes_module_paths(void **state)
     const struct sw_lib *lib = find_lib(ls, LIBC);
     assert_non_null(lib);
     assert_string_equal(lib->path, want);
-    assert_non_null(lib->elf);
+    assert_non_null(sw_lib_elf(lib));
     lib = find_lib(ls, LIBM);
     assert_non_null(lib);
     assert_null(lib->path);
-    assert_null(lib->elf);
+    assert_null(sw_lib_elf(lib));
 }
 
 static void
@@ -478,7 +479,7 @@ test_libstate_missing_library_listed_without_path(void **state)
     lib = find_lib(ls, "/nonexistent/libgone.so.1");
     assert_non_null(lib);
     assert_null(lib->path);
-    assert_null(lib->elf);
+    assert_null(sw_lib_elf(lib));
     assert_int_equal(lib->bias, LIBM_BIAS);
     assert_int_equal(sw_libstate_lib_at(ls, LIBM_BIAS, &lib), SW_ENOENT);
 }
@@ -495,7 +496,7 @@ test_libstate_library_for_other_arch_listed_without_file(void **state)
     assert_int_equal(sw_libstate_refresh(ls), 0);
     const struct sw_lib *lib = find_lib(ls, AARCH64_LIBC);
     assert_non_null(lib);
-    assert_null(lib->elf);
+    assert_null(sw_lib_elf(lib));
     assert_null(lib->path);
 }
 
@@ -534,9 +535,9 @@ test_libstate_elf_cache_kept_across_refreshes(void **state)
     struct sw_libstate *ls = new_ls(f, NULL);
 
     assert_int_equal(sw_libstate_refresh(ls), 0);
-    struct sw_elf *first = find_lib(ls, LIBC)->elf;
+    struct sw_elf *first = sw_lib_elf(find_lib(ls, LIBC));
     assert_int_equal(sw_libstate_refresh(ls), 0);
-    assert_ptr_equal(find_lib(ls, LIBC)->elf, first);
+    assert_ptr_equal(sw_lib_elf(find_lib(ls, LIBC)), first);
     assert_non_null(sw_libstate_elfcache(ls));
 }
 
@@ -563,10 +564,10 @@ test_libstate_shared_module_cache_gives_one_module_per_file(void **state)
     assert_int_equal(sw_libstate_refresh(a), 0);
     assert_int_equal(sw_libstate_refresh(b), 0);
     const struct sw_lib *la = find_lib(a, LIBC), *lb = find_lib(b, LIBC);
-    assert_non_null(la->module);
-    assert_ptr_equal(la->module, lb->module);
-    assert_ptr_equal(la->elf, lb->elf);
-    assert_ptr_equal(sw_module_elf(la->module), la->elf);
+    assert_non_null(sw_lib_module(la));
+    assert_ptr_equal(sw_lib_module(la), sw_lib_module(lb));
+    assert_ptr_equal(sw_lib_elf(la), sw_lib_elf(lb));
+    assert_ptr_equal(sw_module_elf(sw_lib_module(la)), sw_lib_elf(la));
     assert_int_equal(lb->bias - la->bias, 0x100000);
     assert_ptr_equal(sw_libstate_elfcache(a), sw_libstate_elfcache(b));
     sw_libstate_free(b);
@@ -701,13 +702,13 @@ test_libstate_empty_list_and_at_base_adds_pt_interp_at_at_base(void **state)
     assert_non_null(lib);
     assert_false(lib->is_exe);
     assert_string_equal(lib->path, interp);
-    assert_non_null(lib->elf);
-    assert_null(lib->image);
-    sw_elf_load_range(lib->elf, &lo, &hi);
+    assert_non_null(sw_lib_elf(lib));
+    assert_null(sw_lib_entry_of(lib)->image);
+    sw_elf_load_range(sw_lib_elf(lib), &lo, &hi);
     assert_int_equal(lib->bias, LD_BASE - lo);
     assert_int_equal(lib->start, LD_BASE);
     /* The loader's entry point, where the PC is at the program's first stop. */
-    assert_int_equal(sw_libstate_lib_at(ls, lib->bias + sw_elf_entry(lib->elf), &at), 0);
+    assert_int_equal(sw_libstate_lib_at(ls, lib->bias + sw_elf_entry(sw_lib_elf(lib)), &at), 0);
     assert_ptr_equal(at, lib);
 }
 
@@ -724,12 +725,12 @@ test_libstate_loader_entry_resolves_through_symlookup(void **state)
     const struct sw_lib *lib = find_lib(ls, interp);
     assert_non_null(lib);
     struct sw_elfsym start;
-    if (sw_elf_symbol_by_name(lib->elf, "_start", &start) != 0)
+    if (sw_elf_symbol_by_name(sw_lib_elf(lib), "_start", &start) != 0)
         skip(); /* no debug file for the loader: its .dynsym lacks _start */
     struct sw_symlookup *sl = sw_symlookup_elf_new(ls);
     struct sw_symbol sym;
     assert_non_null(sl);
-    assert_int_equal(sl->ops->lookup(sl, lib->bias + sw_elf_entry(lib->elf), &sym), 0);
+    assert_int_equal(sl->ops->lookup(sl, lib->bias + sw_elf_entry(sw_lib_elf(lib)), &sym), 0);
     assert_string_equal(sym.name, "_start");
     assert_int_equal(sym.start, lib->bias + start.value);
     assert_string_equal(sym.module, interp);
@@ -796,7 +797,7 @@ test_libstate_loader_goes_through_sysroot(void **state)
     const struct sw_lib *lib = find_lib(ls, interp);
     assert_non_null(lib);
     assert_string_equal(lib->path, path);
-    assert_non_null(lib->elf);
+    assert_non_null(sw_lib_elf(lib));
 }
 
 static void
@@ -814,7 +815,7 @@ test_libstate_loader_missing_locally_listed_at_at_base_without_file(void **state
     const struct sw_lib *lib = find_lib(ls, interp);
     assert_non_null(lib);
     assert_null(lib->path);
-    assert_null(lib->elf);
+    assert_null(sw_lib_elf(lib));
     assert_int_equal(lib->bias, LD_BASE);
 }
 
@@ -877,14 +878,17 @@ test_libstate_vdso_from_at_sysinfo_ehdr_resolves_through_symlookup(void **state)
     const struct sw_lib *lib = find_lib(ls, "[vdso]");
     assert_non_null(lib);
     assert_null(lib->path);
-    assert_non_null(lib->elf);
-    sw_elf_load_range(lib->elf, &lo, &hi);
+    assert_non_null(sw_lib_elf(lib));
+    sw_elf_load_range(sw_lib_elf(lib), &lo, &hi);
     assert_int_equal(lib->bias, VDSO_BASE - lo);
     assert_int_equal(lib->start, VDSO_BASE);
-    assert_non_null(lib->image);
-    assert_memory_equal(lib->image, (const void *)getauxval(AT_SYSINFO_EHDR), lib->image_len);
+    const uint8_t *image;
+    size_t image_len;
+    sw_lib_image(lib, &image, &image_len);
+    assert_non_null(image);
+    assert_memory_equal(image, (const void *)getauxval(AT_SYSINFO_EHDR), image_len);
 
-    assert_int_equal(sw_elf_symbol_by_name(lib->elf, "__vdso_clock_gettime", &s), 0);
+    assert_int_equal(sw_elf_symbol_by_name(sw_lib_elf(lib), "__vdso_clock_gettime", &s), 0);
     struct sw_symlookup *sl = sw_symlookup_elf_new(ls);
     assert_non_null(sl);
     assert_int_equal(sl->ops->lookup(sl, lib->bias + s.value + 1, &sym), 0);
@@ -897,8 +901,9 @@ test_libstate_vdso_from_at_sysinfo_ehdr_resolves_through_symlookup(void **state)
     const uint8_t *eh;
     size_t eh_len;
     sw_addr eh_addr;
-    assert_int_equal(sw_elf_section(lib->elf, ".eh_frame", false, &eh, &eh_len, &eh_addr), 0);
-    assert_true(eh >= lib->image && eh + eh_len <= lib->image + lib->image_len);
+    assert_int_equal(sw_elf_section(sw_lib_elf(lib), ".eh_frame", false, &eh, &eh_len, &eh_addr),
+                     0);
+    assert_true(eh >= image && eh + eh_len <= image + image_len);
 }
 
 static void
@@ -915,14 +920,14 @@ test_libstate_listed_vdso_read_at_at_sysinfo_ehdr_once(void **state)
     assert_int_equal(sw_libstate_refresh(ls), 0);
     assert_int_equal(count_libs(ls, "[vdso]"), 1);
     const struct sw_lib *lib = find_lib(ls, "[vdso]");
-    assert_non_null(lib->elf);
+    assert_non_null(sw_lib_elf(lib));
     assert_int_equal(lib->start, VDSO_BASE);
 
     /* The image is kept in the ELF cache: a refresh reads no memory. */
     unsigned reads = fake_proc_reads(f->proc);
     assert_int_equal(sw_libstate_refresh(ls), 0);
     assert_int_equal(fake_proc_reads(f->proc), reads);
-    assert_non_null(find_lib(ls, "[vdso]")->elf);
+    assert_non_null(sw_lib_elf(find_lib(ls, "[vdso]")));
 }
 
 static void
@@ -944,7 +949,7 @@ test_libstate_vdso_image_asked_for_in_the_build_id_batch(void **state)
     assert_int_equal(fake_proc_batches(f->proc), 1);
     assert_int_equal(fake_proc_warmed(f->proc, &warmed), 1);
     assert_int_equal(warmed[0], VDSO_BASE);
-    assert_non_null(find_lib(ls, "[vdso]")->elf);
+    assert_non_null(sw_lib_elf(find_lib(ls, "[vdso]")));
     /* Cached in the ELF cache: the next refresh asks for nothing. */
     assert_int_equal(sw_libstate_refresh(ls), 0);
     assert_int_equal(fake_proc_batches(f->proc), 1);
@@ -962,7 +967,7 @@ test_libstate_listed_vdso_without_auxv_read_at_l_addr(void **state)
     assert_int_equal(sw_libstate_refresh(ls), 0);
     const struct sw_lib *lib = find_lib(ls, "[vdso]");
     assert_non_null(lib);
-    assert_non_null(lib->elf);
+    assert_non_null(sw_lib_elf(lib));
     assert_int_equal(lib->start, VDSO_BASE);
 }
 
@@ -977,8 +982,8 @@ test_libstate_unreadable_vdso_listed_without_symbols(void **state)
     assert_int_equal(sw_libstate_refresh(ls), 0);
     const struct sw_lib *lib = find_lib(ls, "[vdso]");
     assert_non_null(lib);
-    assert_null(lib->elf);
-    assert_null(lib->image);
+    assert_null(sw_lib_elf(lib));
+    assert_null(sw_lib_entry_of(lib)->image);
     assert_int_equal(lib->bias, VDSO_BASE);
 }
 
@@ -995,7 +1000,7 @@ test_libstate_vdso_not_elf_or_too_large_listed_without_symbols(void **state)
     fake_proc_add_mem(f->proc, VDSO_BASE, NULL, 0x20000); /* zeros: no ELF magic */
     struct sw_libstate *ls = new_ls(f, NULL);
     assert_int_equal(sw_libstate_refresh(ls), 0);
-    assert_null(find_lib(ls, "[vdso]")->elf);
+    assert_null(sw_lib_elf(find_lib(ls, "[vdso]")));
 
     /* Section headers said to lie past the 64 KiB bound. */
     uint8_t *img = malloc(len);
@@ -1005,7 +1010,7 @@ test_libstate_vdso_not_elf_or_too_large_listed_without_symbols(void **state)
     fake_proc_put(f->proc, VDSO_BASE, img, len);
     free(img);
     assert_int_equal(sw_libstate_refresh(ls), 0);
-    assert_null(find_lib(ls, "[vdso]")->elf);
+    assert_null(sw_lib_elf(find_lib(ls, "[vdso]")));
 }
 
 static void
@@ -1047,7 +1052,7 @@ test_libstate_allocation_failures_with_loader_and_vdso_keep_list(void **state)
         size_t n = sw_libstate_count(ls);
         if (rc == 0) {
             assert_int_equal(n, 4); /* executable, libc, loader, vDSO */
-            assert_non_null(find_lib(ls, "[vdso]")->elf);
+            assert_non_null(sw_lib_elf(find_lib(ls, "[vdso]")));
             sw_libstate_free(ls);
             return;
         }
@@ -1121,8 +1126,8 @@ test_libstate_missing_library_fetched_into_cache_by_build_id(void **state)
     assert_int_equal(sw_libstate_refresh(ls), 0);
     const struct sw_lib *lib = find_lib(ls, LIBM);
     assert_non_null(lib);
-    assert_non_null(lib->elf);
-    cached_path(cache, lib->elf, "libm.so.6", want, sizeof want);
+    assert_non_null(sw_lib_elf(lib));
+    cached_path(cache, sw_lib_elf(lib), "libm.so.6", want, sizeof want);
     assert_string_equal(lib->path, want);
     assert_int_equal(access(want, R_OK), 0);
     assert_true(lib->end > lib->start);
@@ -1186,8 +1191,8 @@ test_libstate_local_file_with_other_build_id_reported_and_not_used(void **state)
     assert_string_equal(msgs[0],
                         LIBC ": local file's build-id differs from the target's; not used");
     const struct sw_lib *lib = find_lib(ls, LIBC);
-    assert_non_null(lib->elf);
-    cached_path(cache, lib->elf, "libc.so.6", want, sizeof want);
+    assert_non_null(sw_lib_elf(lib));
+    cached_path(cache, sw_lib_elf(lib), "libc.so.6", want, sizeof want);
     assert_string_equal(lib->path, want); /* the target's copy */
     /* Reported once, however many refreshes. */
     assert_int_equal(sw_libstate_refresh(ls), 0);
@@ -1229,7 +1234,7 @@ test_libstate_read_file_unsupported_keeps_local_lookup(void **state)
     assert_int_equal(sw_libstate_refresh(ls), 0);
     const struct sw_lib *lib = find_lib(ls, LIBM);
     assert_null(lib->path);
-    assert_null(lib->elf);
+    assert_null(sw_lib_elf(lib));
     assert_int_equal(access(cache, F_OK), -1);
     const char *const *msgs;
     assert_int_equal(sw_libstate_warnings(ls, &msgs), 0);

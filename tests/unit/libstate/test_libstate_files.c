@@ -24,6 +24,7 @@
 #include "elf/elf.h"
 #include "elf/image.h"
 #include "libstate/fetch.h"
+#include "libstate/lib.h"
 
 #define LIBC      "/lib/x86_64-linux-gnu/libc.so.6"
 #define LIBM      "/lib/x86_64-linux-gnu/libm.so.6"
@@ -183,7 +184,7 @@ test_files_other_build_id_in_memory_drops_the_file_and_fetches_by_that_id(void *
     assert_string_equal(msgs[0],
                         LIBC ": local file's build-id differs from the target's; not used");
     const struct sw_lib *lib = libc_of(ls);
-    assert_non_null(lib->elf);
+    assert_non_null(sw_lib_elf(lib));
     assert_non_null(strstr(lib->path, f->cache));
     /* The id came from memory: the file is read once, whole, no first-page read. */
     struct stat st;
@@ -203,7 +204,7 @@ test_files_other_build_id_in_memory_without_host_io_lists_no_file(void **state)
     const char *const *msgs;
     assert_int_equal(sw_libstate_warnings(ls, &msgs), 1);
     const struct sw_lib *lib = libc_of(ls);
-    assert_null(lib->elf);
+    assert_null(sw_lib_elf(lib));
     assert_null(lib->path);
     assert_int_equal(access(f->cache, F_OK), -1);
 }
@@ -338,7 +339,7 @@ test_files_library_missing_under_sysroot_found_by_name_in_the_lib_path(void **st
     struct sw_libstate *ls = refresh_with(f, path);
     const struct sw_lib *lib = libc_of(ls);
     snprintf(want, sizeof want, "%s/libc.so.6", good);
-    assert_non_null(lib->elf);
+    assert_non_null(sw_lib_elf(lib));
     assert_string_equal(lib->path, want);
     /* Checked like a sysroot file: its note in target memory, no Host I/O. */
     assert_int_equal(fake_proc_reads(f->proc), 1);
@@ -372,7 +373,7 @@ test_files_lib_path_file_of_another_build_is_not_used(void **state)
     assert_int_equal(sw_libstate_warnings(ls, &msgs), 1);
     assert_string_equal(msgs[0],
                         LIBC ": local file's build-id differs from the target's; not used");
-    assert_null(libc_of(ls)->elf); /* no Host I/O: nothing to fetch */
+    assert_null(sw_lib_elf(libc_of(ls))); /* no Host I/O: nothing to fetch */
 }
 
 static void
@@ -383,7 +384,7 @@ test_files_library_in_no_lib_path_dir_has_no_file(void **state)
     lib_dir(f, "empty", NULL, dir, sizeof dir);
     target_runs_libc(f);
     struct sw_libstate *ls = refresh_with(f, dir);
-    assert_null(libc_of(ls)->elf);
+    assert_null(sw_lib_elf(libc_of(ls)));
     assert_null(libc_of(ls)->path);
 }
 

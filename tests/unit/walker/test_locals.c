@@ -27,6 +27,7 @@
 #include "util/util.h"
 #include "dwarf/dwarf.h"
 #include "elf/elf.h"
+#include "libstate/lib.h"
 #include "walker/walker_internal.h"
 
 #define ELF SW_TEST_DATA "/x86_64_locals.elf"
@@ -82,7 +83,7 @@ symbol(struct sw_walker *w, const char *name)
     struct sw_libstate *ls = sw_walker_libstate(w);
     struct sw_elfsym sym;
     assert_int_equal(sw_libstate_count(ls), 1);
-    if (sw_elf_symbol_by_name(sw_libstate_lib(ls, 0)->elf, name, &sym) != 0)
+    if (sw_elf_symbol_by_name(sw_lib_elf(sw_libstate_lib(ls, 0)), name, &sym) != 0)
         fail_msg("%s: no symbol %s", ELF, name);
     return sym.value;
 }

@@ -21,6 +21,7 @@
 
 #include "rspwalk/rspwalk.h"
 #include "tests/tools/fake_proc.h"
+#include "libstate/lib.h"
 #include "walker/walker_internal.h"
 
 #define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
@@ -157,7 +158,7 @@ test_symlookup_libc_local_static_from_debug_file(void **state)
     struct sw_elfsym es;
     struct sw_symbol s;
     assert_int_equal(sw_libstate_lib_at(f->ls, bias_of("libc.so.6") + 0x30000, &lib), 0);
-    assert_int_equal(sw_elf_symbol_by_name(lib->elf, "__libc_start_call_main", &es), 0);
+    assert_int_equal(sw_elf_symbol_by_name(sw_lib_elf(lib), "__libc_start_call_main", &es), 0);
     assert_int_equal(f->sl->ops->lookup(f->sl, lib->bias + es.value + 1, &s), 0);
     assert_string_equal(s.name, "__libc_start_call_main");
     assert_int_equal(s.start, lib->bias + es.value);

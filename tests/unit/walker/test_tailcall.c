@@ -20,6 +20,7 @@
 #include "tests/tools/fake_proc.h"
 #include "util/util.h"
 #include "elf/elf.h"
+#include "libstate/lib.h"
 #include "walker/walker_internal.h"
 
 #define MAIN     SW_TEST_DATA "/x86_64_tailcall_main.elf"
@@ -119,8 +120,8 @@ sym(struct fixture *f, const char *path, const char *name)
     for (size_t i = 0; i < sw_libstate_count(f->ls); i++) {
         const struct sw_lib *lib = sw_libstate_lib(f->ls, i);
         if (lib->path != NULL && strcmp(lib->path, path) == 0) {
-            assert_non_null(lib->elf);
-            if (sw_elf_symbol_by_name(lib->elf, name, &s) != 0)
+            assert_non_null(sw_lib_elf(lib));
+            if (sw_elf_symbol_by_name(sw_lib_elf(lib), name, &s) != 0)
                 fail_msg("%s: no symbol %s", path, name);
             return s.value + lib->bias;
         }
@@ -286,8 +287,9 @@ test_tailcall_the_vdso_is_searched_last(void **state)
     struct sw_elfsym s;
     assert_int_equal(sw_libstate_lib_at(f->ls, VDSO_AT, &vdso), 0);
     assert_null(vdso->path);
-    assert_non_null(vdso->elf);
-    assert_int_equal(sw_elf_symbol_by_name(vdso->elf, "tc_dup", &s), 0); /* GLOBAL there too */
+    struct sw_elf *vdso_elf = sw_lib_elf(vdso);
+    assert_non_null(vdso_elf);
+    assert_int_equal(sw_elf_symbol_by_name(vdso_elf, "tc_dup", &s), 0); /* GLOBAL there too */
     /* gdb finds the library's GLOBAL tc_dup before the vDSO's, whose DWARF it has not */
     static const struct tail dup[] = { { "tc_dup", 8 } };
     push_case(f, "tc_leaf", 0x50);

@@ -16,6 +16,7 @@
 #include "rspwalk/rspwalk.h"
 #include "tests/tools/fake_proc.h"
 #include "util/util.h"
+#include "libstate/lib.h"
 #include "walker/walker_internal.h"
 
 #define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
@@ -46,7 +47,7 @@ setup(void **state)
     assert_int_equal(sw_libstate_new(f->proc, &cfg, &f->ls), 0);
     assert_int_equal(sw_libstate_refresh(f->ls), 0);
     assert_int_equal(sw_libstate_lib_at(f->ls, LIBC_BASE + 0xf82ec, &lib), 0);
-    if (lib->elf == NULL || sw_elf_debug_path(lib->elf) == NULL)
+    if (sw_lib_elf(lib) == NULL || sw_elf_debug_path(sw_lib_elf(lib)) == NULL)
         fail_msg("no debug file for %s: apt-get install libc6-dbg", LIBC);
     sw_stack_init(&f->st);
     *state = f;

@@ -40,9 +40,13 @@ BASE_CFLAGS = $(CSTD) $(WARN) $(WERROR) $(INCS) -MMD -MP -DSW_VERSION='"$(VERSIO
               -DSW_LIBDW_SONAME='"$(LIBDW_SONAME)"'
 
 # The library's folders, lowest layer first (docs/design.md, scripts/layers.txt).
-LIB_DIRS := util arch rsp targets expr elf dwarf cfi disasm libstate walker walker/steppers compose
+LIB_DIRS := util arch rsp targets expr elf dwarf cfi disasm libstate walker walker/steppers compose \
+            render
 LIB_SRCS := $(sort $(wildcard $(addsuffix /*.c,$(LIB_DIRS))))
 CLI_SRCS := $(sort $(wildcard cli/*.c))
+# rspwalkd: the stack server (server/), on libmicrohttpd, jansson and SQLite.
+SERVER_SRCS := $(sort $(wildcard server/*.c))
+SERVER_LIBS := -lmicrohttpd -ljansson -lsqlite3 -lpthread
 TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
 # Unit tests live under tests/unit/<folder>/, beside the concept they test.
 UNIT_SRCS := $(sort $(wildcard tests/unit/*/test_*.c))
@@ -62,6 +66,7 @@ $(1)_CFLAGS := $$(BASE_CFLAGS) $(3) -DSW_TEST_DATA='"build/$(1)/tests/data"'
 $(1)_LDFLAGS := $(4)
 $(1)_LIB_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(LIB_SRCS))
 $(1)_CLI_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(CLI_SRCS))
+$(1)_SERVER_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(SERVER_SRCS))
 $(1)_TOOL_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(TOOL_SRCS))
 
 build/$(1)/%.o: %.c
@@ -76,6 +81,11 @@ build/$(1)/librspwalk.a: $$($(1)_LIB_OBJS)
 build/$(1)/rspwalk: $$($(1)_CLI_OBJS) build/$(1)/librspwalk.a
 	$$(if $$(Q),@echo "  LD[$(1)] $$@")
 	$$(Q)$(2) $$($(1)_CFLAGS) -o $$@ $$($(1)_CLI_OBJS) build/$(1)/librspwalk.a $$(LIBS) $$($(1)_LDFLAGS)
+
+build/$(1)/rspwalkd: $$($(1)_SERVER_OBJS) build/$(1)/librspwalk.a
+	$$(if $$(Q),@echo "  LD[$(1)] $$@")
+	$$(Q)$(2) $$($(1)_CFLAGS) -o $$@ $$($(1)_SERVER_OBJS) build/$(1)/librspwalk.a $$(LIBS) \
+	    $$(SERVER_LIBS) $$($(1)_LDFLAGS)
 
 # Test data: ELF files with known contents, built from tests/unit/data/*.S; <arch>_*.S with
 # that arch's cross compiler (fixtures.mk's FIXTURE_CC_<arch>), the others with the host's.
@@ -130,7 +140,8 @@ FUZZ_BINS := $(addprefix build/fuzz/,$(FUZZ_NAMES))
         check-valgrind check-docs check-headers check-symbols check-layers format format-check fixtures install \
         uninstall demo bench comparison clean help deps
 
-all: build/release/librspwalk.a build/release/librspwalk.so build/release/rspwalk
+all: build/release/librspwalk.a build/release/librspwalk.so build/release/rspwalk \
+     build/release/rspwalkd
 lib: build/release/librspwalk.a build/release/librspwalk.so
 cli: build/release/rspwalk
 
@@ -188,9 +199,9 @@ check-symbols: build/release/librspwalk.a build/release/librspwalk.so
 	if [ -n "$$bad" ]; then echo "check-symbols: the shared library exports:"; echo "$$bad"; exit 1; fi; \
 	echo "check-symbols: every symbol has a module prefix"
 
-FORMAT_SRCS = $(filter-out %.def,$(LIB_SRCS) $(CLI_SRCS) $(TOOL_SRCS) $(UNIT_SRCS) $(FUZZ_SRCS) \
+FORMAT_SRCS = $(filter-out %.def,$(LIB_SRCS) $(CLI_SRCS) $(SERVER_SRCS) $(TOOL_SRCS) $(UNIT_SRCS) $(FUZZ_SRCS) \
               $(wildcard $(addsuffix /*.h,$(LIB_DIRS)) \
-              cli/*.h tests/tools/*.h tests/unit/*/*.h) $(PUBLIC_HDRS) $(wildcard fixtures/src/*.c fixtures/src/kernel/*.c))
+              cli/*.h server/*.h tests/tools/*.h tests/unit/*/*.h) $(PUBLIC_HDRS) $(wildcard fixtures/src/*.c fixtures/src/kernel/*.c))
 format:
 	$(Q)clang-format -i $(FORMAT_SRCS)
 format-check:

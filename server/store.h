@@ -1,0 +1,108 @@
+/* server/store.h -- rspwalkd's store: targets, snapshots and samples in SQLite.
+ *
+ * One SQLite database in WAL mode at the path rspwalkd was given (--db).
+ * Every call is one transaction, committed before it returns: what a call
+ * reported as stored survives a kill -9 of the server the moment after.
+ * Documents are stored as the JSON text the server served (the stack
+ * document of docs/json.md), so history answers with what was answered then.
+ *
+ * Threads: a store may be used from any number of threads at once (calls
+ * are serialised inside).
+ */
+#ifndef RSPWALK_SERVER_STORE_H
+#define RSPWALK_SERVER_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct srv_store;
+
+/* A registered target as the store keeps it.  Strings are owned by the
+ * record when it came from the store (srv_store_target_rec_fini), borrowed
+ * when passed in. */
+struct srv_target_rec {
+    int64_t id;
+    char *name;         /* NULL: none */
+    char *target;       /* the TARGET string as the CLI takes it */
+    char *exe;          /* NULL: ask the stub */
+    char *sysroot;      /* NULL: none */
+    int64_t created_us; /* CLOCK_REALTIME microseconds */
+};
+
+/* A stored snapshot or sample stack: DOC owned by the record (free()). */
+struct srv_doc_rec {
+    int64_t id;
+    int64_t target_id;
+    int64_t time_us; /* CLOCK_REALTIME microseconds the walk began */
+    char *doc;       /* the stack document, JSON text */
+};
+
+/* A sample run. */
+struct srv_sample_rec {
+    int64_t id;
+    char *targets; /* JSON array of target ids, owned */
+    double hz;
+    double seconds;
+    int64_t started_us;
+    int64_t ended_us; /* 0 while it runs */
+    char *state;      /* "running", "done", "failed", "interrupted"; owned */
+    int64_t ticks;    /* stacks stored so far */
+};
+
+/* Open (create when missing, with its directory, mode 0700) the database at
+ * PATH, turn on WAL and create the schema.  A run that was "running" in the
+ * file is marked "interrupted" (the server that ran it died).  Returns 0, or
+ * -1 with a one-line message naming PATH in ERR.  *OUT: srv_store_close. */
+int srv_store_open(const char *path, struct srv_store **out, char *err, size_t errlen);
+
+/* NULL is a no-op. */
+void srv_store_close(struct srv_store *st);
+
+/* The last failure's message (valid until the next call on ST from the
+ * same thread). */
+const char *srv_store_errmsg(struct srv_store *st);
+
+/* Targets.  add: IN's strings are borrowed; *ID gets the new id (ids never
+ * reused).  delete: 0, or 1 when there was no such target; the target's
+ * snapshots go with it.  each: FN for every target in id order, the record
+ * borrowed for the call; FN's non-zero stops the walk and is returned. */
+int srv_store_target_add(struct srv_store *st, const struct srv_target_rec *in, int64_t *id);
+int srv_store_target_delete(struct srv_store *st, int64_t id);
+int srv_store_target_each(struct srv_store *st,
+                          int (*fn)(void *arg, const struct srv_target_rec *r), void *arg);
+
+/* Snapshots: one stack document of one target.  add: *ID gets its id.
+ * list: the target's snapshots newer than AFTER_ID (0: from the first),
+ * oldest first, at most LIMIT, each record borrowed for FN's call; WITH_DOC
+ * false leaves doc NULL (a listing).  get: 0 and *OUT (srv_doc_rec_fini),
+ * 1 when there is none, -1 on failure. */
+int srv_store_snapshot_add(struct srv_store *st, int64_t target_id, int64_t time_us,
+                           const char *doc, int64_t *id);
+int srv_store_snapshot_list(struct srv_store *st, int64_t target_id, int64_t after_id, size_t limit,
+                            int with_doc, int (*fn)(void *arg, const struct srv_doc_rec *r),
+                            void *arg);
+int srv_store_snapshot_get(struct srv_store *st, int64_t id, struct srv_doc_rec *out);
+
+/* Sample runs.  new: TARGETS is a JSON array of ids; state "running".
+ * add: one stack document of one target at one tick, committed before the
+ * call returns.  finish: STATE and ENDED_US.  get: 0 and *OUT
+ * (srv_sample_rec_fini), 1 when there is none.  stacks: the run's stored
+ * documents in the order they were added, each borrowed for FN's call.
+ * each: every run, newest first, at most LIMIT. */
+int srv_store_sample_new(struct srv_store *st, const char *targets, double hz, double seconds,
+                         int64_t started_us, int64_t *id);
+int srv_store_sample_add(struct srv_store *st, int64_t sample_id, int64_t target_id,
+                         int64_t time_us, const char *doc);
+int srv_store_sample_finish(struct srv_store *st, int64_t sample_id, const char *state,
+                            int64_t ended_us);
+int srv_store_sample_get(struct srv_store *st, int64_t sample_id, struct srv_sample_rec *out);
+int srv_store_sample_stacks(struct srv_store *st, int64_t sample_id,
+                            int (*fn)(void *arg, const struct srv_doc_rec *r), void *arg);
+int srv_store_sample_each(struct srv_store *st, size_t limit,
+                          int (*fn)(void *arg, const struct srv_sample_rec *r), void *arg);
+
+void srv_target_rec_fini(struct srv_target_rec *r);
+void srv_doc_rec_fini(struct srv_doc_rec *r);
+void srv_sample_rec_fini(struct srv_sample_rec *r);
+
+#endif /* RSPWALK_SERVER_STORE_H */

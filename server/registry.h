@@ -1,0 +1,128 @@
+/* server/registry.h -- the targets rspwalkd serves: one supervised link each.
+ *
+ * The registry holds every target the server knows (from the command line,
+ * the API and the store), keeps one link per target (states below; reconnect
+ * with backoff; a stub that dies or hangs affects only its own target), and
+ * walks them: concurrently across targets, one conversation at a time on each
+ * link.  Every target's walker shares one module cache (one parsed ELF, DWARF
+ * and CFI per build-id).  A walk of a target that has not resumed since its
+ * last walk is answered from that walk's document.  The HTTP layer
+ * (server/http.c) calls only what this header declares.
+ *
+ * Threads: every function may be called from any thread at once.
+ */
+#ifndef RSPWALK_SERVER_REGISTRY_H
+#define RSPWALK_SERVER_REGISTRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct srv_registry;
+struct srv_store;
+
+/* Failures, each a fitting HTTP status in server/http.c. */
+enum srv_err {
+    SRV_OK = 0,
+    SRV_EINVAL = -1,    /* bad argument from the client: 400 */
+    SRV_ENOTFOUND = -2, /* no such target or sample: 404 */
+    SRV_ECONFLICT = -3, /* the target cannot do that now (exited, link lost): 409 */
+    SRV_ELIMIT = -4,    /* too many targets, samples or requests: 429 */
+    SRV_ESTUB = -5,     /* the stub failed or broke the protocol: 502 */
+    SRV_ETIMEOUT = -6,  /* no answer before the deadline: 504 */
+    SRV_EINTERNAL = -7, /* out of memory, store failure: 500 */
+};
+
+/* A target's link state. */
+enum srv_state {
+    SRV_CONNECTING, /* first connection not made yet */
+    SRV_STOPPED,
+    SRV_RUNNING,
+    SRV_EXITED,
+    SRV_LINK_LOST, /* reconnecting with backoff */
+};
+
+/* "connecting", "stopped", "running", "exited", "link-lost". */
+const char *srv_state_name(enum srv_state s);
+
+/* Receives server events, from any thread: TYPE is the SSE event name
+ * ("target", "sample"), JSON its data object (borrowed for the call). */
+typedef void (*srv_event_fn)(void *arg, const char *type, const char *json);
+
+struct srv_registry_config {
+    struct srv_store *store; /* borrowed; targets and snapshots kept there; NULL: none */
+    size_t max_targets;      /* 0: 1024 */
+    int timeout_ms;          /* per protocol read; 0: 10000 */
+    int walk_deadline_ms;    /* a whole walk of one target; 0: 30000 */
+    const char *cache_dir;   /* the library's cache directory; NULL: its default */
+    srv_event_fn event;      /* NULL: none */
+    void *event_arg;
+};
+
+/* A new registry; the store's targets are added back (links started).
+ * Returns 0, or a code with the message in ERR.  *OUT: srv_registry_free. */
+int srv_registry_new(const struct srv_registry_config *cfg, struct srv_registry **out, char *err,
+                     size_t errlen);
+
+/* Stop every link and free.  Each target is left as found: one the server
+ * stopped for a walk is resumed, one it found stopped stays stopped; the
+ * links are closed without detaching.  NULL is a no-op. */
+void srv_registry_free(struct srv_registry *r);
+
+/* What a client or the command line registers.  Strings borrowed. */
+struct srv_target_spec {
+    const char *target;  /* TARGET as the CLI takes it (HOST:PORT, unix:PATH, ...) */
+    const char *exe;     /* NULL: ask the stub */
+    const char *sysroot; /* NULL: none */
+    const char *name;    /* NULL: the target string */
+};
+
+/* Register SPEC and start its link (connecting in the background: the call
+ * does not wait for the stub).  PERSIST: keep it in the store.  *ID gets its
+ * id.  Returns 0 or a code with the message in ERR. */
+int srv_target_add(struct srv_registry *r, const struct srv_target_spec *spec, bool persist,
+                   int64_t *id, char *err, size_t errlen);
+
+/* Forget target ID (and its stored history), leaving it as found. */
+int srv_target_delete(struct srv_registry *r, int64_t id, char *err, size_t errlen);
+
+/* JSON text of one target ({"id", "name", "target", "exe", "sysroot", "arch",
+ * "stub", "state", "error"}) or of all ([...], in id order).  *OUT: caller
+ * frees with free(). */
+int srv_target_json(struct srv_registry *r, int64_t id, char **out, char *err, size_t errlen);
+int srv_targets_json(struct srv_registry *r, char **out, char *err, size_t errlen);
+
+/* Options of a walk. */
+struct srv_walk_opts {
+    const char *thread; /* one thread by its label or number; NULL: all */
+    bool locals;
+    size_t max_frames; /* 0: the library's default */
+};
+
+/* The stack document (docs/json.md, as `rspwalk -f json` writes it) of target
+ * ID.  A running target is stopped for the walk and resumed after it; a
+ * stopped one stays stopped.  The snapshot is kept in the store.  *DOC:
+ * caller frees with free(). */
+int srv_target_stacks(struct srv_registry *r, int64_t id, const struct srv_walk_opts *o, char **doc,
+                      char *err, size_t errlen);
+
+/* The documents of the N targets IDS (N == 0: every target), walked
+ * concurrently: {"targets": [{"id": ID, <the document's members>} or
+ * {"id": ID, "error": "..."}]}, in the order asked.  One slow or dead stub
+ * delays no other beyond the walk deadline. */
+int srv_stacks_all(struct srv_registry *r, const int64_t *ids, size_t n,
+                   const struct srv_walk_opts *o, char **doc, char *err, size_t errlen);
+
+/* Resume target ID (state running), or stop it (state stopped). */
+int srv_target_resume(struct srv_registry *r, int64_t id, char *err, size_t errlen);
+int srv_target_pause(struct srv_registry *r, int64_t id, char *err, size_t errlen);
+
+/* Start sampling the N targets IDS (N == 0: all) at HZ for SECONDS in the
+ * background: each tick stops, walks every thread, resumes, and stores the
+ * documents (srv_store_sample_add) before the next tick.  Targets are left
+ * as found at the end.  *ID gets the run's id; its progress comes as
+ * "sample" events and from the store. */
+int srv_sample_start(struct srv_registry *r, const int64_t *ids, size_t n, double hz,
+                     double seconds, int64_t *id, char *err, size_t errlen);
+
+#endif /* RSPWALK_SERVER_REGISTRY_H */

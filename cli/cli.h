@@ -9,8 +9,11 @@
 #include "rspwalk/rspwalk.h"
 
 enum cli_format {
-    CLI_TEXT,
-    CLI_JSON,
+    CLI_TEXT,   /* gdb-like (cli/output.c) */
+    CLI_JSON,   /* the stack document (sw_render_stacks_json) */
+    CLI_FOLDED, /* the merged tree of the walked threads (sw_tree) as folded stacks */
+    CLI_DOT,    /* ... as STAT's dot */
+    CLI_TREE,   /* ... as JSON */
 };
 
 struct cli_opts {
@@ -41,21 +44,21 @@ uint64_t cli_now_us(void);
 
 int cli_run(const struct cli_opts *o);
 
-/* --locals (cli/locals.c): the variables of frame K of ST, as text lines, or
- * as the frame object's ", \"locals\": [...]" member written with STR. */
+/* --locals (cli/locals.c): the variables of frame K of ST, as text lines
+ * (the JSON's are the library's). */
 void cli_print_locals_text(FILE *f, struct sw_walker *w, const struct sw_stack *st, size_t k);
-void cli_print_locals_json(FILE *f, struct sw_walker *w, const struct sw_stack *st, size_t k,
-                           void (*str)(FILE *, const char *));
 /* --attach: attach to every listed process over O->target (extended remote),
  * walk all their threads, print, detach leaving them running (cli/attach.c). */
 int cli_run_attach(const struct cli_opts *o);
 
-/* Walk each of the N threads TIDS of W and print them in O->format on stdout.
- * Returns 0, or -1 when a walk failed (the message is on stderr too). */
+/* Walk each of the N threads TIDS of W and print them in O->format on stdout
+ * (folded, dot, tree: their merged tree, a task a thread).  Returns 0, or -1
+ * when a walk failed (the message is on stderr too). */
 int cli_print_walks(const struct cli_opts *o, struct sw_walker *w, const sw_tid *tids, size_t n);
 
 /* The same for several processes (--attach): NPROC walkers W with their
- * pids and thread lists; JSON has "processes": [{"pid", "threads"}]. */
+ * pids and thread lists; JSON has "processes": [{"pid", "threads"}], the
+ * merged tree every thread of every process. */
 int cli_print_processes(const struct cli_opts *o, struct sw_walker *const *w, const int64_t *pids,
                         sw_tid *const *tids, const size_t *ntids, size_t nproc);
 

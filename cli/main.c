@@ -80,7 +80,9 @@ usage(FILE *f)
         "  -c, --continue     resume the target and walk at its next stop (signal, trap, crash)\n"
         "      --pass LIST    with -c, signals handed to the program without stopping\n"
         "                     (default USR1,USR2,ALRM,CHLD,PIPE,URG,IO,VTALRM,PROF,WINCH; 'none')\n"
-        "  -f, --format FMT   text (gdb-like, default) or json\n"
+        "  -f, --format FMT   text (gdb-like, default), json (the stack document), or the\n"
+        "                     merged tree of the walked threads: folded (flamegraph.pl's\n"
+        "                     input), dot (STAT's prefix tree, for graphviz) or tree (JSON)\n"
         "  -n, --max-frames N  stop each walk after N frames (default 4096)\n"
         "      --stats        protocol statistics: packets, bytes each way, round trips, time\n"
         "      --timeout SEC  per protocol read, and for the stop with -c (default 10)\n"
@@ -101,6 +103,24 @@ usage(FILE *f)
         "  -h, --help         this text\n"
         "  -V, --version      the version\n",
         f);
+}
+
+static int
+parse_format(const char *name, enum cli_format *out)
+{
+    static const struct {
+        const char *name;
+        enum cli_format format;
+    } formats[] = {
+        { "text", CLI_TEXT }, { "json", CLI_JSON }, { "folded", CLI_FOLDED },
+        { "dot", CLI_DOT },   { "tree", CLI_TREE },
+    };
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+        if (strcmp(name, formats[i].name) == 0) {
+            *out = formats[i].format;
+            return 0;
+        }
+    return -1;
 }
 
 static int
@@ -236,12 +256,10 @@ main(int argc, char **argv)
             o.cont = true;
             break;
         case 'f':
-            if (strcmp(optarg, "text") == 0)
-                o.format = CLI_TEXT;
-            else if (strcmp(optarg, "json") == 0)
-                o.format = CLI_JSON;
-            else {
-                fprintf(stderr, "rspwalk: --format: '%s' is neither text nor json\n", optarg);
+            if (parse_format(optarg, &o.format) < 0) {
+                fprintf(stderr,
+                        "rspwalk: --format: '%s' is not one of text, json, folded, dot, tree\n",
+                        optarg);
                 return EXIT_USAGE;
             }
             break;

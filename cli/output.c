@@ -1,7 +1,8 @@
-/* cli/output.c -- text (gdb-like) and JSON output of the walks.
+/* cli/output.c -- the output of the walks: text (gdb-like) here, the rest from the library.
  *
- * The JSON schema is documented in docs/json.md; "version" changes when a
- * field changes meaning.  Nothing here walks: it asks the library.
+ * JSON is the library's stack document (sw_render_stacks_json, docs/json.md),
+ * the one rspwalkd serves; folded, dot and tree are its merged tree of every
+ * walked thread (sw_tree).  Nothing here walks: it asks the library.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,70 +12,12 @@
 
 #include "cli/cli.h"
 
-static void
-json_str(FILE *f, const char *s)
-{
-    if (s == NULL) {
-        fputs("null", f);
-        return;
-    }
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"':
-            fputs("\\\"", f);
-            break;
-        case '\\':
-            fputs("\\\\", f);
-            break;
-        case '\n':
-            fputs("\\n", f);
-            break;
-        case '\t':
-            fputs("\\t", f);
-            break;
-        default:
-            if (*p < 0x20)
-                fprintf(f, "\\u%04x", *p);
-            else
-                fputc(*p, f);
-        }
-    }
-    fputc('"', f);
-}
-
 uint64_t
 cli_now_us(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-static void
-json_stats(FILE *f, const struct rsp_stats *st, uint64_t wall_us)
-{
-    fprintf(f,
-            "{\"packets_sent\": %" PRIu64 ", \"packets_received\": %" PRIu64
-            ", \"bytes_sent\": %" PRIu64 ", \"bytes_received\": %" PRIu64
-            ", \"round_trips\": %" PRIu64 ", \"cached_replies\": %" PRIu64
-            ", \"retransmits\": %" PRIu64 ", \"elapsed_us\": %" PRIu64 ", \"wall_us\": %" PRIu64
-            ", \"by_kind\": {",
-            st->packets_sent, st->packets_received, st->bytes_sent, st->bytes_received,
-            st->round_trips, st->cached_replies, st->retransmits, st->elapsed_us, wall_us);
-    bool first = true;
-    for (size_t i = 0; i < sizeof st->by_kind / sizeof st->by_kind[0]; i++) {
-        const char *name = rsp_packet_name(i);
-        if (name == NULL)
-            break;
-        if (st->by_kind[i] == 0)
-            continue;
-        fprintf(f, "%s", first ? "" : ", ");
-        json_str(f, name);
-        fprintf(f, ": %" PRIu64, st->by_kind[i]);
-        first = false;
-    }
-    fputs("}}", f);
 }
 
 static void
@@ -99,17 +42,6 @@ text_stats(FILE *f, const struct rsp_stats *st, uint64_t wall_us)
     fputc('\n', f);
 }
 
-/* The frame's function as gdb's backtrace names it: its DWARF name, else its
- * symbol's, a C++ name demangled as gdb does (sw_name_demangle).  Caller
- * frees with free(); NULL when the frame has no name or out of memory. */
-static char *
-frame_function(const struct sw_frame *fr, const struct sw_symbol *sym, bool have)
-{
-    if (fr->vname != NULL)
-        return sw_name_demangle(fr->vname, SW_NAME_FROM_DEBUG);
-    return have ? sw_name_demangle(sym->name, SW_NAME_FROM_SYMBOL) : NULL;
-}
-
 static void
 print_frame_text(FILE *f, struct sw_walker *w, const struct sw_frame *fr, unsigned width)
 {
@@ -117,7 +49,7 @@ print_frame_text(FILE *f, struct sw_walker *w, const struct sw_frame *fr, unsign
     bool have = sw_frame_symbol(w, fr, &sym) == 0;
     const char *lib = NULL;
     sw_addr off;
-    char *fn = frame_function(fr, &sym, have);
+    char *fn = sw_render_frame_function(fr, have ? &sym : NULL);
     const char *name = fn ? fn : fr->vname ? fr->vname : have ? sym.name : NULL;
 
     if (!have)
@@ -144,55 +76,12 @@ print_frame_text(FILE *f, struct sw_walker *w, const struct sw_frame *fr, unsign
     fputc('\n', f);
 }
 
-static void
-print_frame_json(FILE *f, struct sw_walker *w, const struct sw_frame *fr, unsigned width)
-{
-    struct sw_symbol sym;
-    bool have = sw_frame_symbol(w, fr, &sym) == 0;
-    const char *lib = NULL;
-    sw_addr off;
-
-    (void)width;
-    fprintf(f,
-            "{\"level\": %u, \"pc\": \"0x%" PRIx64 "\", \"sp\": \"0x%" PRIx64
-            "\", \"fp\": \"0x%" PRIx64 "\", \"function\": ",
-            fr->level, fr->ra, fr->sp, fr->fp);
-    /* The function as gdb names it: from DWARF when debug information
-     * covers the pc (inline and tail-call frames always), else the ELF
-     * symbol, C++ demangled as gdb does; "symbol" and "offset" are the ELF
-     * symbol that holds the pc, by its linkage name. */
-    char *fn = frame_function(fr, &sym, have);
-    json_str(f, fn ? fn : fr->vname ? fr->vname : have ? sym.name : NULL);
-    free(fn);
-    fputs(", \"symbol\": ", f);
-    json_str(f, have ? sym.name : NULL);
-    if (have)
-        fprintf(f, ", \"offset\": %" PRIu64, fr->ra - sym.start);
-    else
-        fputs(", \"offset\": null", f);
-    fputs(", \"module\": ", f);
-    if (have)
-        json_str(f, sym.module);
-    else
-        json_str(f, sw_frame_lib_offset(w, fr, &lib, &off) == 0 ? lib : NULL);
-    fputs(", \"stepper\": ", f);
-    json_str(f, fr->stepper ? fr->stepper->ops->name : NULL);
-    fputs(", \"trust\": ", f);
-    json_str(f, sw_trust_name(fr->trust));
-    fputs(", \"kind\": ", f);
-    json_str(f, fr->kind == SW_FRAME_SIGNAL     ? "signal"
-                : fr->kind == SW_FRAME_INLINE   ? "inline"
-                : fr->kind == SW_FRAME_TAILCALL ? "tailcall"
-                                                : "normal");
-}
-
-/* The walks of the N threads TIDS of W: JSON thread objects (comma-separated)
- * or text blocks.  Returns 0 or -1 when a walk failed (message on stderr). */
+/* The walks of the N threads TIDS of W as text blocks.  Returns 0 or -1 when
+ * a walk failed (message on stderr). */
 static int
 print_threads(const struct cli_opts *o, struct sw_walker *w, const sw_tid *tids, size_t n, FILE *f)
 {
     struct sw_proc *p = sw_walker_proc(w);
-    struct rsp_session *s = sw_proc_rsp_session(p);
     unsigned width = p->arch->word_size * 2;
     int status = 0;
     struct sw_stack st;
@@ -201,12 +90,7 @@ print_threads(const struct cli_opts *o, struct sw_walker *w, const sw_tid *tids,
     sw_stack_init(&st);
     for (size_t i = 0; i < n; i++) {
         char label[64];
-        uint64_t rt0 = s ? rsp_session_stats(s)->round_trips : 0;
-        uint64_t pk0 = s ? rsp_session_stats(s)->packets_sent : 0;
-        /* The threads from the first one that is not the stopped one are
-         * fetched ahead together (two round trips for all under gdbserver),
-         * counted in that thread's stats; one thread alone would cost its
-         * walk's two anyway.  A failure here is the walks' failure too. */
+        /* Fetched ahead as the stack document does (render/stack_json.c). */
         if (!ahead && tids[i] != p->default_tid && n - i >= 2) {
             ahead = true;
             if (sw_walker_prefetch(w, tids + i, n - i) < 0)
@@ -216,80 +100,104 @@ print_threads(const struct cli_opts *o, struct sw_walker *w, const sw_tid *tids,
         sw_proc_thread_label(p, tids[i], label, sizeof label);
         int rc = sw_walk_stack(w, tids[i], &st);
         bool stopped = tids[i] == p->default_tid;
-        bool link_failed = rc < 0 || st.end == SW_END_LINK;
-        if (link_failed) {
+        if (rc < 0 || st.end == SW_END_LINK) {
             fprintf(stderr, "rspwalk: thread %s: %s\n", label, sw_walker_errmsg(w));
             status = -1;
         }
-        if (o->format == CLI_JSON) {
-            fprintf(f, "%s\n  {\"id\": ", i ? "," : "");
-            json_str(f, label);
-            fprintf(f, ", \"lwp\": %" PRIu64 ", \"stopped\": %s, \"end\": ", tids[i],
-                    stopped ? "true" : "false");
-            json_str(f, rc < 0 ? "error" : sw_walk_end_name(st.end));
-            if (link_failed) {
-                fputs(", \"error\": ", f);
-                json_str(f, sw_walker_errmsg(w));
-            }
-            fputs(", \"frames\": [", f);
-            for (size_t k = 0; rc == 0 && k < st.n; k++) {
-                fputs(k ? ",\n    " : "\n    ", f);
-                print_frame_json(f, w, &st.frames[k], width);
-                if (o->locals)
-                    cli_print_locals_json(f, w, &st, k, json_str);
-                fputc('}', f);
-            }
-            uint64_t rt1 = s ? rsp_session_stats(s)->round_trips : 0;
-            uint64_t pk1 = s ? rsp_session_stats(s)->packets_sent : 0;
-            fprintf(f, "], \"stats\": {\"round_trips\": %" PRIu64 ", \"packets\": %" PRIu64 "}}",
-                    rt1 - rt0, pk1 - pk0);
-        } else {
-            fprintf(f, "%sThread %s%s:\n", i ? "\n" : "", label, stopped ? " (stopped)" : "");
-            for (size_t k = 0; rc == 0 && k < st.n; k++) {
-                print_frame_text(f, w, &st.frames[k], width);
-                if (o->locals)
-                    cli_print_locals_text(f, w, &st, k);
-            }
-            if (rc == 0 && st.end != SW_END_BOTTOM)
-                fprintf(f, "(walk ended: %s)\n", sw_walk_end_name(st.end));
+        fprintf(f, "%sThread %s%s:\n", i ? "\n" : "", label, stopped ? " (stopped)" : "");
+        for (size_t k = 0; rc == 0 && k < st.n; k++) {
+            print_frame_text(f, w, &st.frames[k], width);
+            if (o->locals)
+                cli_print_locals_text(f, w, &st, k);
         }
+        if (rc == 0 && st.end != SW_END_BOTTOM)
+            fprintf(f, "(walk ended: %s)\n", sw_walk_end_name(st.end));
     }
     sw_stack_fini(&st);
     return status;
 }
 
-/* The end of the document: the session's statistics. */
+/* The library's one-line reports of failed walks, on stderr. */
 static void
-print_trailer(const struct cli_opts *o, struct rsp_session *s, FILE *f)
+warn_stderr(void *arg, const char *line)
 {
-    if (o->format == CLI_JSON) {
-        fputs("\n], \"stats\": ", f);
-        if (s)
-            json_stats(f, rsp_session_stats(s), cli_now_us() - o->start_us);
-        else
-            fputs("null", f);
-        fputs("}\n", f);
-    } else if (o->stats && s) {
-        text_stats(f, rsp_session_stats(s), cli_now_us() - o->start_us);
+    (void)arg;
+    fprintf(stderr, "rspwalk: %s\n", line);
+}
+
+static struct sw_render_opts
+render_opts(const struct cli_opts *o)
+{
+    /* The JSON document always carries the session's stats (docs/json.md);
+     * --stats adds them to the text. */
+    return (struct sw_render_opts){ .target = o->target,
+                                    .locals = o->locals,
+                                    .stats = true,
+                                    .start_us = o->start_us,
+                                    .warn = warn_stderr };
+}
+
+static enum sw_tree_format
+tree_format(enum cli_format format)
+{
+    return format == CLI_DOT ? SW_TREE_DOT : format == CLI_FOLDED ? SW_TREE_FOLDED : SW_TREE_JSON;
+}
+
+/* The merged tree of every thread of the NPROC processes W (their threads
+ * TIDS, NTIDS of each), written in O->format.  Returns 0 or -1 (message on
+ * stderr). */
+static int
+print_tree(const struct cli_opts *o, struct sw_walker *const *w, sw_tid *const *tids,
+           const size_t *ntids, size_t nproc)
+{
+    struct sw_render_opts ro = render_opts(o);
+    struct sw_tree *t;
+    int status = 0, rc;
+
+    if (sw_tree_new(&t) < 0) {
+        fprintf(stderr, "rspwalk: merging the stacks: out of memory\n");
+        return -1;
     }
+    for (size_t i = 0; i < nproc; i++) {
+        rc = sw_render_stacks_tree(t, &ro, w[i], tids[i], ntids[i], NULL);
+        if (rc == SW_ENOMEM) {
+            fprintf(stderr, "rspwalk: merging the stacks: out of memory\n");
+            sw_tree_free(t);
+            return -1;
+        }
+        if (rc < 0)
+            status = -1; /* the thread's line is on stderr already (warn_stderr) */
+    }
+    rc = sw_tree_write(t, tree_format(o->format), stdout);
+    if (rc < 0) {
+        fprintf(stderr, "rspwalk: writing the merged tree: %s\n", sw_strerror(rc));
+        status = -1;
+    }
+    sw_tree_free(t);
+    return status;
 }
 
 int
 cli_print_walks(const struct cli_opts *o, struct sw_walker *w, const sw_tid *tids, size_t n)
 {
-    struct sw_proc *p = sw_walker_proc(w);
-    struct rsp_session *s = sw_proc_rsp_session(p);
-    FILE *f = stdout;
+    struct sw_render_opts ro = render_opts(o);
+    struct rsp_session *s = sw_proc_rsp_session(sw_walker_proc(w));
 
-    if (o->format == CLI_JSON) {
-        fprintf(f, "{\"version\": 1, \"arch\": ");
-        json_str(f, p->arch->name);
-        fprintf(f, ", \"target\": ");
-        json_str(f, o->target);
-        fprintf(f, ", \"threads\": [");
+    switch (o->format) {
+    case CLI_JSON:
+        return sw_render_stacks_json(stdout, &ro, w, tids, n, NULL) < 0 ? -1 : 0;
+    case CLI_FOLDED:
+    case CLI_DOT:
+    case CLI_TREE: {
+        sw_tid *const one[1] = { (sw_tid *)tids };
+        return print_tree(o, &w, one, &n, 1);
     }
-    int status = print_threads(o, w, tids, n, f);
-    print_trailer(o, s, f);
+    case CLI_TEXT:
+        break;
+    }
+    int status = print_threads(o, w, tids, n, stdout);
+    if (o->stats && s)
+        text_stats(stdout, rsp_session_stats(s), cli_now_us() - o->start_us);
     return status;
 }
 
@@ -297,27 +205,27 @@ int
 cli_print_processes(const struct cli_opts *o, struct sw_walker *const *w, const int64_t *pids,
                     sw_tid *const *tids, const size_t *ntids, size_t nproc)
 {
+    struct sw_render_opts ro = render_opts(o);
     struct rsp_session *s = nproc ? sw_proc_rsp_session(sw_walker_proc(w[0])) : NULL;
-    FILE *f = stdout;
     int status = 0;
 
-    if (o->format == CLI_JSON) {
-        fprintf(f, "{\"version\": 1, \"arch\": ");
-        json_str(f, nproc ? sw_walker_proc(w[0])->arch->name : "");
-        fprintf(f, ", \"target\": ");
-        json_str(f, o->target);
-        fprintf(f, ", \"processes\": [");
+    switch (o->format) {
+    case CLI_JSON:
+        return sw_render_processes_json(stdout, &ro, w, pids, tids, ntids, nproc, NULL) < 0 ? -1
+                                                                                            : 0;
+    case CLI_FOLDED:
+    case CLI_DOT:
+    case CLI_TREE:
+        return print_tree(o, w, tids, ntids, nproc);
+    case CLI_TEXT:
+        break;
     }
     for (size_t i = 0; i < nproc; i++) {
-        if (o->format == CLI_JSON)
-            fprintf(f, "%s\n {\"pid\": %" PRId64 ", \"threads\": [", i ? "," : "", pids[i]);
-        else
-            fprintf(f, "%sProcess %" PRId64 ":\n", i ? "\n" : "", pids[i]);
-        if (print_threads(o, w[i], tids[i], ntids[i], f) < 0)
+        printf("%sProcess %" PRId64 ":\n", i ? "\n" : "", pids[i]);
+        if (print_threads(o, w[i], tids[i], ntids[i], stdout) < 0)
             status = -1;
-        if (o->format == CLI_JSON)
-            fputs("\n ]}", f);
     }
-    print_trailer(o, s, f);
+    if (o->stats && s)
+        text_stats(stdout, rsp_session_stats(s), cli_now_us() - o->start_us);
     return status;
 }

@@ -5,11 +5,11 @@
  * sw_render_stacks_json.  The merged prefix tree (sw_tree) folds many call
  * paths, each a task's (a thread of a process of a target), into one tree
  * whose nodes carry task sets and counts; it is written as JSON, as STAT's
- * dot or as folded stacks.  Nothing here talks to a stub except through the
- * walker it is given.
+ * dot or as folded stacks (docs/json.md, "The merged tree").  Nothing here
+ * talks to a stub except through the walker it is given.
  *
- * Threads: a tree is used by one thread at a time; sw_render_stacks_json
- * uses its walker, which follows the walker's rule (rspwalk/walker.h).
+ * Threads: a tree is used by one thread at a time; the sw_render_* calls use
+ * their walker, and follow the walker's rule (rspwalk/walker.h).
  */
 #ifndef RSPWALK_RENDER_H
 #define RSPWALK_RENDER_H
@@ -23,31 +23,80 @@ extern "C" {
 #endif
 
 struct sw_walker;
+struct sw_stack;
+struct sw_frame;
+struct sw_symbol;
+struct sw_local_var;
+struct sw_tree;
 
-/* What the stack document says besides the walks.  Zero is the default of
- * every member. */
+/* What the stack document says besides the walks, and where else the walks
+ * go.  Zero is the default of every member. */
 struct sw_render_opts {
-    const char *target; /* the document's "target" member; NULL: null */
+    const char *target; /* the document's "target" member, a tree task's target; NULL: null */
     bool locals;        /* each frame's "locals" (docs/json.md) */
     bool stats;         /* the session's "stats" object; false: "stats": null */
     uint64_t start_us;  /* CLOCK_MONOTONIC microseconds the run began: stats' wall_us */
+    /* OPTIONAL: called with one line (no newline, borrowed for the call) for
+     * each thread whose walk failed ("thread p1f2.1f3: <why>") and for a
+     * failed fetch ahead ("fetching 3 threads ahead: <why>"), which the
+     * document also says; rspwalk prints them on stderr.  NULL: none. */
+    void (*warn)(void *arg, const char *line);
+    void *warn_arg;
+    /* OPTIONAL: every walked thread also becomes a task of TREE (borrowed;
+     * sw_render_stacks_tree says how).  NULL: none. */
+    struct sw_tree *tree;
 };
 
 /* Walk the N threads TIDS of W and write the stack document for them to F
- * (docs/json.md: {"version", "arch", "target", "threads": [...], "stats"}).
- * A thread whose walk failed is in the document with "end": "error" and its
- * "error" message.  Returns 0, or the first failed walk's code (SW_ECONN,
- * SW_ETIMEDOUT, ...) with its message in ERR; the document is complete in
- * both cases.  SW_EIO when F could not be written. */
+ * (docs/json.md: {"version", "arch", "target", "threads": [...], "stats"}),
+ * a newline after its closing brace.  A thread whose walk failed is in the
+ * document with "end": "error" (or "link") and its "error" message.
+ * Returns 0, or the first failed walk's code (SW_ECONN, SW_ETIMEDOUT, ...)
+ * with its message in ERR (may be NULL); the document is complete in both
+ * cases.  SW_EIO when F could not be written, SW_ENOMEM when O->tree could
+ * not take a walk (the document is complete then too). */
 SW_API int sw_render_stacks_json(FILE *f, const struct sw_render_opts *o, struct sw_walker *w,
                                  const sw_tid *tids, size_t n, struct sw_errbuf *err);
 
+/* The same for NPROC processes of one link (rspwalk --attach): W[i] walks
+ * process PIDS[i], whose NTIDS[i] threads are TIDS[i]; the document has
+ * "processes": [{"pid", "threads": [...]}] in place of "threads", "arch"
+ * from the first walker.  Returns as sw_render_stacks_json. */
+SW_API int sw_render_processes_json(FILE *f, const struct sw_render_opts *o,
+                                    struct sw_walker *const *w, const int64_t *pids,
+                                    sw_tid *const *tids, const size_t *ntids, size_t nproc,
+                                    struct sw_errbuf *err);
+
+/* Walk the N threads TIDS of W into T, writing nothing: each thread is a
+ * new task (target O->target, pid of W's process, the thread's label
+ * "p1f2.1f3"), its path the walk's frames outermost first named as the
+ * document names them ("function", else the pc; "module"), added once.  A
+ * thread whose walk failed is a task with an empty path.  O may be NULL
+ * (its members' defaults); O->tree is not used.  Returns 0, the first failed
+ * walk's code with its message in ERR (may be NULL), or SW_ENOMEM. */
+SW_API int sw_render_stacks_tree(struct sw_tree *t, const struct sw_render_opts *o,
+                                 struct sw_walker *w, const sw_tid *tids, size_t n,
+                                 struct sw_errbuf *err);
+
+/* The function of frame FR as gdb's backtrace names it, the document's
+ * "function": FR's DWARF name, else SYM's name (SYM: FR's symbol, from
+ * sw_frame_symbol; NULL when it has none), a C++ name demangled as gdb does.
+ * Returns a new string (caller frees with free()), NULL when FR has no name
+ * or out of memory. */
+SW_API char *sw_render_frame_function(const struct sw_frame *fr, const struct sw_symbol *sym);
+
+/* The value of variable V of frame K of ST as the document's "locals" and
+ * rspwalk's text write it: gdb's print format (sw_local_format), or
+ * "<optimized out>", "<too large>", "<unavailable>", "<error>".  Writes at
+ * most LEN bytes to BUF, always terminated (LEN > 0). */
+SW_API void sw_render_local_value(struct sw_walker *w, const struct sw_stack *st, size_t k,
+                                  const struct sw_local_var *v, char *buf, size_t len);
+
 /* ---- the merged prefix tree -------------------------------------------- */
 
-struct sw_tree;
-
 /* One frame of a call path: both strings borrowed for the call; either may
- * be NULL (no symbol: the tree names the frame by its pc, "0x..."). */
+ * be NULL.  A frame without a function is named by its pc, "0x401136".
+ * Frames merge when both names are equal (the pc then does not matter). */
 struct sw_tree_frame {
     const char *function;
     const char *module;
@@ -55,9 +104,9 @@ struct sw_tree_frame {
 };
 
 enum sw_tree_format {
-    SW_TREE_JSON,   /* {"version": 1, "tasks": N, "tasks_index": [...], "tree": {...}} */
+    SW_TREE_JSON,   /* {"version": 1, "tasks": N, "tasks_index": [...], "tree": {...}, "classes"} */
     SW_TREE_DOT,    /* STAT's prefix-tree dot: graph [type="stat_4_1"], bv="[0-3,5]" */
-    SW_TREE_FOLDED, /* root;caller;...;leaf COUNT, one line a distinct path */
+    SW_TREE_FOLDED, /* root;caller;...;leaf COUNT, one line a distinct path, sorted */
 };
 
 /* An empty tree.  Returns 0 or SW_ENOMEM; *OUT: caller frees with sw_tree_free. */
@@ -66,22 +115,39 @@ SW_API int sw_tree_new(struct sw_tree **out);
 /* NULL is a no-op. */
 SW_API void sw_tree_free(struct sw_tree *t);
 
-/* Number a new task: thread THREAD (its label, "p1f2.1f2") of process PID of
- * TARGET (any of the strings may be NULL; copied).  Tasks are numbered from
- * 0 in the order they are added; *TASK gets the number.  Returns 0 or
- * SW_ENOMEM. */
+/* Number a new task: thread THREAD (its label, "p1f2.1f2") of process PID
+ * (0: unknown, written null) of TARGET (either string may be NULL; copied).
+ * Tasks are numbered from 0 in the order they are added; *TASK (may be
+ * NULL) gets the number.  Returns 0 or SW_ENOMEM. */
 SW_API int sw_tree_add_task(struct sw_tree *t, const char *target, int64_t pid, const char *thread,
                             size_t *task);
 
+/* The number of tasks added so far. */
+SW_API size_t sw_tree_tasks(const struct sw_tree *t);
+
 /* Add one call path of task TASK, N frames, outermost caller first (main
  * before the function it calls), COUNT times (1 for a snapshot, the number
- * of samples for a profile).  Returns 0, SW_EINVAL (no such task) or
- * SW_ENOMEM. */
+ * of samples for a profile): every node on the path gains TASK and COUNT,
+ * the last one (the root for N = 0) also as where the path ends.  Returns
+ * 0, SW_EINVAL (no such task), or SW_ENOMEM with T as before the call. */
 SW_API int sw_tree_add_path(struct sw_tree *t, size_t task, const struct sw_tree_frame *path,
                             size_t n, uint64_t count);
 
-/* Write T in FORMAT to F.  Returns 0 or SW_EIO. */
+/* Add every task and path of SRC to DST: SRC's task I becomes DST's task
+ * sw_tree_tasks(DST) + I, equal nodes add their counts and task sets (the
+ * merge of STAT's daemons' trees).  SRC is unchanged.  Returns 0 or
+ * SW_ENOMEM (DST then holds SRC's tasks and part of its paths). */
+SW_API int sw_tree_merge(struct sw_tree *dst, const struct sw_tree *src);
+
+/* Write T in FORMAT to F (docs/json.md, "The merged tree").  Children are
+ * in a stable order: by descending count, then by function and module
+ * name.  Returns 0, SW_EINVAL (no such format), SW_ENOMEM or SW_EIO. */
 SW_API int sw_tree_write(const struct sw_tree *t, enum sw_tree_format format, FILE *f);
+
+/* The members of T's JSON document without its braces
+ * ("\"version\": 1, ..., \"classes\": [...]"), for a document that adds its
+ * own (a profile's "samples" and "seconds").  Returns as sw_tree_write. */
+SW_API int sw_tree_write_json_members(const struct sw_tree *t, FILE *f);
 
 #ifdef __cplusplus
 }

@@ -19,5 +19,6 @@
 #include "rspwalk/locals.h"
 #include "rspwalk/rsp.h"
 #include "rspwalk/target.h"
+#include "rspwalk/render.h"
 
 #endif /* RSPWALK_RSPWALK_H */

@@ -17,12 +17,15 @@
 /* ---- JSON ----------------------------------------------------------------- */
 
 /* Indentation of the JSON: one space a level, so that a tree reads as one
- * node a line. */
+ * node a line; no deeper than this, or a runaway recursion's path of
+ * 100000 frames would take gigabytes of spaces. */
+#define TREE_JSON_MAX_INDENT 64
+
 static void
 indent(FILE *f, size_t n)
 {
     fputc('\n', f);
-    while (n-- > 0)
+    for (size_t i = 0; i < n && i < TREE_JSON_MAX_INDENT; i++)
         fputc(' ', f);
 }
 

@@ -246,7 +246,7 @@ write_folded(const struct sw_tree *t, FILE *f)
     struct folded_run r = { 0 };
     int rc = sw_tree_walk(t, false, folded_line, &r);
 
-    if (rc == 0) {
+    if (rc == 0 && r.n > 0) {
         qsort(r.lines, r.n, sizeof *r.lines, line_cmp);
         for (size_t i = 0; i < r.n; i++)
             fprintf(f, "%s\n", r.lines[i]);

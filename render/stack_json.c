@@ -313,16 +313,17 @@ write_trailer(struct walk_run *r, struct rsp_session *s)
 {
     fputs("\n], \"stats\": ", r->f);
     if (s != NULL && r->o->stats)
-        json_stats(r->f, rsp_session_stats(s), now_us() - r->o->start_us);
+        json_stats(r->f, rsp_session_stats(s), r->o->start_us ? now_us() - r->o->start_us : 0);
     else
         fputs("null", r->f);
-    fputs("}\n", r->f);
+    if (!r->o->members_only)
+        fputs("}\n", r->f);
 }
 
 static void
 write_head(struct walk_run *r, const char *arch, const char *list)
 {
-    fprintf(r->f, "{\"version\": 1, \"arch\": ");
+    fprintf(r->f, "%s\"version\": 1, \"arch\": ", r->o->members_only ? "" : "{");
     sw_json_str(r->f, arch);
     fprintf(r->f, ", \"target\": ");
     sw_json_str(r->f, r->o->target);

@@ -35,7 +35,10 @@ struct sw_render_opts {
     const char *target; /* the document's "target" member, a tree task's target; NULL: null */
     bool locals;        /* each frame's "locals" (docs/json.md) */
     bool stats;         /* the session's "stats" object; false: "stats": null */
-    uint64_t start_us;  /* CLOCK_MONOTONIC microseconds the run began: stats' wall_us */
+    /* The document's members alone, without its braces and final newline, to
+     * be embedded in a larger object ({"id": 3, <members>}). */
+    bool members_only;
+    uint64_t start_us; /* CLOCK_MONOTONIC microseconds the run began: stats' wall_us (0: 0) */
     /* OPTIONAL: called with one line (no newline, borrowed for the call) for
      * each thread whose walk failed ("thread p1f2.1f3: <why>") and for a
      * failed fetch ahead ("fetching 3 threads ahead: <why>"), which the

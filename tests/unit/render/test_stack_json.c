@@ -70,6 +70,16 @@ test_stack_json_has_every_thread_and_feeds_the_tree(void **state)
     assert_string_equal(doc + len - strlen("\n], \"stats\": null}\n"), "\n], \"stats\": null}\n");
     free(doc);
 
+    /* The members alone, for a larger object. */
+    struct sw_render_opts bare = { .target = "fake", .members_only = true };
+    doc = NULL;
+    f = open_memstream(&doc, &len);
+    assert_int_equal(sw_render_stacks_json(f, &bare, w, tids, 2, &err), 0);
+    fclose(f);
+    assert_true(strncmp(doc, head + 1, strlen(head) - 1) == 0);
+    assert_string_equal(doc + len - strlen("\n], \"stats\": null"), "\n], \"stats\": null");
+    free(doc);
+
     /* The same walks in the tree: two tasks on one path. */
     assert_int_equal(sw_tree_tasks(t), 2);
     doc = NULL;

@@ -226,6 +226,10 @@ test_tree_million_tasks_in_two_states_keep_few_ranges(void **state)
     char *s = written(t, SW_TREE_FOLDED);
     assert_string_equal(s, "main;a;b 999990\nmain;a;c 10\n");
     free(s);
+    FILE *f = fopen("/dev/null", "w");
+    assert_int_equal(sw_tree_write(t, SW_TREE_JSON, f), 0);
+    assert_int_equal(sw_tree_write(t, SW_TREE_DOT, f), 0);
+    fclose(f);
     sw_tree_free(t);
 }
 

@@ -67,6 +67,7 @@ $(1)_LDFLAGS := $(4)
 $(1)_LIB_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(LIB_SRCS))
 $(1)_CLI_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(CLI_SRCS))
 $(1)_SERVER_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(SERVER_SRCS))
+$(1)_SERVER_LIB_OBJS := $$(filter-out build/$(1)/server/main.o,$$($(1)_SERVER_OBJS))
 $(1)_TOOL_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(TOOL_SRCS))
 
 build/$(1)/%.o: %.c
@@ -98,6 +99,14 @@ build/$(1)/tests/%: build/$(1)/tests/unit/%.o $$($(1)_TOOL_OBJS) build/$(1)/libr
 	@mkdir -p $$(@D)
 	$$(if $$(Q),@echo "  LD[$(1)] $$@")
 	$$(Q)$(2) $$($(1)_CFLAGS) -o $$@ $$< $$($(1)_TOOL_OBJS) build/$(1)/librspwalk.a -lcmocka $$(LIBS) $$($(1)_LDFLAGS)
+
+# The server's unit tests (tests/unit/server/) link its objects but main.o, and its libraries.
+build/$(1)/tests/server/%: build/$(1)/tests/unit/server/%.o $$($(1)_SERVER_LIB_OBJS) $$($(1)_TOOL_OBJS) \
+                           build/$(1)/librspwalk.a
+	@mkdir -p $$(@D)
+	$$(if $$(Q),@echo "  LD[$(1)] $$@")
+	$$(Q)$(2) $$($(1)_CFLAGS) -o $$@ $$< $$($(1)_SERVER_LIB_OBJS) $$($(1)_TOOL_OBJS) build/$(1)/librspwalk.a \
+	    -lcmocka $$(LIBS) $$(SERVER_LIBS) $$($(1)_LDFLAGS)
 
 -include $$(wildcard build/$(1)/*/*.d build/$(1)/*/*/*.d build/$(1)/*/*/*/*.d)
 endef

@@ -385,6 +385,8 @@ test_open_foreign_database_fails(void **state)
     snprintf(path, sizeof path, "%s/other.db", f->dir);
     raw_exec(path, "CREATE TABLE t (x)");
     assert_open_fails(path, "not an rspwalkd store");
+    /* Refused before anything was written to it: still in its own journal mode. */
+    assert_int_equal(raw_int(path, "SELECT journal_mode = 'delete' FROM pragma_journal_mode"), 1);
 }
 
 static void

@@ -81,7 +81,8 @@ int srv_store_default_path(char *buf, size_t len);
  * in ERR.  *OUT: srv_store_close. */
 int srv_store_open(const char *path, struct srv_store **out, char *err, size_t errlen);
 
-/* NULL is a no-op. */
+/* Close ST (the WAL is checkpointed into the file) and free it; no call on
+ * ST may be running or start.  NULL is a no-op. */
 void srv_store_close(struct srv_store *st);
 
 /* The last failure's message, "" when none (valid until the next call on ST

@@ -133,6 +133,13 @@ TSAN_FIXTURES := $(addprefix build/fixtures/x86_64/,chain-s0-O0-dyn chain-s1-O0-
                    threads-s0-O0-dyn threads-s1-O0-dyn recurse-s0-O0-dyn chain-s0-O0-static \
                    chain-s0-O2-dyn tail-s0-O2-dyn)
 
+# Warm walks of a running target checked against cold ones (tests/integration/run-warm.sh,
+# scripts/bench): built on demand against the release library.
+build/release/warm_drive: tests/warm/warm_drive.c build/release/librspwalk.a
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD[release] $@")
+	$(Q)$(CC) $(release_CFLAGS) -o $@ $< build/release/librspwalk.a $(LIBS) $(release_LDFLAGS)
+
 build/fuzz/%: tests/fuzz/%.c build/fuzz/librspwalk.a
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  FUZZ $@")
@@ -210,7 +217,7 @@ check-symbols: build/release/librspwalk.a build/release/librspwalk.so
 
 FORMAT_SRCS = $(filter-out %.def,$(LIB_SRCS) $(CLI_SRCS) $(SERVER_SRCS) $(TOOL_SRCS) $(UNIT_SRCS) $(FUZZ_SRCS) \
               $(wildcard $(addsuffix /*.h,$(LIB_DIRS)) \
-              cli/*.h server/*.h tests/tools/*.h tests/unit/*/*.h) $(PUBLIC_HDRS) $(wildcard fixtures/src/*.c fixtures/src/kernel/*.c))
+              cli/*.h server/*.h tests/tools/*.h tests/unit/*/*.h tests/warm/*.c) $(PUBLIC_HDRS) $(wildcard fixtures/src/*.c fixtures/src/kernel/*.c))
 format:
 	$(Q)clang-format -i $(FORMAT_SRCS)
 format-check:

@@ -38,6 +38,10 @@ struct sw_libstate {
     void *cb_arg;
     sw_addr lib_trap; /* r_debug.r_brk, 0 when unknown; valid when TRAP_READ */
     bool trap_read;   /* LIB_TRAP read since the last refresh */
+    /* The link map as the last refresh read it, checked at later stops
+     * (sw_libstate_update); NULL when there is nothing to check by. */
+    struct sw_rdebug_entry *watch; /* owned */
+    size_t nwatch;
     struct sw_errbuf err;
 };
 

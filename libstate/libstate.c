@@ -186,6 +186,7 @@ sw_libstate_free(struct sw_libstate *ls)
     for (size_t i = 0; i < ls->nwarnings; i++)
         sw_free(ls->warnings[i]);
     sw_free(ls->warnings);
+    sw_free(ls->watch);
     sw_free(ls);
 }
 
@@ -674,6 +675,51 @@ read_modules(struct sw_libstate *ls, struct sw_modinfo **mods, size_t *n, bool *
     return sw_is_link_error(rc) ? rc : 0;
 }
 
+/* Keep the link map of MODS (N) to check at later stops, and have the
+ * process read its entries with each stop's first reads.  Nothing to check
+ * by: every later update is a refresh. */
+static int
+watch_modules(struct sw_libstate *ls, const struct sw_modinfo *mods, size_t n)
+{
+    struct sw_rdebug_entry *e = NULL;
+    size_t ne = 0;
+    struct sw_mem_req *reqs = NULL;
+    int rc = sw_rdebug_watch(mods, n, &e, &ne);
+    if (rc == 0 && ne > 0 && (reqs = sw_calloc(ne, sizeof *reqs)) == NULL)
+        rc = SW_ENOMEM;
+    if (rc != 0) {
+        sw_free(e);
+        return sw_fail(&ls->err, rc, "keeping the link map: out of memory");
+    }
+    for (size_t i = 0; i < ne; i++)
+        reqs[i] = (struct sw_mem_req){ .addr = e[i].lm, .len = sw_rdebug_entry_bytes(ls->proc) };
+    sw_free(ls->watch);
+    ls->watch = e;
+    ls->nwatch = ne;
+    rc = sw_proc_stop_reads(ls->proc, reqs, ne);
+    sw_free(reqs);
+    if (rc != 0)
+        return sw_fail(&ls->err, rc, "keeping the link map: %s", sw_proc_errmsg(ls->proc));
+    return 0;
+}
+
+int
+sw_libstate_update(struct sw_libstate *ls)
+{
+    sw_err_clear(&ls->err);
+    if (ls->nwatch > 0) {
+        bool same = false;
+        int rc = sw_rdebug_unchanged(ls->proc, ls->watch, ls->nwatch, &same, &ls->err);
+        if (rc != 0)
+            return rc;
+        if (same) {
+            sw_debug(SW_DBG_CACHE, "libstate: link map unchanged (%zu entries)", ls->nwatch);
+            return 0;
+        }
+    }
+    return sw_libstate_refresh(ls);
+}
+
 /* Builds the new list completely before replacing the old one, so a failed
  * refresh leaves the previous list in place.  No executable at all (no
  * --exe, no exec-file from the target) is not an error: the modules are
@@ -758,6 +804,7 @@ sw_libstate_refresh(struct sw_libstate *ls)
     libs = NULL;
     n = 0;
     sw_debug(SW_DBG_CACHE, "libstate: %zu modules", ls->nlibs);
+    rc = watch_modules(ls, mods, nmods);
 out:
     if (rc == SW_ENOMEM && ls->err.code != SW_ENOMEM)
         sw_fail(&ls->err, rc, "refreshing the module list: out of memory");

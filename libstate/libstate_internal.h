@@ -41,4 +41,35 @@ int sw_rdebug_modules(struct sw_proc *p, sw_addr dyn_addr, struct sw_modinfo **m
  * Returns 0 or, like sw_rdebug_modules, a link error with ERR set. */
 int sw_rdebug_brk(struct sw_proc *p, sw_addr dyn_addr, sw_addr *r_brk, struct sw_errbuf *err);
 
+/* One link_map as a refresh saw it: what its first words must still hold at
+ * a later stop for the list to be the same.  The dynamic linker appends
+ * (dlopen) and unlinks (dlclose) by rewriting a neighbour's l_next or
+ * l_prev, so a list whose every entry still points where it did, at the same
+ * load address, is the list the refresh read. */
+struct sw_rdebug_entry {
+    sw_addr lm; /* the link_map's address */
+    sw_addr l_addr, l_ld, l_next, l_prev;
+    bool check_ld;   /* L_LD is known (the list gave it) */
+    bool check_prev; /* L_PREV is known: not the first entry listed */
+};
+
+/* The bytes sw_rdebug_unchanged reads of each entry, at its LM. */
+size_t sw_rdebug_entry_bytes(const struct sw_proc *p);
+
+/* The check of the N modules MODS, listed in link-map order as
+ * libraries-svr4 and sw_rdebug_modules list them (the main program's entry
+ * left out).  *OUT NULL and *NOUT 0 when there is nothing to check by (no
+ * module, or one without its link_map address).  Returns 0 or SW_ENOMEM.
+ * *OUT: caller frees with sw_free. */
+int sw_rdebug_watch(const struct sw_modinfo *mods, size_t n, struct sw_rdebug_entry **out,
+                    size_t *nout);
+
+/* Whether the link map still holds the N entries E as they were: *SAME
+ * false when a word differs or an entry cannot be read.  Each entry is one
+ * read of sw_rdebug_entry_bytes at its LM (the RSP backend has them cached
+ * when they came with the stop's first write, sw_proc_ops.stop_reads).
+ * Returns 0, or a link error with the message in ERR. */
+int sw_rdebug_unchanged(struct sw_proc *p, const struct sw_rdebug_entry *e, size_t n, bool *same,
+                        struct sw_errbuf *err);
+
 #endif /* RSPWALK_LIBSTATE_INTERNAL_H */

@@ -248,3 +248,64 @@ fail:
         *r_brk = 0;
     return rc;
 }
+
+/* ---- the list unchanged since the last refresh ------------------------------ */
+
+size_t
+sw_rdebug_entry_bytes(const struct sw_proc *p)
+{
+    return LM_NFIELDS * p->arch->word_size;
+}
+
+int
+sw_rdebug_watch(const struct sw_modinfo *mods, size_t n, struct sw_rdebug_entry **out, size_t *nout)
+{
+    *out = NULL;
+    *nout = 0;
+    for (size_t i = 0; i < n; i++)
+        if (mods[i].lm == 0)
+            return 0; /* an entry we could not find again */
+    if (n == 0)
+        return 0;
+    struct sw_rdebug_entry *e = sw_calloc(n, sizeof *e);
+    if (e == NULL)
+        return SW_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        e[i].lm = mods[i].lm;
+        e[i].l_addr = mods[i].l_addr;
+        e[i].l_ld = mods[i].l_ld;
+        e[i].check_ld = mods[i].l_ld != 0;
+        e[i].l_next = i + 1 < n ? mods[i + 1].lm : 0;
+        e[i].l_prev = i > 0 ? mods[i - 1].lm : 0;
+        e[i].check_prev = i > 0;
+    }
+    *out = e;
+    *nout = n;
+    return 0;
+}
+
+int
+sw_rdebug_unchanged(struct sw_proc *p, const struct sw_rdebug_entry *e, size_t n, bool *same,
+                    struct sw_errbuf *err)
+{
+    size_t w = p->arch->word_size;
+    uint8_t b[LM_NFIELDS * 8];
+
+    *same = false;
+    for (size_t i = 0; i < n; i++) {
+        int rc = p->ops->read_mem(p, e[i].lm, b, LM_NFIELDS * w);
+        if (rc != 0)
+            return read_failed(p, rc, err, "a link_map", e[i].lm);
+        sw_addr f[LM_NFIELDS];
+        for (size_t k = 0; k < LM_NFIELDS; k++)
+            f[k] = arch_load(p->arch, b + k * w, w);
+        if (f[LM_L_ADDR] != e[i].l_addr || f[LM_L_NEXT] != e[i].l_next ||
+            (e[i].check_ld && f[LM_L_LD] != e[i].l_ld) ||
+            (e[i].check_prev && f[LM_L_PREV] != e[i].l_prev)) {
+            sw_debug(SW_DBG_CACHE, "libstate: link_map 0x%" PRIx64 " changed", e[i].lm);
+            return 0;
+        }
+    }
+    *same = true;
+    return 0;
+}

@@ -752,6 +752,10 @@ rsp_send_interrupt(struct rsp_exchange *x)
 {
     static const uint8_t ctrl_c = 0x03;
     x->intr_unanswered = true;
+    /* Its reply is the stop reply that handle_debug_event reads: a round
+     * trip like any request's, though no packet goes out. */
+    x->stats.round_trips++;
+    x->stats.interrupts++;
     if (x->trace)
         sw_debug_printf("-! %s", "interrupt");
     return wire_write(x, &ctrl_c, 1, "interrupt");

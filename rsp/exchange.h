@@ -167,7 +167,8 @@ int rsp_request_pair(struct rsp_exchange *x, enum rsp_pkt k1, const char *p1, si
  * stop from then on is the resume's: an interrupt not answered so far is
  * forgotten. */
 int rsp_send_resume(struct rsp_exchange *x, enum rsp_pkt kind, const char *payload, size_t len);
-/* Send the interrupt byte 0x03 (all-stop), counted and traced. */
+/* Send the interrupt byte 0x03 (all-stop), traced and counted as a round
+ * trip (rsp_stats.interrupts too): the stop reply it brings is its reply. */
 int rsp_send_interrupt(struct rsp_exchange *x);
 /* Wait up to TIMEOUT_MS for a stop reply (after a resume), skipping 'O'. */
 int rsp_recv_stop(struct rsp_exchange *x, int timeout_ms, struct rsp_reply *r);

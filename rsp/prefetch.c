@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "rsp/stop.h"
+#include "rsp/threads.h"
 #include "rsp/xfer.h"
 
 /* The objects asked for with '?', each where the stub offers it. */
@@ -63,32 +64,39 @@ struct prefetch_ctx {
     int stop_rc;
 };
 
-/* Keep reply R of request I, whatever it says: rsp_request judges it when
- * it is asked for (empty: unsupported, "E NN": the stub's error). */
+/* Keep reply R to request ITEM in s->pre, which has room for it, whatever
+ * it says: rsp_request judges it when it is asked for (empty: unsupported,
+ * "E NN": the stub's error).  No memory: not kept, asked for again. */
+static void
+keep_reply(struct rsp_session *s, const struct rsp_batch_item *item, const struct rsp_reply *r)
+{
+    struct rsp_prefetched *e = &s->pre[s->npre];
+    e->req = sw_malloc(item->len);
+    e->reply = sw_malloc(r->len ? r->len : 1);
+    if (e->req == NULL || e->reply == NULL) {
+        sw_free(e->req);
+        sw_free(e->reply);
+        return;
+    }
+    memcpy(e->req, item->payload, item->len);
+    e->req_len = item->len;
+    memcpy(e->reply, r->p, r->len);
+    e->len = r->len;
+    s->npre++;
+}
+
+/* Keep reply R of request I: the stop for '?', the others in s->pre. */
 static int
 keep(void *arg, size_t i, int rc, const struct rsp_reply *r)
 {
     struct prefetch_ctx *ctx = arg;
     struct rsp_session *s = ctx->s;
-    (void)rc;
     if (i == 0) {
         /* '?': taken in as rsp_query_stop takes it; its failure is the connect's. */
         ctx->stop_rc = rc < 0 ? rc : rsp_take_stop(s, r, "?", true, ctx->st);
         return 0;
     }
-    struct rsp_prefetched *e = &s->pre[s->npre];
-    e->req = sw_malloc(ctx->items[i].len);
-    e->reply = sw_malloc(r->len ? r->len : 1);
-    if (e->req == NULL || e->reply == NULL) {
-        sw_free(e->req);
-        sw_free(e->reply);
-        return 0; /* not kept: asked for again when needed */
-    }
-    memcpy(e->req, ctx->items[i].payload, ctx->items[i].len);
-    e->req_len = ctx->items[i].len;
-    memcpy(e->reply, r->p, r->len);
-    e->len = r->len;
-    s->npre++;
+    keep_reply(s, &ctx->items[i], r);
     return 0;
 }
 
@@ -127,4 +135,152 @@ rsp_prefetch_stop(struct rsp_session *s, struct rsp_stop *st)
     if (rc < 0)
         return rc;
     return ctx.stop_rc;
+}
+
+/* ---- a later stop: the threads, their registers and memory, in one write ---- */
+
+/* What each item of a stop fetch is, and its reply's place. */
+enum fetch_part { PART_THREADS, PART_HG, PART_G, PART_MEM };
+
+struct fetch_ctx {
+    struct rsp_session *s;
+    const struct rsp_batch_item *items;
+    enum fetch_part *part;
+    size_t *owner;             /* per item: its thread in IDS, or its range */
+    struct rsp_thread_id *ids; /* the threads asked for, resolved */
+    bool *other;               /* per thread: its 'g' reads another thread (its 'Hg' failed) */
+    struct rsp_mem_range *ranges;
+};
+
+static int
+fetch_reply(void *arg, size_t i, int rc, const struct rsp_reply *r)
+{
+    struct fetch_ctx *c = arg;
+    struct rsp_session *s = c->s;
+    size_t k = c->owner[i];
+    switch (c->part[i]) {
+    case PART_THREADS:
+        /* Kept as the first stop's objects are: rsp_threads' request finds it. */
+        keep_reply(s, &c->items[i], r);
+        return 0;
+    case PART_HG:
+        if (rc == 0 && r->len == 2 && memcmp(r->p, "OK", 2) == 0) {
+            s->hg = c->ids[k];
+            s->hg_valid = true;
+        } else if (rc != SW_EUNSUP) {
+            /* E01: the thread is gone, and the 'g' after it reads the thread
+             * gdbserver kept: not kept under this id (rsp_regs_read_batch). */
+            c->other[k] = true;
+            if (rc == 0)
+                s->hg_valid = false;
+        }
+        return 0;
+    case PART_G: {
+        if (c->other[k] || rc < 0)
+            return 0; /* not kept: a later read asks again and says what is wrong */
+        char tid[64];
+        const struct rsp_regcache *e;
+        rsp_thread_id_format(s, c->ids[k], tid, sizeof tid);
+        rc = rsp_regs_keep(s, c->ids[k], tid, r, &e);
+        return rc == SW_ENOMEM ? rc : 0;
+    }
+    case PART_MEM: {
+        struct rsp_mem_range *m = &c->ranges[k];
+        /* Refused, short or malformed: no fact about the bytes, a read asks again. */
+        m->rc = SW_EMEM;
+        if (rc == 0 && r->len == 2 * m->len && sw_hex_decode(r->p, m->len, m->buf) == 0)
+            m->rc = 0;
+        return 0;
+    }
+    }
+    return 0;
+}
+
+int
+rsp_stop_fetch(struct rsp_session *s, const struct rsp_thread_id *ids, size_t n,
+               struct rsp_mem_range *ranges, size_t k)
+{
+    if (!rsp_prefetch_wanted(s) || !s->has_stop)
+        return SW_EUNSUP;
+    size_t cap = 1 + 2 * n + k;
+    struct rsp_batch_item *items = sw_calloc(cap, sizeof *items);
+    enum fetch_part *part = sw_calloc(cap, sizeof *part);
+    size_t *owner = sw_calloc(cap, sizeof *owner);
+    struct rsp_thread_id *want = sw_calloc(n ? n : 1, sizeof *want);
+    bool *other = sw_calloc(n ? n : 1, sizeof *other);
+    char *text = sw_malloc(cap * 128);
+    struct rsp_prefetched *pre = sw_realloc(s->pre, (s->npre + 1) * sizeof *pre);
+    size_t m = 0, nwant = 0;
+    int rc = 0;
+
+    if (pre != NULL)
+        s->pre = pre;
+    if (items == NULL || part == NULL || owner == NULL || want == NULL || other == NULL ||
+        text == NULL || pre == NULL) {
+        rc = sw_fail(&s->err, SW_ENOMEM, "fetching the stop of %zu threads: out of memory", n);
+        goto out;
+    }
+    for (size_t i = 0; i < k; i++)
+        ranges[i].rc = SW_EMEM;
+    /* The thread list first: threads that came or went since the last stop. */
+    if (s->x.feat[RSP_FEAT_XFER_THREADS] && !s->x.unsup[RSP_PKT_XFER_THREADS]) {
+        int len = rsp_xfer_request(s, "threads", "", 0, text, 128);
+        if (len > 0) {
+            part[m] = PART_THREADS;
+            items[m++] = (struct rsp_batch_item){ RSP_PKT_XFER_THREADS, text, (size_t)len };
+        }
+    }
+    /* 'Hg' and 'g' of each thread not read this stop (rsp_regs_read_batch). */
+    bool known = s->hg_valid;
+    struct rsp_thread_id sel = s->hg;
+    for (size_t i = 0; i < n && !s->x.unsup[RSP_PKT_READ_REGS]; i++) {
+        struct rsp_thread_id id = rsp_thread_resolve(s, ids[i]);
+        if (rsp_regs_cached(s, id))
+            continue;
+        want[nwant] = id;
+        if (!(known && sel.pid == id.pid && sel.tid == id.tid) &&
+            !s->x.unsup[RSP_PKT_SET_THREAD_G]) {
+            char *t = text + 128 * m, tid[64];
+            rsp_thread_id_format(s, id, tid, sizeof tid);
+            int len = snprintf(t, 128, "Hg%s", tid);
+            part[m] = PART_HG;
+            owner[m] = nwant;
+            items[m++] = (struct rsp_batch_item){ RSP_PKT_SET_THREAD_G, t, (size_t)len };
+            known = true;
+            sel = id;
+            s->hg_sent = true;
+        }
+        part[m] = PART_G;
+        owner[m] = nwant++;
+        items[m++] = (struct rsp_batch_item){ RSP_PKT_READ_REGS, "g", 1 };
+    }
+    /* Memory last: read through the last 'Hg' thread's process, which is ours. */
+    for (size_t i = 0; i < k; i++) {
+        if (ranges[i].len == 0 || ranges[i].len > rsp_mem_chunk(s))
+            continue;
+        char *t = text + 128 * m;
+        int len = snprintf(t, 128, "m%llx,%zx", (unsigned long long)ranges[i].addr, ranges[i].len);
+        part[m] = PART_MEM;
+        owner[m] = i;
+        items[m++] = (struct rsp_batch_item){ RSP_PKT_READ_MEM, t, (size_t)len };
+    }
+    if (m == 0)
+        goto out;
+    s->x.hooks.lookup_reply = prefetch_lookup;
+    s->x.hooks.arg = s;
+    struct fetch_ctx c = { s, items, part, owner, want, other, ranges };
+    rc = rsp_request_batch(&s->x, items, m, fetch_reply, &c);
+    if (rc < 0) {
+        s->hg_valid = false; /* the link failed somewhere in the batch: nothing known */
+        if (rc != SW_ENOMEM)
+            sw_err_prefix(&s->err, "fetching the stop of %zu threads: ", n);
+    }
+out:
+    sw_free(items);
+    sw_free(part);
+    sw_free(owner);
+    sw_free(want);
+    sw_free(other);
+    sw_free(text);
+    return rc;
 }

@@ -17,4 +17,6 @@ bool rsp_prefetch_wanted(const struct rsp_session *s);
  * rsp_query_stop gives it, the other replies kept for rsp_request. */
 int rsp_prefetch_stop(struct rsp_session *s, struct rsp_stop *st);
 
+/* rsp_stop_fetch is public (rspwalk/rsp.h). */
+
 #endif /* RSPWALK_RSP_PREFETCH_H */

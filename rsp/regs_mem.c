@@ -38,12 +38,9 @@ regs_find(const struct rsp_session *s, struct rsp_thread_id id)
     return s->nregs;
 }
 
-/* Keep reply R to 'g' as the registers of ID (TID as written) for this stop,
- * replacing its row if it has one (no_cache reads again); *OUT is the row.
- * Returns 0, SW_EPROTO (odd length, bad hex) or SW_ENOMEM, naming the thread. */
-static int
-regs_store(struct rsp_session *s, struct rsp_thread_id id, const char *tid,
-           const struct rsp_reply *r, const struct rsp_regcache **out)
+int
+rsp_regs_keep(struct rsp_session *s, struct rsp_thread_id id, const char *tid,
+              const struct rsp_reply *r, const struct rsp_regcache **out)
 {
     if (r->len % 2 != 0)
         return sw_fail(&s->err, SW_EPROTO,
@@ -130,7 +127,7 @@ rsp_regs_read(struct rsp_session *s, struct rsp_thread_id id, const uint8_t **bu
     if (rc < 0)
         return sw_err_prefix(&s->err, "reading the registers of thread %s: ", tid);
     const struct rsp_regcache *e;
-    if ((rc = regs_store(s, id, tid, &r, &e)) < 0)
+    if ((rc = rsp_regs_keep(s, id, tid, &r, &e)) < 0)
         return rc;
     *buf = e->buf;
     *len = e->len;
@@ -173,7 +170,7 @@ regs_batch_reply(void *arg, size_t i, int rc, const struct rsp_reply *r)
     char tid[64];
     const struct rsp_regcache *e;
     rsp_thread_id_format(s, b->ids[k], tid, sizeof tid);
-    rc = regs_store(s, b->ids[k], tid, r, &e);
+    rc = rsp_regs_keep(s, b->ids[k], tid, r, &e);
     return rc == SW_ENOMEM ? rc : 0; /* a malformed reply: as above */
 }
 

@@ -67,6 +67,12 @@ rsp_caches_drop(struct rsp_session *s)
 }
 
 void
+rsp_session_forget_stop(struct rsp_session *s)
+{
+    rsp_caches_drop(s);
+}
+
+void
 rsp_session_free(struct rsp_session *s)
 {
     if (s == NULL)

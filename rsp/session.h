@@ -108,6 +108,13 @@ int rsp_session_new(struct rsp_transport *t, const struct rsp_session_config *cf
  * first by its own fini (rsp_session_close).  NULL is a no-op. */
 void rsp_session_free(struct rsp_session *s);
 
+/* Keep reply R to 'g' as the registers of ID (TID as written) for this stop
+ * (rsp/regs_mem.c), replacing its row if it has one (no_cache reads again);
+ * *OUT is the row.  Returns 0, SW_EPROTO (odd length, bad hex) or SW_ENOMEM,
+ * naming the thread. */
+int rsp_regs_keep(struct rsp_session *s, struct rsp_thread_id id, const char *tid,
+                  const struct rsp_reply *r, const struct rsp_regcache **out);
+
 /* Drop the per-stop state: register caches, prefetched replies and the Hg selection. */
 void rsp_caches_drop(struct rsp_session *s);
 

@@ -98,6 +98,14 @@ sw_proc_prefetch_threads(struct sw_proc *p, const sw_tid *tids, size_t n)
 }
 
 int
+sw_proc_stop_reads(struct sw_proc *p, const struct sw_mem_req *ranges, size_t n)
+{
+    if (p->ops->stop_reads)
+        return p->ops->stop_reads(p, ranges, n);
+    return 0; /* a hint: the reads cost what they cost */
+}
+
+int
 sw_proc_thread_label(struct sw_proc *p, sw_tid tid, char *buf, size_t len)
 {
     if (p->ops->thread_label)

@@ -30,6 +30,7 @@ dbg_resume(struct sw_proc *p, sw_tid tid, int sig)
     struct rsp_thread_id id = tgt_rsp_thread_id(rp, tid == SW_TID_DEFAULT ? p->default_tid : tid);
     if (rp->terminated)
         return sw_fail(&p->err, SW_EEXITED, "resuming: the target has exited");
+    tgt_warm_record(rp);
     tgt_rsp_drop_caches(rp);
     /* All-stop and non-stop alike: vCont;c resumes all, vCont;c:TID that
      * thread alone (the others stay stopped on gdbserver; QEMU user resumes

@@ -60,6 +60,12 @@ mem_cache_add(struct tgt_rsp_proc *rp, sw_addr addr, size_t len, const uint8_t *
     return 0;
 }
 
+int
+tgt_rsp_mem_keep(struct tgt_rsp_proc *rp, sw_addr addr, size_t len, const uint8_t *data)
+{
+    return mem_cache_add(rp, addr, len, data);
+}
+
 /* Copy [ADDR, ADDR+LEN) from the cached windows, which may take several
  * adjacent ones.  False with *MISS at the first byte no window holds (or
  * that a window knows to be unreadable, *UNREADABLE set). */
@@ -179,6 +185,8 @@ tgt_rsp_read_mem(struct sw_proc *p, sw_addr addr, void *buf, size_t len)
         return sw_fail(&p->err, SW_EEXITED, "reading memory: the target has exited");
     if (len == 0)
         return 0;
+    if ((rc = tgt_rsp_warm_due(rp)) < 0)
+        return rc;
     if (addr + len < addr)
         return sw_fail(&p->err, SW_EMEM, "reading %zu bytes at 0x%" PRIx64 ": wraps around", len,
                        addr);
@@ -285,6 +293,8 @@ tgt_rsp_read_mem_batch_while(struct sw_proc *p, struct sw_mem_req *reqs, size_t 
 
     if (rp->terminated)
         return sw_fail(&p->err, SW_EEXITED, "reading memory: the target has exited");
+    if ((rc = tgt_rsp_warm_due(rp)) < 0)
+        return rc;
     ranges = sw_calloc(n + 1, sizeof *ranges);
     idx = sw_calloc(n + 1, sizeof *idx);
     if (ranges == NULL || idx == NULL) {

@@ -158,6 +158,9 @@ rsp_read_reg(struct sw_proc *p, sw_tid tid, unsigned regno, sw_word *val)
         tid = p->default_tid;
     if (tgt_rsp_check_stopped(rp, tid) < 0)
         return SW_EINVAL;
+    int rc0 = tgt_rsp_warm_due(rp);
+    if (rc0 < 0)
+        return rc0;
     m = map_for_dwarf(rp, regno, &row);
     if (m == NULL)
         return sw_fail(&p->err, SW_ENOREG, "register %s (DWARF %u): not in the target description",
@@ -215,6 +218,12 @@ sp_without_packet(struct tgt_rsp_proc *rp, sw_tid tid, sw_addr *sp)
            reg_from_g(rp, m, g, glen, sp);
 }
 
+bool
+tgt_rsp_sp_known(struct tgt_rsp_proc *rp, sw_tid tid, sw_addr *sp)
+{
+    return sp_without_packet(rp, tid, sp);
+}
+
 static int select_own(struct tgt_rsp_proc *rp);
 
 /* sw_proc_ops.prefetch_threads: the 'Hg' and 'g' of every thread of TIDS
@@ -239,6 +248,8 @@ prefetch_threads(struct sw_proc *p, const sw_tid *tids, size_t n, bool shared)
 
     if (rp->terminated)
         return sw_fail(&p->err, SW_EEXITED, "prefetching threads: the target has exited");
+    if ((rc = tgt_rsp_warm_due(rp)) < 0)
+        return rc;
     if (rp->no_cache || !rsp_session_pipelined(rp->s) || n == 0)
         return 0;
     ids = sw_calloc(n, sizeof *ids);
@@ -340,6 +351,9 @@ rsp_proc_threads(struct sw_proc *p, sw_tid *tids, size_t max, size_t *n)
     struct tgt_rsp_proc *rp = to_rp(p);
     if (rp->terminated)
         return sw_fail(&p->err, SW_EEXITED, "listing threads: the target has exited");
+    int rc0 = tgt_rsp_warm_due(rp);
+    if (rc0 < 0)
+        return rc0;
     if (rp->threads == NULL) {
         int rc = load_threads(rp);
         if (rc < 0)
@@ -369,6 +383,8 @@ rsp_modules(struct sw_proc *p, struct sw_modinfo **mods, size_t *n)
 
     if (!rsp_has_feature(rp->s, RSP_FEAT_XFER_LIBS_SVR4))
         return sw_fail(&p->err, SW_EUNSUP, "library list: the stub offers no libraries-svr4");
+    if ((rc = tgt_rsp_warm_due(rp)) < 0)
+        return rc;
     rc = rsp_xfer_read(rp->s, "libraries-svr4", "", &xml, &len);
     if (rc < 0)
         return proc_fail_from_session(rp, rc);
@@ -384,9 +400,28 @@ rsp_auxv(struct sw_proc *p, uint8_t **buf, size_t *len)
     char *data;
     if (!rsp_has_feature(rp->s, RSP_FEAT_XFER_AUXV))
         return sw_fail(&p->err, SW_EUNSUP, "auxv: the stub does not offer it");
+    if (rp->auxv != NULL && rp->auxv_pid == p->pid) {
+        /* Read once per process: the kernel writes it at exec only. */
+        *buf = malloc(rp->auxv_len ? rp->auxv_len : 1);
+        if (*buf == NULL)
+            return sw_fail(&p->err, SW_ENOMEM, "auxv: out of memory");
+        memcpy(*buf, rp->auxv, rp->auxv_len);
+        *len = rp->auxv_len;
+        return 0;
+    }
     int rc = rsp_xfer_read(rp->s, "auxv", "", &data, len);
     if (rc < 0)
         return proc_fail_from_session(rp, rc);
+    if (!rp->no_cache && (rp->auxv == NULL || rp->auxv_pid != p->pid)) {
+        uint8_t *copy = sw_malloc(*len ? *len : 1);
+        if (copy != NULL) {
+            memcpy(copy, data, *len);
+            sw_free(rp->auxv);
+            rp->auxv = copy;
+            rp->auxv_len = *len;
+            rp->auxv_pid = p->pid;
+        }
+    }
     size_t w = p->arch->word_size;
     for (size_t off = 0; w > 0 && off + 2 * w <= *len; off += 2 * w) {
         uint64_t type = arch_load(p->arch, (const uint8_t *)data + off, w);
@@ -417,6 +452,8 @@ rsp_destroy(struct sw_proc *p)
 {
     struct tgt_rsp_proc *rp = to_rp(p);
     tgt_rsp_drop_caches(rp);
+    tgt_warm_fini(rp);
+    sw_free(rp->auxv);
     free(rp->threads);
     if (rp->vpath != NULL) {
         (void)rsp_vfile_close(rp->s, rp->vfd);
@@ -480,7 +517,33 @@ static const struct sw_proc_ops rsp_proc_ops = {
     .read_file = rsp_read_file,
     .read_mem_batch_while = tgt_rsp_read_mem_batch_while,
     .prefetch_threads = rsp_prefetch_threads,
+    .stop_reads = tgt_warm_stop_reads,
 };
+
+/* ---- the stop's first read ---------------------------------------------------- */
+
+int
+tgt_rsp_warm_due(struct tgt_rsp_proc *rp)
+{
+    if (!rp->warm.due)
+        return 0;
+    int rc = tgt_warm_fetch(rp);
+    if (rc < 0 || !rsp_has_feature(rp->s, RSP_FEAT_XFER_THREADS))
+        return rc; /* no list in the fetch: the rest is read as walks ask */
+    /* The list came with the fetch (no packet): what it did not cover --
+     * threads new since the last stop, stacks that moved out of their
+     * window -- in one more write, only when there is any. */
+    if (rp->threads == NULL && (rc = load_threads(rp)) < 0)
+        return rc;
+    sw_tid *tids = sw_calloc(rp->nthreads ? rp->nthreads : 1, sizeof *tids);
+    if (tids == NULL)
+        return sw_fail(&rp->base.err, SW_ENOMEM, "fetching the stop: out of memory");
+    for (size_t i = 0; i < rp->nthreads; i++)
+        tids[i] = (sw_tid)rp->threads[i].tid;
+    rc = prefetch_threads(&rp->base, tids, rp->nthreads, false);
+    sw_free(tids);
+    return rc;
+}
 
 /* ---- one process of several on a link ------------------------------------ */
 

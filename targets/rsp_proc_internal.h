@@ -34,6 +34,22 @@ struct tgt_mem_range {
     uint8_t *data; /* owned; NULL for a range known to be unreadable */
 };
 
+/* One thread of the last stop, for the next stop's fetch (targets/rsp_warm.c). */
+struct tgt_warm_thread {
+    sw_tid tid;
+    struct rsp_thread_id id;
+    sw_addr lo, hi; /* the stack its last walk read, [lo, hi); lo == hi: none known */
+};
+
+/* What outlives a stop: the plan of the next stop's first write. */
+struct tgt_warm {
+    struct tgt_warm_thread *threads; /* owned: the threads of the last stop */
+    size_t nthreads;
+    struct sw_mem_req *reads; /* owned: sw_proc_ops.stop_reads' ranges (ADDR, LEN) */
+    size_t nreads;
+    bool due; /* a stop was taken in: the plan goes out with its first read */
+};
+
 struct tgt_rsp_proc {
     struct sw_proc base;
     struct rsp_session *s; /* owned */
@@ -56,6 +72,12 @@ struct tgt_rsp_proc {
     int64_t only_pid;    /* one process of several on the link (extended remote); 0: all */
     int vfd;             /* the target file open for read_file, -1 if none */
     char *vpath;         /* owned: its path */
+    struct tgt_warm warm;
+    /* The auxiliary vector, which cannot change within a process: read
+     * once per pid (not with no_cache). */
+    uint8_t *auxv; /* owned */
+    size_t auxv_len;
+    int64_t auxv_pid;
 };
 
 static inline struct tgt_rsp_proc *
@@ -73,6 +95,34 @@ void tgt_rsp_mem_drop(struct tgt_rsp_proc *rp);
 /* rsp_mem.c: whether the cached windows hold all of [ADDR, ADDR+LEN), so
  * tgt_rsp_read_mem sends nothing. */
 bool tgt_rsp_mem_cached(struct tgt_rsp_proc *rp, sw_addr addr, size_t len);
+
+/* rsp_mem.c: keep LEN bytes DATA read at ADDR in this stop's memory cache.
+ * Returns 0 or SW_ENOMEM (no message). */
+int tgt_rsp_mem_keep(struct tgt_rsp_proc *rp, sw_addr addr, size_t len, const uint8_t *data);
+
+/* rsp_proc.c: TID's SP from what this stop holds already (the stop reply,
+ * a 'g'); false when that would take a packet. */
+bool tgt_rsp_sp_known(struct tgt_rsp_proc *rp, sw_tid tid, sw_addr *sp);
+/* rsp_proc.c: at the first read after a stop, the warm fetch
+ * (tgt_warm_fetch), then one write for what it missed (threads new since the
+ * last stop, stacks that moved out of their window).  0 when none is due.
+ * Returns 0 or a link error with the message on RP. */
+int tgt_rsp_warm_due(struct tgt_rsp_proc *rp);
+
+/* rsp_warm.c: keep what this stop read, for the next stop's fetch (at
+ * resume, before the caches go).  Costs nothing on the link. */
+void tgt_warm_record(struct tgt_rsp_proc *rp);
+/* rsp_warm.c: whether a stop just taken in gets the warm fetch. */
+bool tgt_warm_wanted(struct tgt_rsp_proc *rp);
+/* rsp_warm.c: the stop's first write (rsp_stop_fetch): the thread list,
+ * the registers of the last stop's threads, their stacks where the last
+ * walks found them, and the stop_reads ranges, all kept in this stop's
+ * caches.  Clears warm.due.  Returns 0 or a link error with the message on RP. */
+int tgt_warm_fetch(struct tgt_rsp_proc *rp);
+/* rsp_warm.c: sw_proc_ops.stop_reads. */
+int tgt_warm_stop_reads(struct sw_proc *p, const struct sw_mem_req *ranges, size_t n);
+/* rsp_warm.c: free the plan. */
+void tgt_warm_fini(struct tgt_rsp_proc *rp);
 
 /* rsp_stop.c: drop the per-stop register and memory caches. */
 void tgt_rsp_drop_caches(struct tgt_rsp_proc *rp);

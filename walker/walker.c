@@ -463,7 +463,7 @@ sw_walk_stack(struct sw_walker *w, sw_tid tid, struct sw_stack *st)
     sw_err_clear(&w->err);
     if (w->proc->stop_gen != w->libs_gen) {
         /* The target ran since the list was read: dlopen and dlclose. */
-        rc = sw_libstate_refresh(w->libs);
+        rc = sw_libstate_update(w->libs);
         if (rc < 0)
             return sw_walker_fail(w, rc, "%s", sw_libstate_errmsg(w->libs));
         w->libs_gen = w->proc->stop_gen;

@@ -95,6 +95,16 @@ SW_API void sw_libstate_free(struct sw_libstate *ls);
  * usable file, or a vDSO that cannot be read, is listed without symbols. */
 SW_API int sw_libstate_refresh(struct sw_libstate *ls);
 
+/* The list as it is at this stop, read again only when it may have
+ * changed: the link map's entries as the last refresh found them (each
+ * one's link_map address, load address and neighbours) are read and
+ * compared, and only a difference (dlopen, dlclose) or a list that gave
+ * nothing to compare by makes it sw_libstate_refresh.  The reads are the
+ * process's stop_reads (rspwalk/proc.h): the RSP backend fetches them with a
+ * stop's first reads, so an unchanged list costs no round trip.  Returns as
+ * sw_libstate_refresh. */
+SW_API int sw_libstate_update(struct sw_libstate *ls);
+
 /* getLibraryAtAddr: the module whose segments cover ADDR.  *LIB is valid until
  * the next refresh.  Returns 0 or SW_ENOENT. */
 SW_API int sw_libstate_lib_at(struct sw_libstate *ls, sw_addr addr, const struct sw_lib **lib);

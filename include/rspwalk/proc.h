@@ -120,6 +120,16 @@ struct sw_proc_ops {
      * usual.  Returns 0, or a link error (SW_ECONN, SW_ETIMEDOUT,
      * SW_EEXITED, SW_ENOMEM) with the message in P->err. */
     int (*prefetch_threads)(struct sw_proc *p, const sw_tid *tids, size_t n);
+
+    /* OPTIONAL (default: nothing, 0).  A hint: the N ranges RANGES (their
+     * ADDR and LEN; BUF and RC are not used) are read at every later stop
+     * (a library state's check of the link map), so a backend that fetches
+     * a stop's first reads ahead fetches these with them and their reads
+     * cost no round trip of their own (the RSP backend: in the one write
+     * that carries the thread list, every thread's registers and stack,
+     * where the stub takes pipelined requests).  Replaces the ranges given
+     * before; N 0 clears them.  Returns 0 or SW_ENOMEM. */
+    int (*stop_reads)(struct sw_proc *p, const struct sw_mem_req *ranges, size_t n);
 };
 
 /* ProcDebug: control of a target that can be stopped and resumed.  Every
@@ -175,6 +185,7 @@ SW_API int sw_proc_read_mem_batch_while(struct sw_proc *p, struct sw_mem_req *re
                                         bool (*while_fn)(void *), void *arg);
 SW_API int sw_proc_thread_label(struct sw_proc *p, sw_tid tid, char *buf, size_t len);
 SW_API int sw_proc_prefetch_threads(struct sw_proc *p, const sw_tid *tids, size_t n);
+SW_API int sw_proc_stop_reads(struct sw_proc *p, const struct sw_mem_req *ranges, size_t n);
 
 /* The message of the last failure on P; valid until the next call on P. */
 SW_API const char *sw_proc_errmsg(const struct sw_proc *p);

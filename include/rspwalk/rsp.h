@@ -112,7 +112,8 @@ SW_API void rsp_tdesc_free(struct rsp_tdesc *td);
 struct rsp_stats {
     uint64_t packets_sent, packets_received;
     uint64_t bytes_sent, bytes_received; /* every byte on the wire, acks included */
-    uint64_t round_trips;                /* requests that waited for a reply */
+    uint64_t round_trips;                /* requests that waited for a reply, and
+                                          * interrupts (their reply is the stop) */
     uint64_t cached_replies;             /* requests answered from replies asked for
                                           * ahead (with '?', unless
                                           * rsp_session_config.no_prefetch):
@@ -121,6 +122,7 @@ struct rsp_stats {
     uint64_t notifications;              /* '%' packets received */
     uint64_t elapsed_us;                 /* time spent waiting on the link */
     uint64_t by_kind[64];                /* requests per packet kind (rsp_packet_name) */
+    uint64_t interrupts;                 /* 0x03 bytes sent (each one round trip) */
 };
 
 /* How a session works.  Every member's zero is its default, so a zeroed
@@ -188,6 +190,11 @@ SW_API const struct rsp_stats *rsp_session_stats(const struct rsp_session *s);
 SW_API const char *rsp_packet_name(size_t i);
 /* The parsed target description, or NULL if the stub sent none. */
 SW_API const struct rsp_tdesc *rsp_session_tdesc(const struct rsp_session *s);
+/* Forget what the session keeps of the current stop (registers read with
+ * 'g', replies asked for ahead, the stub's selected thread), so that the
+ * next reads ask the stub again: a cold walk of a stop already walked (the
+ * tests compare the two).  Nothing is sent. */
+SW_API void rsp_session_forget_stop(struct rsp_session *s);
 /* The last stop reply (from '?' or a resume). */
 SW_API const struct rsp_stop *rsp_last_stop(const struct rsp_session *s);
 
@@ -251,6 +258,18 @@ SW_API int rsp_mem_read_batch(struct rsp_session *s, struct rsp_mem_range *range
  * not use S. */
 SW_API int rsp_mem_read_batch_while(struct rsp_session *s, struct rsp_mem_range *ranges, size_t n,
                                     bool (*while_fn)(void *), void *arg);
+
+/* A stop's first reads in one write, where the stub takes pipelined
+ * requests (gdbserver in no-ack mode, all-stop, caches on): the thread list
+ * (qXfer:threads, kept so that rsp_threads sends nothing), the 'Hg' and
+ * 'g' of the N threads IDS (kept as rsp_regs_read_batch keeps them; a thread
+ * that is gone is not kept) and the K memory ranges RANGES (each at most
+ * rsp_mem_chunk bytes; RC 0 with BUF filled, else SW_EMEM: refused, short or
+ * not sent).  One round trip for all.  Returns 0; SW_EUNSUP (nothing sent)
+ * on a link that does not pipeline; a link error or SW_ENOMEM with the
+ * message naming the packet. */
+SW_API int rsp_stop_fetch(struct rsp_session *s, const struct rsp_thread_id *ids, size_t n,
+                          struct rsp_mem_range *ranges, size_t k);
 
 /* Read the whole qXfer OBJECT with ANNEX ("" for none), in chunks.
  * *DATA is NUL-terminated; caller frees with free().  SW_EUNSUP when the stub

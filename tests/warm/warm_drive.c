@@ -109,10 +109,34 @@ compare(const struct walk *warm, const struct walk *cold, unsigned cycle)
     return bad;
 }
 
-/* A cold walk of the stop the warm walker is at: nothing of it kept. */
+/* The same modules at the same places: 0, else the difference printed. */
 static int
-cold_walk(struct rsp_session *s, int64_t pid, const char *exe, const char *sysroot, struct walk *wk)
+compare_libs(struct sw_walker *warm, struct sw_walker *cold, unsigned cycle)
 {
+    struct sw_libstate *a = sw_walker_libstate(warm), *b = sw_walker_libstate(cold);
+    size_t n = sw_libstate_count(a);
+    int bad = n != sw_libstate_count(b);
+    for (size_t i = 0; i < n && !bad; i++) {
+        const struct sw_lib *x = sw_libstate_lib(a, i), *y = sw_libstate_lib(b, i);
+        bad = strcmp(x->name, y->name) != 0 || x->bias != y->bias;
+    }
+    if (bad) {
+        printf("cycle %u: library lists differ (warm %zu, cold %zu modules)\n", cycle, n,
+               sw_libstate_count(b));
+        for (size_t i = 0; i < n || i < sw_libstate_count(b); i++)
+            printf("  %-40s %-40s\n", i < n ? sw_libstate_lib(a, i)->name : "",
+                   i < sw_libstate_count(b) ? sw_libstate_lib(b, i)->name : "");
+    }
+    return bad;
+}
+
+/* A cold walk of the stop the warm walker WARM is at, nothing of it kept; its library
+ * list compared with WARM's. */
+static int
+cold_walk(struct rsp_session *s, struct sw_walker *warm, const char *exe, const char *sysroot,
+          unsigned cycle, struct walk *wk)
+{
+    int64_t pid = sw_walker_proc(warm)->pid;
     struct sw_proc *p;
     struct sw_walker *w;
     struct sw_errbuf err;
@@ -133,6 +157,8 @@ cold_walk(struct rsp_session *s, int64_t pid, const char *exe, const char *sysro
         return -1;
     }
     int rc = walk_all(w, wk);
+    if (rc == 0 && compare_libs(warm, w, cycle) != 0)
+        rc = 1;
     sw_walker_free(w);
     return rc;
 }
@@ -204,7 +230,7 @@ main(int argc, char **argv)
             break;
         }
         uint64_t rt = rsp_session_stats(s)->round_trips - rt0, us = now_us() - t0;
-        if (cold_walk(s, p->pid, exe, sysroot, &cold) < 0 || compare(&warm, &cold, c) != 0)
+        if (cold_walk(s, w, exe, sysroot, c, &cold) != 0 || compare(&warm, &cold, c) != 0)
             bad = 1;
         printf("cycle %u: %zu threads, %" PRIu64 " round trips (interrupt included), %" PRIu64
                " us\n",

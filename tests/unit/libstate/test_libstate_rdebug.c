@@ -304,6 +304,102 @@ test_rdebug_dead_link_is_error_naming_what_was_read(void **state)
     sw_proc_free(l.p);
 }
 
+/* The check built from the list the walk read (the libraries, main left out). */
+static void
+watch_of(struct layout *l, struct sw_rdebug_entry **e, size_t *ne)
+{
+    struct sw_modinfo *m = NULL;
+    size_t n = 0;
+    struct sw_errbuf err;
+    assert_int_equal(sw_rdebug_modules(l->p, DYN_ADDR, &m, &n, NULL, &err), 0);
+    assert_int_equal(sw_rdebug_watch(m, n, e, ne), 0);
+    assert_int_equal(*ne, n);
+    sw_modinfo_free(m, n);
+}
+
+static void
+test_rdebug_watch_unchanged_link_map_is_same(void **state)
+{
+    (void)state;
+    struct layout l;
+    struct sw_rdebug_entry *e;
+    size_t ne;
+    bool same = false;
+    struct sw_errbuf err;
+    build(&l, &arch_x86_64);
+    watch_of(&l, &e, &ne);
+    assert_int_equal(sw_rdebug_unchanged(l.p, e, ne, &same, &err), 0);
+    assert_true(same);
+    sw_free(e);
+    sw_proc_free(l.p);
+}
+
+static void
+test_rdebug_watch_dlopen_appending_an_entry_is_a_change(void **state)
+{
+    (void)state;
+    struct layout l;
+    struct sw_rdebug_entry *e;
+    size_t ne;
+    bool same = true;
+    struct sw_errbuf err;
+    build(&l, &arch_be32);
+    watch_of(&l, &e, &ne);
+    /* dlopen: a new entry after the last one, whose l_next now points at it. */
+    put_lm(&l, NCHAIN, l.name_at[1], 0, lm_at(NCHAIN - 1));
+    put_lm(&l, NCHAIN - 1, l.name_at[NCHAIN - 1], lm_at(NCHAIN), lm_at(NCHAIN - 2));
+    assert_int_equal(sw_rdebug_unchanged(l.p, e, ne, &same, &err), 0);
+    assert_false(same);
+    sw_free(e);
+    sw_proc_free(l.p);
+}
+
+static void
+test_rdebug_watch_dlclose_unlinking_an_entry_is_a_change(void **state)
+{
+    (void)state;
+    struct layout l;
+    struct sw_rdebug_entry *e;
+    size_t ne;
+    bool same = true;
+    struct sw_errbuf err;
+    build(&l, &arch_x86_64);
+    watch_of(&l, &e, &ne);
+    /* dlclose of the last library: its predecessor ends the chain. */
+    put_lm(&l, NCHAIN - 2, l.name_at[NCHAIN - 2], 0, lm_at(NCHAIN - 3));
+    assert_int_equal(sw_rdebug_unchanged(l.p, e, ne, &same, &err), 0);
+    assert_false(same);
+    sw_free(e);
+    sw_proc_free(l.p);
+}
+
+static void
+test_rdebug_watch_entry_without_link_map_address_gives_no_check(void **state)
+{
+    (void)state;
+    char a[] = "a", b[] = "b";
+    struct sw_modinfo m[2] = { { .name = a, .lm = 0x1000 }, { .name = b, .lm = 0 } };
+    struct sw_rdebug_entry *e = (void *)1;
+    size_t ne = 9;
+    assert_int_equal(sw_rdebug_watch(m, 2, &e, &ne), 0);
+    assert_null(e);
+    assert_int_equal(ne, 0);
+}
+
+static void
+test_rdebug_watch_unreadable_entry_is_a_change_not_an_error(void **state)
+{
+    (void)state;
+    struct layout l;
+    bool same = true;
+    struct sw_errbuf err;
+    build(&l, &arch_x86_64);
+    struct sw_rdebug_entry e = { .lm = UNMAPPED };
+    assert_int_equal(sw_rdebug_unchanged(l.p, &e, 1, &same, &err), 0);
+    assert_false(same);
+    sw_proc_free(l.p);
+}
+
 int
 main(void)
 {
@@ -323,6 +419,11 @@ main(void)
         cmocka_unit_test(test_rdebug_name_without_nul_within_limit_is_skipped),
         cmocka_unit_test(test_rdebug_unreadable_link_map_keeps_entries_before_it),
         cmocka_unit_test(test_rdebug_dead_link_is_error_naming_what_was_read),
+        cmocka_unit_test(test_rdebug_watch_unchanged_link_map_is_same),
+        cmocka_unit_test(test_rdebug_watch_dlopen_appending_an_entry_is_a_change),
+        cmocka_unit_test(test_rdebug_watch_dlclose_unlinking_an_entry_is_a_change),
+        cmocka_unit_test(test_rdebug_watch_entry_without_link_map_address_gives_no_check),
+        cmocka_unit_test(test_rdebug_watch_unreadable_entry_is_a_change_not_an_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

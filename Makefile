@@ -261,7 +261,7 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory all fixtures
 	$(Q)scripts/demo
 
-bench: all fixtures
+bench: all fixtures build/release/warm_drive
 	$(Q)scripts/bench
 
 # docs/comparison.md: the integration matrix (every run-*.sh that runs lib.sh's matrices;

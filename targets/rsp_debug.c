@@ -65,6 +65,9 @@ take_event(struct tgt_rsp_proc *rp, const struct rsp_stop *st, bool *taken)
         return rc < 0 ? proc_fail_from_session(rp, rc) : 0;
     }
     *taken = tgt_rsp_take_stop(rp, st);
+    /* What the last stop read goes out again with this stop's first read. */
+    if (*taken)
+        rp->warm.due = tgt_warm_wanted(rp);
     return 0;
 }
 

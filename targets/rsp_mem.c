@@ -185,8 +185,6 @@ tgt_rsp_read_mem(struct sw_proc *p, sw_addr addr, void *buf, size_t len)
         return sw_fail(&p->err, SW_EEXITED, "reading memory: the target has exited");
     if (len == 0)
         return 0;
-    if ((rc = tgt_rsp_warm_due(rp)) < 0)
-        return rc;
     if (addr + len < addr)
         return sw_fail(&p->err, SW_EMEM, "reading %zu bytes at 0x%" PRIx64 ": wraps around", len,
                        addr);
@@ -293,8 +291,6 @@ tgt_rsp_read_mem_batch_while(struct sw_proc *p, struct sw_mem_req *reqs, size_t 
 
     if (rp->terminated)
         return sw_fail(&p->err, SW_EEXITED, "reading memory: the target has exited");
-    if ((rc = tgt_rsp_warm_due(rp)) < 0)
-        return rc;
     ranges = sw_calloc(n + 1, sizeof *ranges);
     idx = sw_calloc(n + 1, sizeof *idx);
     if (ranges == NULL || idx == NULL) {

@@ -218,12 +218,6 @@ sp_without_packet(struct tgt_rsp_proc *rp, sw_tid tid, sw_addr *sp)
            reg_from_g(rp, m, g, glen, sp);
 }
 
-bool
-tgt_rsp_sp_known(struct tgt_rsp_proc *rp, sw_tid tid, sw_addr *sp)
-{
-    return sp_without_packet(rp, tid, sp);
-}
-
 static int select_own(struct tgt_rsp_proc *rp);
 
 /* sw_proc_ops.prefetch_threads: the 'Hg' and 'g' of every thread of TIDS
@@ -504,9 +498,32 @@ rsp_read_file(struct sw_proc *p, const char *path, uint64_t offset, void *buf, s
     return 0;
 }
 
+/* Memory of a process of its own on the link: the stop's fetch first. */
+static int
+own_read_mem(struct sw_proc *p, sw_addr addr, void *buf, size_t len)
+{
+    int rc = tgt_rsp_warm_due(to_rp(p));
+    return rc < 0 ? rc : tgt_rsp_read_mem(p, addr, buf, len);
+}
+
+static int
+own_read_mem_batch(struct sw_proc *p, struct sw_mem_req *reqs, size_t n)
+{
+    int rc = tgt_rsp_warm_due(to_rp(p));
+    return rc < 0 ? rc : tgt_rsp_read_mem_batch(p, reqs, n);
+}
+
+static int
+own_read_mem_batch_while(struct sw_proc *p, struct sw_mem_req *reqs, size_t n,
+                         bool (*while_fn)(void *), void *arg)
+{
+    int rc = tgt_rsp_warm_due(to_rp(p));
+    return rc < 0 ? rc : tgt_rsp_read_mem_batch_while(p, reqs, n, while_fn, arg);
+}
+
 static const struct sw_proc_ops rsp_proc_ops = {
-    .read_mem = tgt_rsp_read_mem,
-    .read_mem_batch = tgt_rsp_read_mem_batch,
+    .read_mem = own_read_mem,
+    .read_mem_batch = own_read_mem_batch,
     .read_reg = rsp_read_reg,
     .threads = rsp_proc_threads,
     .thread_label = rsp_thread_label,
@@ -515,7 +532,7 @@ static const struct sw_proc_ops rsp_proc_ops = {
     .exec_path = rsp_exec_path,
     .destroy = rsp_destroy,
     .read_file = rsp_read_file,
-    .read_mem_batch_while = tgt_rsp_read_mem_batch_while,
+    .read_mem_batch_while = own_read_mem_batch_while,
     .prefetch_threads = rsp_prefetch_threads,
     .stop_reads = tgt_warm_stop_reads,
 };

@@ -2,8 +2,9 @@
  *
  * targets/rsp_proc.c is the ProcessState (registers, threads, files,
  * construction), targets/rsp_debug.c ProcDebug (pause, resume, events,
- * detach); both call down to targets/rsp_stop.c (the stop being walked and
- * its caches) and targets/rsp_mem.c (memory).  Not installed.
+ * detach); both call down to targets/rsp_warm.c (what outlives a stop),
+ * targets/rsp_stop.c (the stop being walked and its caches) and
+ * targets/rsp_mem.c (memory), in that order.  Not installed.
  */
 #ifndef RSPWALK_TARGETS_RSP_PROC_INTERNAL_H
 #define RSPWALK_TARGETS_RSP_PROC_INTERNAL_H
@@ -100,13 +101,11 @@ bool tgt_rsp_mem_cached(struct tgt_rsp_proc *rp, sw_addr addr, size_t len);
  * Returns 0 or SW_ENOMEM (no message). */
 int tgt_rsp_mem_keep(struct tgt_rsp_proc *rp, sw_addr addr, size_t len, const uint8_t *data);
 
-/* rsp_proc.c: TID's SP from what this stop holds already (the stop reply,
- * a 'g'); false when that would take a packet. */
-bool tgt_rsp_sp_known(struct tgt_rsp_proc *rp, sw_tid tid, sw_addr *sp);
-/* rsp_proc.c: at the first read after a stop, the warm fetch
- * (tgt_warm_fetch), then one write for what it missed (threads new since the
- * last stop, stacks that moved out of their window).  0 when none is due.
- * Returns 0 or a link error with the message on RP. */
+/* rsp_proc.c: at the first read after a stop (each read op of a process of
+ * its own calls it first), the warm fetch (tgt_warm_fetch), then one write
+ * for what it missed (threads new since the last stop, stacks that moved
+ * out of their window).  0 when none is due (warm.due, set by rsp_debug.c
+ * when it takes a stop in).  Returns 0 or a link error with the message on RP. */
 int tgt_rsp_warm_due(struct tgt_rsp_proc *rp);
 
 /* rsp_warm.c: keep what this stop read, for the next stop's fetch (at

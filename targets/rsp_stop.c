@@ -59,8 +59,6 @@ tgt_rsp_take_stop(struct tgt_rsp_proc *rp, const struct rsp_stop *st)
     free(rp->threads); /* threads may have come and gone */
     rp->threads = NULL;
     rp->nthreads = 0;
-    /* What the last stop read goes out again with this stop's first read. */
-    rp->warm.due = tgt_warm_wanted(rp);
     return true;
 }
 

@@ -65,6 +65,43 @@ stack_run(const struct tgt_rsp_proc *rp, sw_addr sp, sw_addr *lo, sw_addr *hi)
     return true;
 }
 
+/* TID's SP from what this stop holds (the stop reply's expedited registers,
+ * a 'g' read), decoded as rsp_proc.c decodes it; false when that would take
+ * a packet. */
+static bool
+sp_held(struct tgt_rsp_proc *rp, sw_tid tid, sw_addr *sp)
+{
+    const struct arch_desc *a = rp->base.arch;
+    const struct tgt_regmap *m = NULL;
+    for (size_t i = 0; i < a->nregs && i < TGT_MAX_ROWS && m == NULL; i++)
+        if (a->regs[i].role == ARCH_ROLE_SP && rp->map[i].mapped)
+            m = &rp->map[i];
+    if (m == NULL)
+        return false;
+    if (rp->stop.has_thread && (sw_tid)rp->stop.thread.tid == tid)
+        for (size_t k = 0; k < rp->stop.nexpedited; k++) {
+            const struct rsp_expedited *e = &rp->stop.expedited[k];
+            if (e->regnum == m->regnum && e->len >= m->size) {
+                *sp = arch_load(a, e->bytes, m->size);
+                return true;
+            }
+        }
+    const uint8_t *g = NULL;
+    size_t glen = 0;
+    for (size_t i = 0; i < rp->ngcache && g == NULL; i++)
+        if (rp->gcache[i].tid == tid) {
+            g = rp->gcache[i].data;
+            glen = rp->gcache[i].len;
+        }
+    struct rsp_thread_id id = tgt_rsp_thread_id(rp, tid);
+    if (g == NULL && rsp_regs_cached(rp->s, id) && rsp_regs_read(rp->s, id, &g, &glen) != 0)
+        g = NULL; /* cached: no packet goes out */
+    if (g == NULL || m->offset + m->size > glen)
+        return false;
+    *sp = arch_load(a, g + m->offset, m->size);
+    return true;
+}
+
 /* The plan's entry of TID, or NULL. */
 static const struct tgt_warm_thread *
 planned(const struct tgt_rsp_proc *rp, sw_tid tid)
@@ -88,7 +125,7 @@ tgt_warm_record(struct tgt_rsp_proc *rp)
         sw_addr sp;
         t[i].tid = tid;
         t[i].id = rp->threads[i];
-        if (tgt_rsp_sp_known(rp, tid, &sp) && stack_run(rp, sp, &t[i].lo, &t[i].hi))
+        if (sp_held(rp, tid, &sp) && stack_run(rp, sp, &t[i].lo, &t[i].hi))
             continue;
         /* Not walked this stop: where its last walk was, if anywhere. */
         const struct tgt_warm_thread *old = planned(rp, tid);
@@ -121,8 +158,8 @@ plan_stack(struct tgt_rsp_proc *rp, const struct tgt_warm_thread *t, struct rsp_
            size_t *k, size_t cap, size_t chunk)
 {
     sw_addr sp, lo = t->lo, hi = t->hi;
-    bool stopped = rp->stop.has_thread && (sw_tid)rp->stop.thread.tid == t->tid &&
-                   tgt_rsp_sp_known(rp, t->tid, &sp);
+    bool stopped =
+        rp->stop.has_thread && (sw_tid)rp->stop.thread.tid == t->tid && sp_held(rp, t->tid, &sp);
     if (stopped) {
         sw_addr start = sp & ~(sw_addr)(WARM_ALIGN - 1);
         if (start < lo && lo - start <= WARM_MAX_STACK)
@@ -167,7 +204,7 @@ tgt_warm_fetch(struct tgt_rsp_proc *rp)
         /* The stopped thread's registers came with the stop: a 'g' only if
          * its walk needs more than those, as prefetch_threads decides. */
         if (!(rp->stop.has_thread && (sw_tid)rp->stop.thread.tid == t->tid &&
-              tgt_rsp_sp_known(rp, t->tid, &sp)))
+              sp_held(rp, t->tid, &sp)))
             ids[nids++] = t->id;
         plan_stack(rp, t, ranges, &k, cap, chunk);
     }

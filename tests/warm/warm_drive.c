@@ -12,6 +12,8 @@
  * MAX_RT: fail when a warm cycle after the second costs more round trips than this.
  * The last line is JSON: cycles, threads, round trips per cycle (mean, max), time per cycle.
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -140,6 +140,19 @@ build/release/warm_drive: tests/warm/warm_drive.c build/release/librspwalk.a
 	$(if $(Q),@echo "  LD[release] $@")
 	$(Q)$(CC) $(release_CFLAGS) -o $@ $< build/release/librspwalk.a $(LIBS) $(release_LDFLAGS)
 
+# The registry's driver (tests/integration/run-server-registry.sh): rspwalkd's objects
+# without its main, in the release and tsan configurations.
+define regdrive
+build/$(1)/tests/server/regdrive: tests/server/regdrive.c \
+    $$(filter-out build/$(1)/server/main.o,$$($(1)_SERVER_OBJS)) build/$(1)/librspwalk.a
+	@mkdir -p $$(@D)
+	$$(if $$(Q),@echo "  LD[$(1)] $$@")
+	$$(Q)$$(CC) $$($(1)_CFLAGS) -o $$@ $$< $$(filter-out build/$(1)/server/main.o,$$($(1)_SERVER_OBJS)) \
+	    build/$(1)/librspwalk.a $$(LIBS) $$(SERVER_LIBS) $$($(1)_LDFLAGS)
+endef
+$(eval $(call regdrive,release))
+$(eval $(call regdrive,tsan))
+
 build/fuzz/%: tests/fuzz/%.c build/fuzz/librspwalk.a
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  FUZZ $@")

@@ -28,6 +28,8 @@
  * often. */
 #define BACKOFF_MIN_MS 100
 #define BACKOFF_MAX_MS 5000
+/* gdb's number for SIGINT: the stop an interrupt (0x03) brings. */
+#define GDB_SIGINT 2
 
 uint64_t
 srv_now_us(void)
@@ -325,8 +327,7 @@ fail_queued(struct srv_target *t, int code, const char *msg)
 static char *
 event_json_locked(struct srv_target *t)
 {
-    json_t *o = json_pack("{s:I, s:s}", "id", (json_int_t)t->id, "state",
-                          srv_state_name(t->state));
+    json_t *o = json_pack("{s:I, s:s}", "id", (json_int_t)t->id, "state", srv_state_name(t->state));
     if (o == NULL)
         return NULL;
     if (t->error != NULL && t->state != SRV_STOPPED && t->state != SRV_RUNNING)
@@ -374,6 +375,8 @@ srv_link_drop(struct srv_target *t, int code, const char *msg)
     struct sw_walker *w = t->w;
     pthread_mutex_lock(&t->mu);
     t->w = NULL;
+    if (t->state == SRV_RUNNING || t->state == SRV_STOPPED)
+        t->was_running = t->state == SRV_RUNNING;
     pthread_mutex_unlock(&t->mu);
     sw_walker_free(w);
     srv_link_publish(t, code == SW_EEXITED ? SRV_EXITED : SRV_LINK_LOST, msg, -1);
@@ -434,7 +437,9 @@ link_connect(struct srv_target *t, char *err, size_t errlen)
 
 /* The link is up: say what the target is doing.  gdbserver stops a running
  * target when a client asks '?' and reports signal 0 for it (gdbserver's
- * handle_status); a target found so was running, and runs again. */
+ * handle_status); a target found so was running, and runs again.  So does
+ * one that ran when its link was lost and is found stopped by SIGINT: the
+ * interrupt of a walk that the stub took after the link broke. */
 static void
 link_up(struct srv_target *t)
 {
@@ -451,8 +456,10 @@ link_up(struct srv_target *t)
         return;
     }
     bool gdbserver = t->stub != NULL && strcmp(t->stub, "gdbserver") == 0;
-    if (gdbserver && p->debug != NULL && st != NULL && st->kind == RSP_STOP_SIGNAL &&
-        st->signal == 0) {
+    bool ran = t->was_running;
+    t->was_running = false;
+    if (p->debug != NULL && st != NULL && st->kind == RSP_STOP_SIGNAL &&
+        ((gdbserver && st->signal == 0) || (ran && st->signal == GDB_SIGINT))) {
         int rc = p->debug->resume(p, SW_TID_DEFAULT, 0);
         if (rc < 0) {
             srv_link_drop(t, rc, sw_proc_errmsg(p));
@@ -779,10 +786,10 @@ srv_target_info(struct srv_target *t)
         "id", (json_int_t)t->id, "name", t->name, "target", t->target, "exe", t->exe, "sysroot",
         t->sysroot, "arch", t->arch, "stub", t->stub, "state", srv_state_name(t->state), "error",
         t->error, "signal",
-        t->state == SRV_STOPPED && t->signal >= 0 ? json_integer(t->signal) : json_null(),
-        "stats", "walks", (json_int_t)t->walks, "cached_walks", (json_int_t)t->cached_walks,
-        "round_trips", (json_int_t)t->round_trips, "last_walk_round_trips",
-        (json_int_t)t->last_round_trips, "reconnects", (json_int_t)t->reconnects);
+        t->state == SRV_STOPPED && t->signal >= 0 ? json_integer(t->signal) : json_null(), "stats",
+        "walks", (json_int_t)t->walks, "cached_walks", (json_int_t)t->cached_walks, "round_trips",
+        (json_int_t)t->round_trips, "last_walk_round_trips", (json_int_t)t->last_round_trips,
+        "reconnects", (json_int_t)t->reconnects);
     pthread_mutex_unlock(&t->mu);
     return o;
 }

@@ -24,11 +24,11 @@ struct sw_walker;
 /* What every link of one registry shares; owned by the registry, which
  * outlives its links. */
 struct srv_link_env {
-    struct srv_store *store;  /* borrowed; NULL: none */
-    struct sw_modcache *mc;   /* the one module cache of every walker */
-    int timeout_ms;           /* per protocol read */
-    const char *cache_dir;    /* borrowed; NULL: the library's default */
-    srv_event_fn event;       /* NULL: none */
+    struct srv_store *store; /* borrowed; NULL: none */
+    struct sw_modcache *mc;  /* the one module cache of every walker */
+    int timeout_ms;          /* per protocol read */
+    const char *cache_dir;   /* borrowed; NULL: the library's default */
+    srv_event_fn event;      /* NULL: none */
     void *event_arg;
 };
 
@@ -66,11 +66,11 @@ struct srv_req {
     struct srv_waiter *waiter; /* borrowed while posted */
     bool done, abandoned;      /* under the target's lock */
     /* Results, valid once done. */
-    int rc;             /* SRV_OK or an enum srv_err */
-    char err[320];      /* the message when RC is not SRV_OK */
-    char *doc;          /* owned: the document (WALK, SAMPLE) */
-    int64_t time_us;    /* CLOCK_REALTIME microseconds the walk began */
-    bool fresh;         /* walked now, not answered from the cache */
+    int rc;          /* SRV_OK or an enum srv_err */
+    char err[320];   /* the message when RC is not SRV_OK */
+    char *doc;       /* owned: the document (WALK, SAMPLE) */
+    int64_t time_us; /* CLOCK_REALTIME microseconds the walk began */
+    bool fresh;      /* walked now, not answered from the cache */
 };
 
 /* How many requests may wait on one link; more are refused (SRV_ELIMIT). */
@@ -98,14 +98,14 @@ struct srv_target {
     pthread_mutex_t mu; /* everything below */
     pthread_cond_t cv;  /* DONE */
     enum srv_state state;
-    char *error;      /* owned: the last link failure, NULL: none */
-    int signal;       /* the last stop's signal (gdb numbering), -1: none */
-    const char *arch; /* static: the arch table's name; NULL until connected */
-    const char *stub; /* static: "gdbserver", "qemu"; NULL: not known */
-    bool quit;        /* the link thread should end */
-    bool done;        /* the link thread has ended (its link closed) */
-    uint64_t epoch;   /* links made so far: a document from another link is stale */
-    uint64_t stop_gen;  /* the live link's sw_proc.stop_gen, as of its last request */
+    char *error;       /* owned: the last link failure, NULL: none */
+    int signal;        /* the last stop's signal (gdb numbering), -1: none */
+    const char *arch;  /* static: the arch table's name; NULL until connected */
+    const char *stub;  /* static: "gdbserver", "qemu"; NULL: not known */
+    bool quit;         /* the link thread should end */
+    bool done;         /* the link thread has ended (its link closed) */
+    uint64_t epoch;    /* links made so far: a document from another link is stale */
+    uint64_t stop_gen; /* the live link's sw_proc.stop_gen, as of its last request */
     struct srv_req *head, *tail;
     size_t nqueued;
     struct srv_cached_doc cache[SRV_LINK_CACHE];
@@ -116,14 +116,14 @@ struct srv_target {
 
     /* The link thread's alone. */
     struct sw_walker *w;
+    bool was_running; /* running (or stopped for a walk) when its link was lost */
 };
 
 /* A new target from SPEC with ID, its link thread started (connecting in
  * the background).  Returns 0, or a code with the message in ERR.  *OUT
  * holds one reference: srv_target_unref after srv_target_join. */
-int srv_target_start(const struct srv_link_env *env, const struct srv_target_spec *spec,
-                     int64_t id, bool persisted, struct srv_target **out, char *err,
-                     size_t errlen);
+int srv_target_start(const struct srv_link_env *env, const struct srv_target_spec *spec, int64_t id,
+                     bool persisted, struct srv_target **out, char *err, size_t errlen);
 
 /* Ask the link thread to end: it fails what is queued, leaves the target
  * as found (running if it ran, stopped if it was stopped) and closes the

@@ -19,7 +19,7 @@
 #include "server/store.h"
 
 #define DEFAULT_MAX_TARGETS 1024
-#define DEFAULT_TIMEOUT_MS 10000
+#define DEFAULT_TIMEOUT_MS  10000
 #define DEFAULT_DEADLINE_MS 30000
 /* Sample runs at once: each holds a thread and a request on every link it
  * samples. */
@@ -37,7 +37,7 @@ struct srv_registry {
     size_t max_targets;
     int deadline_ms;
 
-    pthread_mutex_t mu; /* below */
+    pthread_mutex_t mu;    /* below */
     struct srv_target **t; /* n, in id order; one reference each */
     size_t n, cap;
     struct srv_target **grave; /* deleted, link thread still ending; one reference each */
@@ -234,8 +234,8 @@ add_back(void *arg, const struct srv_target_rec *rec)
     char err[320];
     int64_t id;
     if (add_locked(r, &spec, false, rec->id, &id, err, sizeof err) < 0)
-        fprintf(stderr, "rspwalkd: stored target %" PRId64 " (%s) not added back: %s\n",
-                rec->id, rec->target, err);
+        fprintf(stderr, "rspwalkd: stored target %" PRId64 " (%s) not added back: %s\n", rec->id,
+                rec->target, err);
     return 0;
 }
 
@@ -343,8 +343,8 @@ srv_target_delete(struct srv_registry *r, int64_t id, char *err, size_t errlen)
         size_t cap = r->gcap ? r->gcap * 2 : 8;
         struct srv_target **ng = realloc(r->grave, cap * sizeof *ng);
         if (ng == NULL)
-            rc = srv_fail(err, errlen, SRV_EINTERNAL, "deleting target %" PRId64
-                          ": out of memory", id);
+            rc = srv_fail(err, errlen, SRV_EINTERNAL, "deleting target %" PRId64 ": out of memory",
+                          id);
         else
             r->grave = ng, r->gcap = cap;
     }
@@ -462,9 +462,8 @@ walk_one(struct srv_registry *r, struct srv_target *t, const struct srv_walk_key
         q->doc = NULL;
         srv_req_free(q);
     } else {
-        rc = srv_fail(err, errlen, SRV_ETIMEOUT,
-                      "target %" PRId64 " (%s): no answer within %d ms", t->id, t->target,
-                      r->deadline_ms);
+        rc = srv_fail(err, errlen, SRV_ETIMEOUT, "target %" PRId64 " (%s): no answer within %d ms",
+                      t->id, t->target, r->deadline_ms);
     }
     srv_waiter_fini(&w);
     return rc;
@@ -526,7 +525,7 @@ srv_stacks_all(struct srv_registry *r, const int64_t *ids, size_t n, const struc
     struct srv_walk_key key = key_of(o);
     struct srv_req **q = calloc(nt ? nt : 1, sizeof *q);
     char **docs = calloc(nt ? nt : 1, sizeof *docs);
-    char (*msgs)[320] = calloc(nt ? nt : 1, sizeof *msgs);
+    char(*msgs)[320] = calloc(nt ? nt : 1, sizeof *msgs);
     struct srv_waiter w;
     srv_waiter_init(&w);
     if (q == NULL || docs == NULL || msgs == NULL) {
@@ -669,8 +668,7 @@ srv_sample_start(struct srv_registry *r, const int64_t *ids, size_t n, double hz
     if (!(hz >= 0.01 && hz <= 1e6))
         return srv_fail(err, errlen, SRV_EINVAL, "hz: %g is not between 0.01 and 1000000", hz);
     if (!(seconds > 0 && seconds <= 86400))
-        return srv_fail(err, errlen, SRV_EINVAL, "seconds: %g is not between 0 and 86400",
-                        seconds);
+        return srv_fail(err, errlen, SRV_EINVAL, "seconds: %g is not between 0 and 86400", seconds);
     reap_runs(r);
     struct srv_target **t = NULL;
     size_t nt = n;
@@ -713,8 +711,8 @@ srv_sample_start(struct srv_registry *r, const int64_t *ids, size_t n, double hz
     else if (r->env.store == NULL)
         run_id = r->next_run_id++;
     if (rc == 0) {
-        rc = srv_run_start(&r->env, r->deadline_ms, run_id, t, nt, hz, seconds, &r->runs[slot],
-                           err, errlen);
+        rc = srv_run_start(&r->env, r->deadline_ms, run_id, t, nt, hz, seconds, &r->runs[slot], err,
+                           errlen);
         free(t);
         t = NULL; /* the run has the references, also on failure */
         if (rc < 0 && r->env.store != NULL)

@@ -24,8 +24,8 @@ struct srv_run {
     int64_t id;
     struct srv_target **t; /* owned references, N */
     size_t n;
-    bool *was_stopped; /* owned, N: stopped when the run began */
-    bool *active;      /* owned, N: still sampled */
+    bool *was_stopped;     /* owned, N: stopped when the run began */
+    bool *active;          /* owned, N: still sampled */
     struct srv_req **reqs; /* owned, N: one tick's requests */
     double hz, seconds;
     pthread_t thread;
@@ -63,7 +63,7 @@ send_event(struct srv_run *run, int64_t ticks, int64_t stored, uint64_t t0, cons
     json_t *o = json_pack("{s:I, s:I, s:I, s:f, s:s}", "id", (json_int_t)run->id, "ticks",
                           (json_int_t)ticks, "stored", (json_int_t)stored, "elapsed",
                           (double)(srv_now_us() - t0) / 1e6, "state", state);
-    char *s = o ? json_dumps(o, 0) : NULL;
+    char *s = o ? json_dumps(o, JSON_REAL_PRECISION(6)) : NULL;
     json_decref(o);
     if (s != NULL)
         run->env->event(run->env->event_arg, "sample", s);

@@ -22,8 +22,8 @@ struct srv_run;
  * most DEADLINE_MS for a target.  Returns 0, or a code with the message in
  * ERR.  *OUT: srv_run_free after srv_run_stop or once srv_run_finished. */
 int srv_run_start(const struct srv_link_env *env, int deadline_ms, int64_t id,
-                  struct srv_target **t, size_t n, double hz, double seconds,
-                  struct srv_run **out, char *err, size_t errlen);
+                  struct srv_target **t, size_t n, double hz, double seconds, struct srv_run **out,
+                  char *err, size_t errlen);
 
 /* Ask the run to end now ("interrupted"): it still leaves the targets as
  * found.  Does not wait. */

@@ -120,14 +120,12 @@ stop_for_walk(struct srv_target *t, bool *paused, char *err, size_t errlen)
     if (sw_proc_rsp_thread_stopped(p, SW_TID_DEFAULT))
         return 0;
     if (p->debug == NULL)
-        return srv_fail(err, errlen, SRV_ECONFLICT, "target %" PRId64 ": cannot be stopped",
-                        t->id);
+        return srv_fail(err, errlen, SRV_ECONFLICT, "target %" PRId64 ": cannot be stopped", t->id);
     int rc = p->debug->pause(p, SW_TID_DEFAULT);
     if (rc < 0)
         return fail(t, rc, "stopping it", sw_proc_errmsg(p), err, errlen);
     const struct rsp_stop *st = rsp_last_stop(sw_proc_rsp_session(p));
-    if (st != NULL && st->kind == RSP_STOP_SIGNAL && st->signal != GDB_SIGINT &&
-        st->signal != 0) {
+    if (st != NULL && st->kind == RSP_STOP_SIGNAL && st->signal != GDB_SIGINT && st->signal != 0) {
         srv_link_publish(t, SRV_STOPPED, NULL, st->signal);
         return 0;
     }

@@ -47,24 +47,6 @@ struct srv_registry {
     int64_t next_run_id; /* sample runs without a store */
 };
 
-const char *
-srv_state_name(enum srv_state s)
-{
-    switch (s) {
-    case SRV_CONNECTING:
-        return "connecting";
-    case SRV_STOPPED:
-        return "stopped";
-    case SRV_RUNNING:
-        return "running";
-    case SRV_EXITED:
-        return "exited";
-    case SRV_LINK_LOST:
-        return "link-lost";
-    }
-    return "unknown";
-}
-
 static uint64_t
 deadline(const struct srv_registry *r)
 {

@@ -7,7 +7,8 @@
  * link.  Every target's walker shares one module cache (one parsed ELF, DWARF
  * and CFI per build-id).  A walk of a target that has not resumed since its
  * last walk is answered from that walk's document.  The HTTP layer
- * (server/http.c) calls only what this header declares.
+ * (server/http.c) calls only what this header declares, and the types of
+ * server/registry_types.h, which it includes.
  *
  * Threads: every function may be called from any thread at once.
  */
@@ -18,36 +19,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "server/registry_types.h"
+
 struct srv_registry;
 struct srv_store;
-
-/* Failures, each a fitting HTTP status in server/http.c. */
-enum srv_err {
-    SRV_OK = 0,
-    SRV_EINVAL = -1,    /* bad argument from the client: 400 */
-    SRV_ENOTFOUND = -2, /* no such target or sample: 404 */
-    SRV_ECONFLICT = -3, /* the target cannot do that now (exited, link lost): 409 */
-    SRV_ELIMIT = -4,    /* too many targets, samples or requests: 429 */
-    SRV_ESTUB = -5,     /* the stub failed or broke the protocol: 502 */
-    SRV_ETIMEOUT = -6,  /* no answer before the deadline: 504 */
-    SRV_EINTERNAL = -7, /* out of memory, store failure: 500 */
-};
-
-/* A target's link state. */
-enum srv_state {
-    SRV_CONNECTING, /* first connection not made yet */
-    SRV_STOPPED,
-    SRV_RUNNING,
-    SRV_EXITED,
-    SRV_LINK_LOST, /* reconnecting with backoff */
-};
-
-/* "connecting", "stopped", "running", "exited", "link-lost". */
-const char *srv_state_name(enum srv_state s);
-
-/* Receives server events, from any thread: TYPE is the SSE event name
- * ("target", "sample"), JSON its data object (borrowed for the call). */
-typedef void (*srv_event_fn)(void *arg, const char *type, const char *json);
 
 struct srv_registry_config {
     struct srv_store *store; /* borrowed; targets and snapshots kept there; NULL: none */
@@ -68,14 +43,6 @@ int srv_registry_new(const struct srv_registry_config *cfg, struct srv_registry 
  * stopped for a walk is resumed, one it found stopped stays stopped; the
  * links are closed without detaching.  NULL is a no-op. */
 void srv_registry_free(struct srv_registry *r);
-
-/* What a client or the command line registers.  Strings borrowed. */
-struct srv_target_spec {
-    const char *target;  /* TARGET as the CLI takes it (HOST:PORT, unix:PATH, ...) */
-    const char *exe;     /* NULL: ask the stub */
-    const char *sysroot; /* NULL: none */
-    const char *name;    /* NULL: the target string */
-};
 
 /* Register SPEC and start its link (connecting in the background: the call
  * does not wait for the stub).  PERSIST: keep it in the store.  *ID gets its

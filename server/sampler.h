@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "server/link.h"
+#include "server/target.h"
 
 struct srv_run;
 

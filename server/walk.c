@@ -55,7 +55,7 @@ fail(struct srv_target *t, int rc, const char *what, const char *msg, char *err,
     int code = srv_fail(err, errlen, srv_code(rc), "target %" PRId64 " (%s): %s: %s", t->id,
                         t->target, what, msg);
     if (link_broken(rc))
-        srv_link_drop(t, rc, msg);
+        srv_target_drop_link(t, rc, msg);
     return code;
 }
 
@@ -126,7 +126,7 @@ stop_for_walk(struct srv_target *t, bool *paused, char *err, size_t errlen)
         return fail(t, rc, "stopping it", sw_proc_errmsg(p), err, errlen);
     const struct rsp_stop *st = rsp_last_stop(sw_proc_rsp_session(p));
     if (st != NULL && st->kind == RSP_STOP_SIGNAL && st->signal != GDB_SIGINT && st->signal != 0) {
-        srv_link_publish(t, SRV_STOPPED, NULL, st->signal);
+        srv_target_publish(t, SRV_STOPPED, NULL, st->signal);
         return 0;
     }
     *paused = true;
@@ -240,11 +240,11 @@ srv_walk_run(struct srv_target *t, const struct srv_walk_key *key, enum srv_req_
             *doc = NULL;
             return fail(t, rr, "resuming", sw_proc_errmsg(p), err, errlen);
         }
-        srv_link_publish(t, SRV_RUNNING, NULL, -1);
+        srv_target_publish(t, SRV_RUNNING, NULL, -1);
     } else if (paused) {
         /* A sample's last tick of a target found stopped: it stays so. */
         const struct rsp_stop *st = rsp_last_stop(sw_proc_rsp_session(p));
-        srv_link_publish(t, SRV_STOPPED, NULL, st ? st->signal : -1);
+        srv_target_publish(t, SRV_STOPPED, NULL, st ? st->signal : -1);
     }
     /* The session does not count the interrupt, which waits for its stop
      * reply as a request waits for its reply: count it here. */
@@ -257,7 +257,7 @@ srv_walk_run(struct srv_target *t, const struct srv_walk_key *key, enum srv_req_
     }
     pthread_mutex_unlock(&t->mu);
     if (rc == 0 && !resume)
-        srv_link_cache_put(t, key, *doc, p->stop_gen);
+        srv_target_cache_put(t, key, *doc, p->stop_gen);
     return rc;
 }
 
@@ -274,12 +274,12 @@ srv_walk_control(struct srv_target *t, bool resume, char *err, size_t errlen)
     if (resume && stopped) {
         if ((rc = p->debug->resume(p, SW_TID_DEFAULT, 0)) < 0)
             return fail(t, rc, "resuming", sw_proc_errmsg(p), err, errlen);
-        srv_link_publish(t, SRV_RUNNING, NULL, -1);
+        srv_target_publish(t, SRV_RUNNING, NULL, -1);
     } else if (!resume && !stopped) {
         if ((rc = p->debug->pause(p, SW_TID_DEFAULT)) < 0)
             return fail(t, rc, "stopping it", sw_proc_errmsg(p), err, errlen);
         const struct rsp_stop *st = rsp_last_stop(sw_proc_rsp_session(p));
-        srv_link_publish(t, SRV_STOPPED, NULL, st ? st->signal : -1);
+        srv_target_publish(t, SRV_STOPPED, NULL, st ? st->signal : -1);
     }
     return 0;
 }

@@ -1,12 +1,12 @@
 /* server/walk.h -- what a link thread does with its walker: walks, pause, resume.
  *
  * Called on the link thread alone (server/link.c), with a live link
- * (T->w set).  A failure that breaks the link closes it (srv_link_drop).
+ * (T->w set).  A failure that breaks the link closes it (srv_target_drop_link).
  */
 #ifndef RSPWALK_SERVER_WALK_H
 #define RSPWALK_SERVER_WALK_H
 
-#include "server/link.h"
+#include "server/target.h"
 
 /* Walk T with KEY's options into *DOC (the stack document; caller frees
  * with free()).  KIND SRV_REQ_WALK: a running target is stopped for the

@@ -13,7 +13,6 @@
 #include <strings.h>
 
 #include "rspwalk/rspwalk.h"
-#include "server/render_tmp.h"
 #include "server/store.h"
 
 /* gdb's number for SIGINT: the stop an interrupt (0x03) brings. */
@@ -180,10 +179,6 @@ render(struct srv_target *t, const struct srv_walk_key *key, uint64_t start_us, 
         tids[0] = one;
         n = 1;
     }
-    if (key->locals) {
-        free(tids);
-        return srv_fail(err, errlen, SRV_EINVAL, "locals: not served by this build yet");
-    }
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -195,7 +190,7 @@ render(struct srv_target *t, const struct srv_walk_key *key, uint64_t start_us, 
         .target = t->target, .locals = key->locals, .stats = true, .start_us = start_us
     };
     struct sw_errbuf e = { 0 };
-    rc = srv_tmp_render_stacks_json(f, &ro, w, tids, n, &e);
+    rc = sw_render_stacks_json(f, &ro, w, tids, n, &e);
     free(tids);
     if (fclose(f) != 0 && rc == 0)
         rc = SW_ENOMEM;

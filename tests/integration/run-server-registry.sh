@@ -79,9 +79,13 @@ kill_stub() {
 # Process state letter of PID (R, S, t...).
 proc_state() { sed -n 's/^State:\s*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null; }
 
-coproc DRV { exec $wrap "$drive" --events "$tmp/events" --timeout-ms $((2000 * slow)) \
-    --deadline-ms $((1000 * slow)) 2>"$tmp/drive.err"; }
-drv_pid=$DRV_PID
+# start_driver N: the driver over the store $tmp/store.db, events to $tmp/events.N.
+start_driver() {
+    coproc DRV { exec $wrap "$drive" --events "$tmp/events.$1" --db "$tmp/store.db" \
+        --timeout-ms $((2000 * slow)) --deadline-ms $((1000 * slow)) 2>>"$tmp/drive.err"; }
+    drv_pid=$DRV_PID
+}
+start_driver 1
 
 # cmd LINE: send one command, the answer in $R ("ok ..." / "err ...").
 cmd() {
@@ -260,6 +264,27 @@ if [ "$s_run" = S ] && [ "$s_idle" = t ] && [ "$s_a" = t ]; then
 else
     fail as-found "the deleted running target is '$s_run' (S), the stopped ones '$s_idle' '$s_a' (t)"
 fi
+# ---- the store: snapshots and samples kept; a new registry has its targets back --
+t0=$(ms)
+nsnap=$(sqlite3 "$tmp/store.db" "SELECT count(*) FROM snapshots")
+nsamp=$(sqlite3 "$tmp/store.db" "SELECT count(*) FROM sample_stacks")
+ntgt=$(sqlite3 "$tmp/store.db" "SELECT count(*) FROM targets")
+# c and run were deleted, and their history with them.
+[ "$nsnap" -ge 3 ] && [ "$nsamp" -ge 10 ] && [ "$ntgt" = 3 ] ||
+    fail store "$ntgt targets (3), $nsnap snapshots (3 or more), $nsamp sample stacks (10 or more)"
+start_driver 2
+cmd info
+if py "sorted(t['target'] for t in d) == sorted(['127.0.0.1:${stub_port[a]}', '127.0.0.1:${stub_port[b]}', '127.0.0.1:${stub_port[idle]}'])" <(echo "${R#ok }") &&
+    ok wait "${id[a]}" stopped $((10 * slow)) && ok stacks "${id[a]}" "$tmp/a4.json" &&
+    py "${norm//X/ds[0]} == ${norm//X/ds[1]}" "$tmp/a1.json" "$tmp/a4.json"; then
+    pass store-and-restart $(($(ms) - t0))
+else
+    fail store-and-restart "$R"
+fi
+cmd quit
+wait "$drv_pid" 2>/dev/null
+drv_pid=
+
 if [ -s "$tmp/drive.err" ] && grep -qv "registry freed" "$tmp/drive.err"; then
     fail driver-stderr "$(grep -v "registry freed" "$tmp/drive.err" | head -20)"
 fi

@@ -308,13 +308,15 @@ void
 srv_target_drop_link(struct srv_target *t, int code, const char *msg)
 {
     struct sw_walker *w = t->w;
+    char copy[sizeof((struct sw_errbuf *)0)->msg];
+    snprintf(copy, sizeof copy, "%s", msg); /* MSG may live in the walker freed below */
     pthread_mutex_lock(&t->mu);
     t->w = NULL;
     if (t->state == SRV_RUNNING || t->state == SRV_STOPPED)
         t->was_running = t->state == SRV_RUNNING;
     pthread_mutex_unlock(&t->mu);
     sw_walker_free(w);
-    srv_target_publish(t, code == SW_EEXITED ? SRV_EXITED : SRV_LINK_LOST, msg, -1);
+    srv_target_publish(t, code == SW_EEXITED ? SRV_EXITED : SRV_LINK_LOST, copy, -1);
 }
 
 /* ---- lifetime -------------------------------------------------------------- */

@@ -189,7 +189,8 @@ int srv_target_no_link_locked(struct srv_target *t, char *err, size_t errlen);
 void srv_target_publish(struct srv_target *t, enum srv_state state, const char *error, int signal);
 
 /* Close T's link after failure CODE (SW_EEXITED: the target exited) with
- * MSG, and publish the state that follows (exited or link-lost). */
+ * MSG (which may point into the link's objects: it is copied first), and
+ * publish the state that follows (exited or link-lost). */
 void srv_target_drop_link(struct srv_target *t, int code, const char *msg);
 
 /* Keep DOC, walked with KEY at STOP_GEN of the live link, for walks that

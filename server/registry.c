@@ -135,6 +135,12 @@ spec_str_ok(const char *s, const char *what, bool required, char *err, size_t er
     return true;
 }
 
+static bool
+same_str(const char *a, const char *b)
+{
+    return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
 /* Add T (one reference, the registry's) at its id.  R->mu held. */
 static int
 insert_locked(struct srv_registry *r, struct srv_target *t, char *err, size_t errlen)
@@ -170,11 +176,20 @@ add_locked(struct srv_registry *r, const struct srv_target_spec *spec, bool pers
         return SRV_EINVAL;
     if (r->n >= r->max_targets)
         return srv_fail(err, errlen, SRV_ELIMIT, "too many targets: at most %zu", r->max_targets);
-    for (size_t i = 0; i < r->n; i++)
-        if (strcmp(r->t[i]->target, spec->target) == 0)
+    /* One link per stub (gdbserver serves one client): the same target
+     * again is the target already there, unless it asks for other files. */
+    for (size_t i = 0; i < r->n; i++) {
+        struct srv_target *t = r->t[i];
+        if (strcmp(t->target, spec->target) != 0)
+            continue;
+        if (!same_str(t->exe, spec->exe) || !same_str(t->sysroot, spec->sysroot))
             return srv_fail(err, errlen, SRV_ECONFLICT,
-                            "target %s is already registered (id %" PRId64 ")", spec->target,
-                            r->t[i]->id);
+                            "target %s is already registered (id %" PRId64
+                            ") with another exe or sysroot",
+                            spec->target, t->id);
+        *out = t->id;
+        return 0;
+    }
     bool stored = id != 0;
     if (id == 0 && persist && r->env.store != NULL) {
         struct srv_target_rec rec = { .name = (char *)spec->name,

@@ -46,7 +46,11 @@ void srv_registry_free(struct srv_registry *r);
 
 /* Register SPEC and start its link (connecting in the background: the call
  * does not wait for the stub).  PERSIST: keep it in the store.  *ID gets its
- * id.  Returns 0 or a code with the message in ERR. */
+ * id: the store's when kept there, else the registry's own (from 1 without
+ * a store, from 2^40 with one, so that the two never meet).  A TARGET
+ * already registered with the same exe and sysroot is that target (0 and
+ * its id; one link per stub); with others, SRV_ECONFLICT.  Returns 0 or a
+ * code with the message in ERR. */
 int srv_target_add(struct srv_registry *r, const struct srv_target_spec *spec, bool persist,
                    int64_t *id, char *err, size_t errlen);
 
@@ -54,8 +58,13 @@ int srv_target_add(struct srv_registry *r, const struct srv_target_spec *spec, b
 int srv_target_delete(struct srv_registry *r, int64_t id, char *err, size_t errlen);
 
 /* JSON text of one target ({"id", "name", "target", "exe", "sysroot", "arch",
- * "stub", "state", "error"}) or of all ([...], in id order).  *OUT: caller
- * frees with free(). */
+ * "stub", "state", "error", "signal", "stats"}) or of all ([...], in id
+ * order).  "signal": the stop's signal (gdb's numbering) while stopped, else
+ * null; "stats": {"walks", "cached_walks" (answered from the document of the
+ * same stop), "round_trips" (every round trip on its links, interrupts
+ * counted), "last_walk_round_trips" (of the last walk that talked to the
+ * stub: stop, walk and resume), "reconnects"}.  *OUT: caller frees with
+ * free(). */
 int srv_target_json(struct srv_registry *r, int64_t id, char **out, char *err, size_t errlen);
 int srv_targets_json(struct srv_registry *r, char **out, char *err, size_t errlen);
 

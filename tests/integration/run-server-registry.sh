@@ -132,7 +132,9 @@ done
 for k in a b c run idle; do
     ok wait "${id[$k]}" stopped $((10 * slow)) || fail connect "$k: $R"
 done
-ok add "127.0.0.1:${stub_port[a]}" && fail add-twice "a second registration was accepted"
+ok add "127.0.0.1:${stub_port[a]}" && [ "${R#ok }" = "${id[a]}" ] ||
+    fail add-twice "the same target again is not the same id: $R"
+ok add "127.0.0.1:${stub_port[a]}" /bin/true && fail add-twice "another exe for the same target: $R"
 # To each fixture's stop (its breakpoint), and the sleeper running.
 for k in a b c; do
     ok resume "${id[$k]}" || fail resume "$k: $R"

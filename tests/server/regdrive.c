@@ -5,7 +5,7 @@
  * answers, one line each ("ok ..." or "err CODE message").  Events go to
  * the --events file, one "TYPE JSON" line each.
  *
- *   add TARGET [EXE]      register, print the id
+ *   add TARGET [EXE|- [SYSROOT]]  register (sysroot / by default), print the id
  *   stacks ID FILE [THREAD [MAX]]  the document of ID into FILE
  *   all FILE [ID...]      srv_stacks_all into FILE, print the milliseconds taken
  *   info [ID]             the target's (or every target's) JSON
@@ -154,7 +154,10 @@ main(int argc, char **argv)
         if (strcmp(cmd, "add") == 0) {
             a1 = strtok(NULL, " \t\n");
             a2 = strtok(NULL, " \t\n");
-            struct srv_target_spec spec = { .target = a1, .exe = a2, .sysroot = "/" };
+            a3 = strtok(NULL, " \t\n");
+            struct srv_target_spec spec = { .target = a1,
+                                            .exe = a2 && strcmp(a2, "-") ? a2 : NULL,
+                                            .sysroot = a3 ? a3 : "/" };
             int64_t id = 0;
             rc = srv_target_add(r, &spec, true, &id, err, sizeof err);
             reply(rc, err, "%" PRId64, id);

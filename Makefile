@@ -199,7 +199,7 @@ check-fuzz: $(FUZZ_BINS)
 fuzz: $(FUZZ_BINS)
 	$(Q)tests/run-fuzz $(or $(FUZZ_LONG),300) $(FUZZ_BINS)
 
-check-integration: build/release/rspwalk fixtures
+check-integration: build/release/rspwalk build/release/tests/server/regdrive fixtures
 	$(Q)tests/integration/run-all
 
 check-docs: build/release/librspwalk.a build/release/rspwalk fixtures

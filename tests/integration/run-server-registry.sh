@@ -39,7 +39,12 @@ stop_all() {
 }
 trap stop_all EXIT
 
-pass() { echo "PASS server-registry-$1 ($2 ms)"; }
+# pass NAME MS [NOTE]: NOTE (figures measured) on an indented line of its own.
+pass() {
+    echo "PASS server-registry-$1 ($2 ms)"
+    [ -n "${3:-}" ] && echo "    $3"
+    return 0
+}
 fail() {
     echo "FAIL server-registry-$1: $2"
     failed=$((failed + 1))
@@ -164,7 +169,7 @@ warm_ms=${R#ok }
 rt2=$(info_field "${id[a]}" stats round_trips)
 c2=$(info_field "${id[a]}" stats cached_walks)
 if [ "$rt1" = "$rt2" ] && [ "$c2" -gt "$c1" ] && cmp -s "$tmp/a1.json" "$tmp/a2.json"; then
-    pass warm-stopped-0-round-trips-${warm_ms}ms $(($(ms) - t0))
+    pass warm-stopped $(($(ms) - t0)) "$((rt2 - rt1)) round trips, $warm_ms ms"
 else
     fail warm "round trips $rt1 -> $rt2, cached walks $c1 -> $c2"
 fi
@@ -178,7 +183,7 @@ rts=$(info_field "${id[run]}" stats last_walk_round_trips)
 st=$(info_field "${id[run]}" state)
 if [ "$st" = running ] && [ "$(proc_state "${inferior[run]}")" != t ] &&
     py "d['threads'][0]['frames']" "$tmp/run2.json"; then
-    pass running-walk-${rts}-round-trips-${run_ms}ms $(($(ms) - t0))
+    pass running-walk $(($(ms) - t0)) "$rts round trips (the interrupt counted), $run_ms ms"
 else
     fail running "state $st, process $(proc_state "${inferior[run]}"), $(head -c 300 "$tmp/run2.json")"
 fi
@@ -230,9 +235,21 @@ kill -CONT "${stub_pid[run]}"
 # The stub comes back with its target running: found so, it runs on.
 if ok wait "${id[run]}" running $((15 * slow)) && sleep 0.3 &&
     [ "$(info_field "${id[run]}" state)" = running ]; then
-    pass hung-${all_ms}ms $(($(ms) - t0))
+    pass hung $(($(ms) - t0)) "every target answered in $all_ms ms"
 else
     fail hung "after SIGCONT: $R $(info_field "${id[run]}" state) $(info_field "${id[run]}" error)"
+fi
+
+# ---- a target that exits: exited, and a walk says so at once -----------------
+t0=$(ms)
+start_stub ex 0 /bin/true || fail exited "gdbserver did not start"
+ok add "127.0.0.1:${stub_port[ex]}" && id[ex]=${R#ok }
+ok wait "${id[ex]}" stopped $((10 * slow)) && ok resume "${id[ex]}" || fail exited "$R"
+if ok wait "${id[ex]}" exited $((10 * slow)) && ! ok stacks "${id[ex]}" "$tmp/ex.json" &&
+    [ "${R#err -3 }" != "$R" ] && ok delete "${id[ex]}"; then
+    pass exited $(($(ms) - t0))
+else
+    fail exited "$R"
 fi
 
 # ---- sampling leaves the targets as found ---------------------------------

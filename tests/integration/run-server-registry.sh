@@ -27,6 +27,7 @@ failed=0
 drv_pid=
 
 stop_all() {
+    exec 2>/dev/null # no notes from bash on the jobs killed here
     local k
     for k in "${!inferior[@]}"; do kill -KILL "${inferior[$k]}" 2>/dev/null; done
     for k in "${!stub_pid[@]}"; do
@@ -300,9 +301,40 @@ if py "sorted(t['target'] for t in d) == sorted(['127.0.0.1:${stub_port[a]}', '1
 else
     fail store-and-restart "$R"
 fi
+
+# ---- stress: walks, pauses and resumes from 8 threads; a stub killed and restarted --
+t0=$(ms)
+sids=()
+for k in s1 s2 s3; do
+    start_stub $k 0 /bin/sleep 3600 && ok add "127.0.0.1:${stub_port[$k]}" && sids+=("${R#ok }")
+done
+for i in "${sids[@]}"; do ok wait "$i" stopped $((10 * slow)) && ok resume "$i"; done
+echo "stress 8 $((3 * slow)) ${sids[*]} ${id[a]}" >&"${DRV[1]}"
+sleep $((1 * slow))
+kill_stub s2
+sleep 0.5
+start_stub s2 "${stub_port[s2]}" /bin/sleep 3600
+IFS= read -r -t $((60 * slow)) R <&"${DRV[0]}" || R="err (no answer to stress)"
+stress=$R
+# Every answer a document or one of the registry's codes, never an internal failure (-7).
+# The restarted stub is found again (stopped or running: the threads paused and resumed it).
+for ((i = 0; i < 60 * slow; i++)); do
+    st=$(info_field "${sids[1]}" state)
+    [ "$st" = stopped ] || [ "$st" = running ] && break
+    sleep 0.2
+done
+R=$stress
+if [ "${R%% *}" = ok ] && [ "${R#* -7:}" = "$R" ] && { [ "$st" = stopped ] || [ "$st" = running ]; }; then
+    pass stress $(($(ms) - t0)) "answers by code (0: a document): ${stress#ok }"
+else
+    fail stress "$stress; the restarted stub's target is $st"
+fi
+t0=$(ms)
 cmd quit
 wait "$drv_pid" 2>/dev/null
 drv_pid=
+freed=$(sed -n 's/.*registry freed in \([0-9]*\) ms/\1/p' "$tmp/drive.err" | tail -1)
+pass free $(($(ms) - t0)) "the registry freed in $freed ms"
 
 if [ -s "$tmp/drive.err" ] && grep -qv "registry freed" "$tmp/drive.err"; then
     fail driver-stderr "$(grep -v "registry freed" "$tmp/drive.err" | head -20)"

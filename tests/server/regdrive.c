@@ -12,10 +12,14 @@
  *   wait ID STATE SEC     until ID is in STATE (or fail after SEC)
  *   resume ID | pause ID | delete ID
  *   sample SEC HZ [ID...] start a run and wait for its end, print its last event
+ *   stress THREADS SEC [ID...]  THREADS threads call walks, srv_stacks_all, info, pause
+ *                         and resume on the IDs at random for SEC seconds; print the
+ *                         answers by code ("0:N -3:M ...") and the slowest in ms
  */
 #include <inttypes.h>
 #include <jansson.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,10 +79,54 @@ state_of(struct srv_registry *r, int64_t id, char *buf, size_t len)
     return buf;
 }
 
+/* One stress thread's work and what it saw. */
+struct stress {
+    struct srv_registry *r;
+    const int64_t *ids;
+    size_t n;
+    double until_ms;
+    unsigned seed;
+    long counts[8]; /* by -code */
+    double worst_ms;
+};
+
+static void *
+stress_main(void *arg)
+{
+    struct stress *s = arg;
+    char err[512];
+    while (now_ms() < s->until_ms) {
+        int64_t id = s->ids[rand_r(&s->seed) % s->n];
+        char *out = NULL;
+        int rc, op = (int)(rand_r(&s->seed) % 10);
+        double t0 = now_ms();
+        if (op < 5) {
+            struct srv_walk_opts o = { .max_frames = op == 4 ? 2 : 0 };
+            rc = srv_target_stacks(s->r, id, &o, &out, err, sizeof err);
+        } else if (op < 7) {
+            rc = srv_stacks_all(s->r, NULL, 0, NULL, &out, err, sizeof err);
+        } else if (op < 8) {
+            rc = srv_targets_json(s->r, &out, err, sizeof err);
+        } else if (op < 9) {
+            rc = srv_target_pause(s->r, id, err, sizeof err);
+        } else {
+            rc = srv_target_resume(s->r, id, err, sizeof err);
+        }
+        double ms = now_ms() - t0;
+        if (ms > s->worst_ms)
+            s->worst_ms = ms;
+        /* An answer that is not JSON counts as an internal failure. */
+        if (rc == 0 && op < 8 && (out == NULL || (out[0] != '{' && out[0] != '[')))
+            rc = -7;
+        s->counts[-rc < 8 ? -rc : 7]++;
+        free(out);
+    }
+    return NULL;
+}
+
 static void reply(int rc, const char *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-#include <stdarg.h>
 static void
 reply(int rc, const char *err, const char *fmt, ...)
 {
@@ -243,6 +291,35 @@ main(int argc, char **argv)
                 pthread_mutex_unlock(&g_mu);
             }
             reply(rc, err, "%s", g_last_sample);
+        } else if (strcmp(cmd, "stress") == 0) {
+            a1 = strtok(NULL, " \t\n");
+            a2 = strtok(NULL, " \t\n");
+            int64_t ids[1024];
+            size_t n = read_ids(ids, 1024), nt = a1 ? strtoul(a1, NULL, 10) : 4;
+            struct stress st[64];
+            pthread_t th[64];
+            nt = nt > 64 ? 64 : nt ? nt : 1;
+            double until = now_ms() + (a2 ? atof(a2) : 1) * 1000, worst = 0;
+            long counts[8] = { 0 };
+            for (size_t i = 0; i < nt && n > 0; i++) {
+                st[i] = (struct stress){
+                    .r = r, .ids = ids, .n = n, .until_ms = until, .seed = (unsigned)i + 1
+                };
+                pthread_create(&th[i], NULL, stress_main, &st[i]);
+            }
+            for (size_t i = 0; i < nt && n > 0; i++) {
+                pthread_join(th[i], NULL);
+                for (int k = 0; k < 8; k++)
+                    counts[k] += st[i].counts[k];
+                if (st[i].worst_ms > worst)
+                    worst = st[i].worst_ms;
+            }
+            printf("ok");
+            for (int k = 0; k < 8; k++)
+                if (counts[k])
+                    printf(" %d:%ld", -k, counts[k]);
+            printf(" worst %.0f\n", worst);
+            fflush(stdout);
         } else {
             printf("err -1 unknown command %s\n", cmd);
             fflush(stdout);

@@ -241,9 +241,8 @@ srv_walk_run(struct srv_target *t, const struct srv_walk_key *key, enum srv_req_
         const struct rsp_stop *st = rsp_last_stop(sw_proc_rsp_session(p));
         srv_target_publish(t, SRV_STOPPED, NULL, st ? st->signal : -1);
     }
-    /* The session does not count the interrupt, which waits for its stop
-     * reply as a request waits for its reply: count it here. */
-    uint64_t rts = stats->round_trips - rt0 + (paused ? 1 : 0);
+    /* The session counts the interrupt and its stop reply as a round trip. */
+    uint64_t rts = stats->round_trips - rt0;
     pthread_mutex_lock(&t->mu);
     t->round_trips += rts;
     if (rc == 0) {

@@ -254,6 +254,10 @@ walk_threads(struct walk_run *r, struct sw_walker *w, const sw_tid *tids, size_t
     FILE *f = r->f;
     struct sw_stack st;
     bool ahead = false;
+    /* A lower limit for these walks only: the walker is this call's. */
+    size_t max_frames = w->max_frames;
+    if (r->o->max_frames > 0 && r->o->max_frames < w->max_frames)
+        w->max_frames = r->o->max_frames;
 
     sw_stack_init(&st);
     for (size_t i = 0; i < n; i++) {
@@ -305,6 +309,7 @@ walk_threads(struct walk_run *r, struct sw_walker *w, const sw_tid *tids, size_t
             tree_add_walk(r, w, label, rc == 0 ? &st : NULL);
     }
     sw_stack_fini(&st);
+    w->max_frames = max_frames;
 }
 
 /* The end of the document: the session's statistics. */

@@ -132,32 +132,6 @@ stop_for_walk(struct srv_target *t, bool *paused, char *err, size_t errlen)
     return 0;
 }
 
-/* Cut every thread's frames to MAX, as a walker with that frame limit
- * would end them ("end": "depth").  Returns the new document or NULL. */
-static char *
-cut_frames(const char *doc, size_t max)
-{
-    json_error_t jerr;
-    json_t *root = json_loads(doc, 0, &jerr);
-    if (root == NULL)
-        return NULL;
-    json_t *threads = json_object_get(root, "threads");
-    size_t i;
-    json_t *th;
-    json_array_foreach(threads, i, th)
-    {
-        json_t *frames = json_object_get(th, "frames");
-        if (json_array_size(frames) <= max)
-            continue;
-        while (json_array_size(frames) > max)
-            json_array_remove(frames, json_array_size(frames) - 1);
-        json_object_set_new(th, "end", json_string("depth"));
-    }
-    char *out = json_dumps(root, 0);
-    json_decref(root);
-    return out;
-}
-
 static int
 render(struct srv_target *t, const struct srv_walk_key *key, uint64_t start_us, char **doc,
        char *err, size_t errlen)
@@ -187,7 +161,11 @@ render(struct srv_target *t, const struct srv_walk_key *key, uint64_t start_us, 
         return srv_fail(err, errlen, SRV_EINTERNAL, "walking: out of memory");
     }
     struct sw_render_opts ro = {
-        .target = t->target, .locals = key->locals, .stats = true, .start_us = start_us
+        .target = t->target,
+        .locals = key->locals,
+        .stats = true,
+        .start_us = start_us,
+        .max_frames = key->max_frames,
     };
     struct sw_errbuf e = { 0 };
     rc = sw_render_stacks_json(f, &ro, w, tids, n, &e);
@@ -199,13 +177,6 @@ render(struct srv_target *t, const struct srv_walk_key *key, uint64_t start_us, 
         return fail(t, rc, "walking", e.msg[0] ? e.msg : sw_strerror(rc), err, errlen);
     }
     /* Other failures are one thread's ("end": "error" in the document). */
-    if (key->max_frames > 0) {
-        char *cut = cut_frames(buf, key->max_frames);
-        free(buf);
-        if (cut == NULL)
-            return srv_fail(err, errlen, SRV_EINTERNAL, "walking: out of memory");
-        buf = cut;
-    }
     *doc = buf;
     return 0;
 }

@@ -39,6 +39,9 @@ struct sw_render_opts {
      * be embedded in a larger object ({"id": 3, <members>}). */
     bool members_only;
     uint64_t start_us; /* CLOCK_MONOTONIC microseconds the run began: stats' wall_us (0: 0) */
+    /* At most this many frames a thread ("end": "depth" where the walk was
+     * cut), below the walker's own limit; 0: the walker's limit. */
+    size_t max_frames;
     /* OPTIONAL: called with one line (no newline, borrowed for the call) for
      * each thread whose walk failed ("thread p1f2.1f3: <why>") and for a
      * failed fetch ahead ("fetching 3 threads ahead: <why>"), which the

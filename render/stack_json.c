@@ -228,6 +228,19 @@ tree_add_walk(struct walk_run *r, struct sw_walker *w, const char *label, const 
             path[i].module = sym.module;
         else
             path[i].module = sw_frame_lib_offset(w, fr, &lib, &off) == 0 ? lib : NULL;
+        /* No symbol: named by module and offset, as STAT does, so the same
+         * code merges across processes whatever its load address. */
+        if (path[i].function == NULL && path[i].module != NULL) {
+            const char *base = strrchr(path[i].module, '/');
+            base = base ? base + 1 : path[i].module;
+            size_t len = strlen(base) + 20;
+            names[i] = malloc(len);
+            if (names[i] != NULL)
+                snprintf(names[i], len, "%s+0x%" PRIx64, base, off);
+            else
+                rc = SW_ENOMEM;
+            path[i].function = names[i];
+        }
         path[i].pc = fr->ra;
     }
     if (rc == 0)

@@ -77,7 +77,9 @@ SW_API int sw_render_processes_json(FILE *f, const struct sw_render_opts *o,
  * new task (target O->target, pid of W's process, the thread's label
  * "p1f2.1f3"), its path the walk's frames outermost first named as the
  * document names them ("function", else the pc; "module"), added once.  A
- * thread whose walk failed is a task with an empty path.  O may be NULL
+ * thread whose walk failed is a task with an empty path.  A frame without a
+ * function is named "MODULE+0xOFFSET" (the module's file name and the pc's
+ * offset in it), so the same code merges across processes.  O may be NULL
  * (its members' defaults); O->tree is not used.  Returns 0, the first failed
  * walk's code with its message in ERR (may be NULL), or SW_ENOMEM. */
 SW_API int sw_render_stacks_tree(struct sw_tree *t, const struct sw_render_opts *o,

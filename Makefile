@@ -41,7 +41,7 @@ BASE_CFLAGS = $(CSTD) $(WARN) $(WERROR) $(INCS) -MMD -MP -DSW_VERSION='"$(VERSIO
 
 # The library's folders, lowest layer first (docs/design.md, scripts/layers.txt).
 LIB_DIRS := util arch rsp targets expr elf dwarf cfi disasm libstate walker walker/steppers compose \
-            render
+            render sample
 LIB_SRCS := $(sort $(wildcard $(addsuffix /*.c,$(LIB_DIRS))))
 CLI_SRCS := $(sort $(wildcard cli/*.c))
 # rspwalkd: the stack server (server/), on libmicrohttpd, jansson and SQLite.

@@ -9,11 +9,12 @@
 #include "rspwalk/rspwalk.h"
 
 enum cli_format {
-    CLI_TEXT,   /* gdb-like (cli/output.c) */
-    CLI_JSON,   /* the stack document (sw_render_stacks_json) */
-    CLI_FOLDED, /* the merged tree of the walked threads (sw_tree) as folded stacks */
-    CLI_DOT,    /* ... as STAT's dot */
-    CLI_TREE,   /* ... as JSON */
+    CLI_TEXT,       /* gdb-like (cli/output.c) */
+    CLI_JSON,       /* the stack document (sw_render_stacks_json) */
+    CLI_FOLDED,     /* the merged tree of the walked threads (sw_tree) as folded stacks */
+    CLI_DOT,        /* ... as STAT's dot */
+    CLI_TREE,       /* ... as JSON */
+    CLI_SPEEDSCOPE, /* ... as a speedscope profile */
 };
 
 struct cli_opts {
@@ -36,7 +37,9 @@ struct cli_opts {
     long long pid;        /* --pid N: 0 if not given */
     int pass[64];
     size_t npass;
-    uint64_t start_us; /* CLOCK_MONOTONIC when main began: stats' wall time (cli_now_us) */
+    uint64_t start_us;     /* CLOCK_MONOTONIC when main began: stats' wall time (cli_now_us) */
+    double sample_seconds; /* --sample SECONDS[@HZ]: 0 when not sampling */
+    double sample_hz;      /* 0: as fast as the link allows */
 };
 
 /* CLOCK_MONOTONIC in microseconds. */
@@ -71,6 +74,15 @@ int cli_check_steppers(const char *list);
  * (nothing when O->steppers is NULL).  Returns 0, or -1 with the message on
  * stderr. */
 int cli_add_steppers(const struct cli_opts *o, struct sw_walker *w);
+
+/* --sample (cli/sample.c): parse SECONDS[@HZ|@max] into O.  Returns 0, or
+ * -1 with the message on stderr. */
+int cli_parse_sample(const char *arg, struct cli_opts *o);
+
+/* --sample: sample W's target as O says and write the profile in O->format
+ * on stdout.  Returns 0, or -1 with the message on stderr (what was sampled
+ * before a failure is written all the same). */
+int cli_run_sample(const struct cli_opts *o, struct sw_walker *w);
 
 /* The gdb signal number's name without "SIG", or NULL. */
 const char *cli_signal_name(int gdb_sig);

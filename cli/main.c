@@ -36,6 +36,7 @@ enum {
     OPT_CACHE_DIR,
     OPT_STEPPERS,
     OPT_LIB_PATH,
+    OPT_SAMPLE,
 };
 
 /* gdb's signal numbers (include/gdb/signals.def), which RSP uses. */
@@ -82,7 +83,11 @@ usage(FILE *f)
         "                     (default USR1,USR2,ALRM,CHLD,PIPE,URG,IO,VTALRM,PROF,WINCH; 'none')\n"
         "  -f, --format FMT   text (gdb-like, default), json (the stack document), or the\n"
         "                     merged tree of the walked threads: folded (flamegraph.pl's\n"
-        "                     input), dot (STAT's prefix tree, for graphviz) or tree (JSON)\n"
+        "                     input), dot (STAT's prefix tree, for graphviz), tree (JSON)\n"
+        "                     or speedscope; with --sample, json is the tree with counts\n"
+        "      --sample SECONDS[@HZ|@max]  stop, walk every thread and resume HZ times a\n"
+        "                     second (default 100; max: as fast as the link allows) for\n"
+        "                     SECONDS, then print the profile; the target is left as found\n"
         "  -n, --max-frames N  stop each walk after N frames (default 4096)\n"
         "      --stats        protocol statistics: packets, bytes each way, round trips, time\n"
         "      --timeout SEC  per protocol read, and for the stop with -c (default 10)\n"
@@ -113,7 +118,7 @@ parse_format(const char *name, enum cli_format *out)
         enum cli_format format;
     } formats[] = {
         { "text", CLI_TEXT }, { "json", CLI_JSON }, { "folded", CLI_FOLDED },
-        { "dot", CLI_DOT },   { "tree", CLI_TREE },
+        { "dot", CLI_DOT },   { "tree", CLI_TREE }, { "speedscope", CLI_SPEEDSCOPE },
     };
     for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
         if (strcmp(name, formats[i].name) == 0) {
@@ -228,6 +233,7 @@ main(int argc, char **argv)
         { "pid", required_argument, NULL, OPT_PID },
         { "cache-dir", required_argument, NULL, OPT_CACHE_DIR },
         { "steppers", required_argument, NULL, OPT_STEPPERS },
+        { "sample", required_argument, NULL, OPT_SAMPLE },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -258,7 +264,8 @@ main(int argc, char **argv)
         case 'f':
             if (parse_format(optarg, &o.format) < 0) {
                 fprintf(stderr,
-                        "rspwalk: --format: '%s' is not one of text, json, folded, dot, tree\n",
+                        "rspwalk: --format: '%s' is not one of text, json, folded, dot, tree, "
+                        "speedscope\n",
                         optarg);
                 return EXIT_USAGE;
             }
@@ -312,6 +319,10 @@ main(int argc, char **argv)
                 return EXIT_USAGE;
             o.steppers = optarg;
             break;
+        case OPT_SAMPLE:
+            if (cli_parse_sample(optarg, &o) < 0)
+                return EXIT_USAGE;
+            break;
         case OPT_PID:
             if (!parse_uint(optarg, INT_MAX, &v) || v == 0) {
                 fprintf(stderr, "rspwalk: --pid: '%s' is not a process id\n", optarg);
@@ -356,6 +367,11 @@ main(int argc, char **argv)
     }
     if (o.attach != NULL && (o.cont || o.thread)) {
         fprintf(stderr, "rspwalk: --attach walks every thread: no --continue or --thread\n");
+        return EXIT_USAGE;
+    }
+    if (o.sample_seconds > 0 && (o.attach != NULL || o.cont || o.thread)) {
+        fprintf(stderr, "rspwalk: --sample walks every thread of one process: no --attach, "
+                        "--continue or --thread\n");
         return EXIT_USAGE;
     }
     if (parse_signal_list(pass_list, o.pass, sizeof o.pass / sizeof o.pass[0], &o.npass) < 0)
@@ -427,6 +443,11 @@ cli_run(const struct cli_opts *o)
     if (cli_add_steppers(o, w) < 0)
         goto out;
 
+    if (o->sample_seconds > 0) {
+        status = cli_run_sample(o, w) < 0 ? EXIT_FAIL : EXIT_OK;
+        cli_print_warnings(w);
+        goto out;
+    }
     size_t cap = 64;
     for (;;) {
         sw_tid *t = realloc(tids, cap * sizeof *t);

@@ -140,7 +140,10 @@ render_opts(const struct cli_opts *o)
 static enum sw_tree_format
 tree_format(enum cli_format format)
 {
-    return format == CLI_DOT ? SW_TREE_DOT : format == CLI_FOLDED ? SW_TREE_FOLDED : SW_TREE_JSON;
+    return format == CLI_DOT          ? SW_TREE_DOT
+           : format == CLI_FOLDED     ? SW_TREE_FOLDED
+           : format == CLI_SPEEDSCOPE ? SW_TREE_SPEEDSCOPE
+                                      : SW_TREE_JSON;
 }
 
 /* The merged tree of every thread of the NPROC processes W (their threads
@@ -188,6 +191,7 @@ cli_print_walks(const struct cli_opts *o, struct sw_walker *w, const sw_tid *tid
         return sw_render_stacks_json(stdout, &ro, w, tids, n, NULL) < 0 ? -1 : 0;
     case CLI_FOLDED:
     case CLI_DOT:
+    case CLI_SPEEDSCOPE:
     case CLI_TREE: {
         sw_tid *const one[1] = { (sw_tid *)tids };
         return print_tree(o, &w, one, &n, 1);
@@ -215,6 +219,7 @@ cli_print_processes(const struct cli_opts *o, struct sw_walker *const *w, const 
                                                                                             : 0;
     case CLI_FOLDED:
     case CLI_DOT:
+    case CLI_SPEEDSCOPE:
     case CLI_TREE:
         return print_tree(o, w, tids, ntids, nproc);
     case CLI_TEXT:

@@ -276,6 +276,9 @@ sw_tree_write(const struct sw_tree *t, enum sw_tree_format format, FILE *f)
     case SW_TREE_FOLDED:
         rc = write_folded(t, f);
         break;
+    case SW_TREE_SPEEDSCOPE:
+        rc = sw_tree_write_speedscope(t, NULL, f);
+        break;
     default:
         return SW_EINVAL;
     }

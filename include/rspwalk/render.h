@@ -115,6 +115,9 @@ enum sw_tree_format {
     SW_TREE_JSON,   /* {"version": 1, "tasks": N, "tasks_index": [...], "tree": {...}, "classes"} */
     SW_TREE_DOT,    /* STAT's prefix-tree dot: graph [type="stat_4_1"], bv="[0-3,5]" */
     SW_TREE_FOLDED, /* root;caller;...;leaf COUNT, one line a distinct path, sorted */
+    /* speedscope's JSON (https://www.speedscope.app/file-format-schema.json):
+     * one "sampled" profile, a sample a distinct path weighted by its count */
+    SW_TREE_SPEEDSCOPE,
 };
 
 /* An empty tree.  Returns 0 or SW_ENOMEM; *OUT: caller frees with sw_tree_free. */
@@ -151,6 +154,10 @@ SW_API int sw_tree_merge(struct sw_tree *dst, const struct sw_tree *src);
  * in a stable order: by descending count, then by function and module
  * name.  Returns 0, SW_EINVAL (no such format), SW_ENOMEM or SW_EIO. */
 SW_API int sw_tree_write(const struct sw_tree *t, enum sw_tree_format format, FILE *f);
+
+/* T as SW_TREE_SPEEDSCOPE, the profile (and the file) named NAME (NULL:
+ * "rspwalk"), without the final check of F.  Returns 0 or SW_ENOMEM. */
+SW_API int sw_tree_write_speedscope(const struct sw_tree *t, const char *name, FILE *f);
 
 /* The members of T's JSON document without its braces
  * ("\"version\": 1, ..., \"classes\": [...]"), for a document that adds its

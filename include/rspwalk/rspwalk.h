@@ -20,5 +20,6 @@
 #include "rspwalk/rsp.h"
 #include "rspwalk/target.h"
 #include "rspwalk/render.h"
+#include "rspwalk/sampler.h"
 
 #endif /* RSPWALK_RSPWALK_H */

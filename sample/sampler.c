@@ -1,0 +1,684 @@
+/* sample/sampler.c -- sw_sample_run: stop, walk every thread, resume, at a rate.
+ *
+ * The stops come from ProcDebug's pause (the interrupt) or, for a QEMU user-mode
+ * stub on this host, from a signal to one guest thread (sample/qemu_user.c); the
+ * walks are the walker's, warm from one stop to the next; frame names are cached
+ * by address until the library list changes.  Nothing here speaks RSP.
+ */
+#define _DEFAULT_SOURCE /* clock_nanosleep's TIMER_ABSTIME with -std=c11 */
+
+#include "rspwalk/sampler.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "rspwalk/errors.h"
+#include "rspwalk/libstate.h"
+#include "rspwalk/proc.h"
+#include "rspwalk/render.h"
+#include "rspwalk/rsp.h"
+#include "rspwalk/symlookup.h"
+#include "rspwalk/target.h"
+#include "rspwalk/walker.h"
+#include "sample/sample_internal.h"
+#include "util/util.h"
+
+/* Stops that do not come, in a row, before the run gives up: one is a slow
+ * stub, three a stub that does not stop. */
+#define SAMPLE_MAX_FAILED_STOPS 3
+/* How often a signal-stopped target's thread list is asked for again: QEMU
+ * user mode reports no thread events, and the list costs a round trip a
+ * thread. */
+#define SAMPLE_THREAD_LIST_US 500000
+/* Frame names kept by address: a power of two, larger than the distinct
+ * frames of a profile that fits on a screen. */
+#define SAMPLE_NAME_SLOTS  4096
+#define SAMPLE_PROGRESS_MS 200
+/* At the maximum rate the target runs between two samples for a time the
+ * stub's latency sets, nearly the same every time: a program whose loop
+ * takes about as long is then seen at the same few places of it
+ * (aliasing).  Each run is lengthened by a random part of a mean sample's
+ * duration divided by this, so the places are spread over the loop; the
+ * rate drops by about a 2*SAMPLE_MAX_JITTER-th. */
+#define SAMPLE_MAX_JITTER 2
+/* The calling thread's timer slack during a run: a sleep overshoots by it
+ * (Linux's default is 50 us, as long as a pause between two samples at the
+ * maximum rate); restored after the run. */
+#define SAMPLE_TIMER_SLACK_NS 1000
+
+struct name_slot {
+    bool used;
+    sw_addr ra;
+    unsigned kind;
+    bool exact; /* the lookup is at RA itself (top or non-call frame) */
+    const char *vname;
+    char *function; /* owned */
+    char *module;   /* owned; NULL: unknown */
+};
+
+struct known_thread {
+    sw_tid tid;
+    char label[64];
+    size_t task; /* in the tree; SIZE_MAX until first walked */
+};
+
+struct run {
+    struct sw_walker *w;
+    struct sw_proc *p;
+    struct rsp_session *s;
+    const struct sw_sample_config *cfg;
+    struct sw_sample_stats *st;
+    struct sw_errbuf *err;
+    struct sw_qemu_user qemu;
+
+    struct known_thread *threads; /* owned: NTHREADS */
+    size_t nthreads, capthreads;
+    uint64_t list_us; /* when the thread list was read (signal stops) */
+    bool list_stale;
+    size_t next_victim; /* the thread a signal stop goes to next */
+
+    sw_tid *tids; /* owned: scratch for sw_threads, CAPTIDS */
+    size_t captids;
+    struct sw_sample_thread *out; /* owned: one per thread of a sample */
+    struct sw_stack *stacks;      /* owned: one per thread of a sample */
+    size_t capout;
+
+    uint64_t rng; /* xorshift64 state: the ticks' jitter */
+
+    struct name_slot *names; /* owned: SAMPLE_NAME_SLOTS */
+    size_t nnames;
+    /* The library list the names were taken under: its module count and a
+     * hash of names and biases. */
+    size_t libs_n;
+    uint64_t libs_hash;
+    struct sw_tree_frame *path; /* owned: CAPPATH */
+    size_t cappath;
+};
+
+const char *
+sw_sample_stop_name(enum sw_sample_stop stop)
+{
+    switch (stop) {
+    case SW_SAMPLE_STOP_INTERRUPT:
+        return "interrupt";
+    case SW_SAMPLE_STOP_SIGNAL:
+        return "signal";
+    case SW_SAMPLE_STOP_AUTO:
+        break;
+    }
+    return "auto";
+}
+
+static uint64_t
+session_rt(const struct run *r)
+{
+    return r->s ? rsp_session_stats(r->s)->round_trips : 0;
+}
+
+/* ---- frame names ------------------------------------------------------------ */
+
+static void
+names_clear(struct run *r)
+{
+    for (size_t i = 0; r->names && i < SAMPLE_NAME_SLOTS; i++) {
+        sw_free(r->names[i].function);
+        sw_free(r->names[i].module);
+        memset(&r->names[i], 0, sizeof r->names[i]);
+    }
+    r->nnames = 0;
+}
+
+/* Drop the names when the library list is not the one they were taken
+ * under (a dlopen or dlclose moves code and frees module names). */
+static void
+names_check_libs(struct run *r)
+{
+    struct sw_libstate *ls = sw_walker_libstate(r->w);
+    size_t n = sw_libstate_count(ls);
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) {
+        const struct sw_lib *lib = sw_libstate_lib(ls, i);
+        for (const char *c = lib->name; c && *c; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ull;
+        h = (h ^ lib->bias) * 1099511628211ull;
+    }
+    if (n != r->libs_n || h != r->libs_hash)
+        names_clear(r);
+    r->libs_n = n;
+    r->libs_hash = h;
+}
+
+static uint64_t
+name_hash(sw_addr ra, unsigned kind, const char *vname)
+{
+    uint64_t h = ra * 0x9e3779b97f4a7c15ull;
+    h ^= (uint64_t)kind * 0xc2b2ae3d27d4eb4full ^ (uint64_t)(uintptr_t)vname;
+    return h ^ (h >> 29);
+}
+
+/* FR's name and module, as the stack document names them, from the cache
+ * or looked up and kept.  Returns 0 or SW_ENOMEM. */
+static int
+frame_name(struct run *r, const struct sw_frame *fr, const char **fn, const char **mod)
+{
+    bool exact = fr->top || fr->non_call;
+    size_t mask = SAMPLE_NAME_SLOTS - 1;
+    size_t i = name_hash(fr->ra, fr->kind, fr->vname) & mask;
+    for (;; i = (i + 1) & mask) {
+        struct name_slot *sl = &r->names[i];
+        if (!sl->used)
+            break;
+        if (sl->ra == fr->ra && sl->kind == (unsigned)fr->kind && sl->vname == fr->vname &&
+            sl->exact == exact) {
+            *fn = sl->function;
+            *mod = sl->module;
+            return 0;
+        }
+    }
+    /* A full table starts over rather than grow: a profile with more
+     * distinct frames than slots pays the look-ups again. */
+    if (r->nnames >= SAMPLE_NAME_SLOTS / 2) {
+        names_clear(r);
+        i = name_hash(fr->ra, fr->kind, fr->vname) & mask;
+    }
+    struct sw_symbol sym;
+    bool have = sw_frame_symbol(r->w, fr, &sym) == 0;
+    const char *lib = NULL, *m = NULL;
+    sw_addr off;
+    char pcbuf[32];
+    char *name = sw_render_frame_function(fr, have ? &sym : NULL);
+    const char *use = name ? name : fr->vname ? fr->vname : have ? sym.name : NULL;
+    if (use == NULL) {
+        snprintf(pcbuf, sizeof pcbuf, "0x%" PRIx64, fr->ra);
+        use = pcbuf;
+    }
+    if (have)
+        m = sym.module;
+    else if (sw_frame_lib_offset(r->w, fr, &lib, &off) == 0)
+        m = lib;
+    struct name_slot *sl = &r->names[i];
+    sl->function = sw_strdup(use);
+    sl->module = m ? sw_strdup(m) : NULL;
+    free(name);
+    if (sl->function == NULL || (m && sl->module == NULL)) {
+        sw_free(sl->function);
+        sw_free(sl->module);
+        sl->function = sl->module = NULL;
+        return SW_ENOMEM;
+    }
+    sl->used = true;
+    sl->ra = fr->ra;
+    sl->kind = fr->kind;
+    sl->vname = fr->vname;
+    sl->exact = exact;
+    r->nnames++;
+    *fn = sl->function;
+    *mod = sl->module;
+    return 0;
+}
+
+/* ---- threads ---------------------------------------------------------------- */
+
+static struct known_thread *
+thread_find(struct run *r, sw_tid tid)
+{
+    for (size_t i = 0; i < r->nthreads; i++)
+        if (r->threads[i].tid == tid)
+            return &r->threads[i];
+    return NULL;
+}
+
+static struct known_thread *
+thread_add(struct run *r, sw_tid tid)
+{
+    struct known_thread *t = thread_find(r, tid);
+    if (t != NULL)
+        return t;
+    if (r->nthreads == r->capthreads) {
+        size_t cap = r->capthreads ? 2 * r->capthreads : 16;
+        struct known_thread *n = sw_realloc(r->threads, cap * sizeof *n);
+        if (n == NULL)
+            return NULL;
+        r->threads = n;
+        r->capthreads = cap;
+    }
+    t = &r->threads[r->nthreads++];
+    t->tid = tid;
+    t->task = SIZE_MAX;
+    sw_proc_thread_label(r->p, tid, t->label, sizeof t->label);
+    return t;
+}
+
+/* Room for N threads in a sample. */
+static int
+reserve_out(struct run *r, size_t n)
+{
+    if (n <= r->capout)
+        return 0;
+    struct sw_sample_thread *o = sw_realloc(r->out, n * sizeof *o);
+    if (o == NULL)
+        return SW_ENOMEM;
+    r->out = o;
+    struct sw_stack *st = sw_realloc(r->stacks, n * sizeof *st);
+    if (st == NULL)
+        return SW_ENOMEM;
+    r->stacks = st;
+    for (size_t i = r->capout; i < n; i++)
+        sw_stack_init(&r->stacks[i]);
+    r->capout = n;
+    return 0;
+}
+
+/* The threads of this stop into R->tids, *N of them; garbage ids (QEMU
+ * lists half-born and exiting threads as p1.ffffffff) left out. */
+static int
+list_threads(struct run *r, size_t *n)
+{
+    size_t got = 0;
+    for (;;) {
+        int rc = sw_threads(r->w, r->tids, r->captids, &got);
+        if (rc < 0)
+            return sw_fail(r->err, rc, "listing threads: %s", sw_walker_errmsg(r->w));
+        if (got <= r->captids)
+            break;
+        sw_tid *t = sw_realloc(r->tids, got * sizeof *t);
+        if (t == NULL)
+            return sw_fail(r->err, SW_ENOMEM, "listing %zu threads: out of memory", got);
+        r->tids = t;
+        r->captids = got;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < got; i++)
+        if (sw_qemu_user_tid_valid(r->tids[i]))
+            r->tids[k++] = r->tids[i];
+    *n = k;
+    return 0;
+}
+
+/* ---- one sample ----------------------------------------------------------- */
+
+static int
+tree_add(struct run *r, struct known_thread *kt, const struct sw_stack *st)
+{
+    struct sw_tree *t = r->cfg->tree;
+    int rc;
+    if (kt->task == SIZE_MAX &&
+        (rc = sw_tree_add_task(t, r->cfg->target, r->p->pid, kt->label, &kt->task)) < 0)
+        return rc;
+    if (st->n > r->cappath) {
+        struct sw_tree_frame *np = sw_realloc(r->path, st->n * sizeof *np);
+        if (np == NULL)
+            return SW_ENOMEM;
+        r->path = np;
+        r->cappath = st->n;
+    }
+    for (size_t i = 0; i < st->n; i++) {
+        const struct sw_frame *fr = &st->frames[st->n - 1 - i];
+        if ((rc = frame_name(r, fr, &r->path[i].function, &r->path[i].module)) < 0)
+            return rc;
+        r->path[i].pc = fr->ra;
+    }
+    return sw_tree_add_path(t, kt->task, r->path, st->n, 1);
+}
+
+/* Walk the N threads of R->tids, of which only STOPPED_ONLY (when not
+ * SW_TID_DEFAULT) is stopped; hand the sample out. */
+static int
+walk_sample(struct run *r, size_t n, bool all_stopped, uint64_t t_us, uint64_t rt0)
+{
+    int rc = reserve_out(r, n ? n : 1), status = 0;
+    char msg[256] = "";
+    if (rc < 0)
+        return sw_fail(r->err, rc, "sampling %zu threads: out of memory", n);
+    names_check_libs(r);
+    bool ahead = false;
+    for (size_t i = 0; i < n; i++) {
+        sw_tid tid = r->tids[i];
+        struct known_thread *kt = thread_add(r, tid);
+        if (kt == NULL)
+            return sw_fail(r->err, SW_ENOMEM, "sampling thread %" PRIu64 ": out of memory", tid);
+        struct sw_sample_thread *o = &r->out[i];
+        o->tid = tid;
+        o->label = kt->label;
+        o->stack = NULL;
+        if (!all_stopped && tid != r->p->default_tid) {
+            o->state = SW_SAMPLE_RUNNING;
+            r->st->threads_running++;
+            continue;
+        }
+        /* As the stack document walks: the threads after the stopped one
+         * fetched together (nothing to send on a warm gdbserver stop). */
+        if (all_stopped && !ahead && tid != r->p->default_tid && n - i >= 2) {
+            ahead = true;
+            if ((rc = sw_walker_prefetch(r->w, r->tids + i, n - i)) < 0 && status == 0) {
+                snprintf(msg, sizeof msg, "fetching %zu threads ahead: %s", n - i,
+                         sw_walker_errmsg(r->w));
+            }
+        }
+        struct sw_stack *st = &r->stacks[i];
+        rc = sw_walk_stack(r->w, tid, st);
+        r->st->walks++;
+        if (rc < 0 || st->end == SW_END_LINK) {
+            o->state = SW_SAMPLE_FAILED;
+            r->st->walks_failed++;
+            if (msg[0] == '\0')
+                snprintf(msg, sizeof msg, "thread %s: %s", kt->label, sw_walker_errmsg(r->w));
+            if (status == 0)
+                status = rc < 0 ? rc : SW_ECONN;
+            continue;
+        }
+        o->state = SW_SAMPLE_WALKED;
+        o->stack = st;
+        r->st->walks_bottom += st->end == SW_END_BOTTOM;
+        if (r->cfg->tree != NULL && (rc = tree_add(r, kt, st)) < 0)
+            return sw_fail(r->err, rc, "adding thread %s to the profile: out of memory", kt->label);
+    }
+    if (r->cfg->on_sample != NULL) {
+        struct sw_sample smp = { .index = r->st->samples,
+                                 .time_us = t_us,
+                                 .round_trips = session_rt(r) - rt0,
+                                 .nthreads = n,
+                                 .threads = r->out,
+                                 .error = msg[0] ? msg : NULL };
+        if (r->st->stop == SW_SAMPLE_STOP_SIGNAL)
+            smp.round_trips++;
+        r->cfg->on_sample(r->cfg->arg, &smp);
+    }
+    r->st->samples++;
+    /* A link that failed under a walk ends the run; a walk that failed
+     * alone (a thread gone meanwhile) does not. */
+    if (status == SW_ECONN || status == SW_ETIMEDOUT || status == SW_EPROTO || status == SW_EEXITED)
+        return sw_fail(r->err, status, "%s", msg);
+    return 0;
+}
+
+/* ---- stopping and resuming -------------------------------------------------- */
+
+static int
+resume(struct run *r)
+{
+    int rc = r->p->debug->resume(r->p, SW_TID_DEFAULT, 0);
+    if (rc < 0)
+        return sw_fail(r->err, rc, "resuming: %s", sw_proc_errmsg(r->p));
+    return 0;
+}
+
+/* Stop the target: 0 when it stopped, SW_ETIMEDOUT when the stop did not
+ * come (the target runs on), else a failure with the message in R->err. */
+static int
+stop(struct run *r)
+{
+    int rc;
+    if (r->st->stop == SW_SAMPLE_STOP_INTERRUPT) {
+        rc = r->p->debug->pause(r->p, SW_TID_DEFAULT);
+        if (rc < 0)
+            sw_fail(r->err, rc, "stopping: %s", sw_proc_errmsg(r->p));
+        return rc;
+    }
+    /* A guest thread that is still listed: the next one round the list. */
+    for (size_t tries = 0; tries <= r->nthreads; tries++) {
+        if (r->nthreads == 0)
+            break;
+        struct known_thread *kt = &r->threads[r->next_victim++ % r->nthreads];
+        rc = sw_qemu_user_signal(&r->qemu, kt->tid);
+        if (rc == SW_ENOENT) { /* the thread is gone: read the list at this stop */
+            r->list_stale = true;
+            continue;
+        }
+        if (rc < 0)
+            return sw_fail(r->err, rc, "stopping: %s", r->qemu.msg);
+        r->st->round_trips++; /* the signal is this stop's interrupt */
+        rc = r->p->debug->handle_debug_event(r->p, true);
+        if (rc < 0)
+            sw_fail(r->err, rc, "stopping thread %s with a signal: %s", kt->label,
+                    sw_proc_errmsg(r->p));
+        return rc;
+    }
+    return sw_fail(r->err, SW_ENOENT, "stopping: no guest thread of %" PRId64 " left to signal",
+                   (int64_t)r->qemu.host_pid);
+}
+
+static void
+sleep_until(uint64_t when_us)
+{
+    struct timespec ts = { .tv_sec = (time_t)(when_us / 1000000),
+                           .tv_nsec = (long)(when_us % 1000000) * 1000 };
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0)
+        ;
+}
+
+/* A random number in [0, N) (N > 0), uniform enough for jitter. */
+static uint64_t
+rand_below(struct run *r, uint64_t n)
+{
+    r->rng ^= r->rng << 13;
+    r->rng ^= r->rng >> 7;
+    r->rng ^= r->rng << 17;
+    return r->rng % n;
+}
+
+static void
+pause_for(uint64_t us)
+{
+    if (us > 0)
+        sleep_until(sw_now_us() + us);
+}
+
+static bool
+done(const struct run *r, uint64_t t0)
+{
+    const struct sw_sample_config *c = r->cfg;
+    if (c->cancel != NULL && *c->cancel)
+        return true;
+    if (c->max_samples && r->st->samples >= c->max_samples)
+        return true;
+    return c->seconds > 0 && (double)(sw_now_us() - t0) >= c->seconds * 1e6;
+}
+
+/* The thread list for a sample: every stop on an all-stop stub (a warm
+ * gdbserver stop has it already); on a signal-stopped QEMU, the list kept
+ * and read again every SAMPLE_THREAD_LIST_US, when a thread was gone or the
+ * stop came from a thread not in it. */
+static int
+sample_threads(struct run *r, size_t *n)
+{
+    int rc;
+    if (r->st->stop == SW_SAMPLE_STOP_INTERRUPT)
+        return list_threads(r, n);
+    uint64_t now = sw_now_us();
+    if (r->list_stale || now - r->list_us >= SAMPLE_THREAD_LIST_US ||
+        thread_find(r, r->p->default_tid) == NULL) {
+        if ((rc = list_threads(r, n)) < 0)
+            return rc;
+        /* The threads that left are no longer signalled. */
+        size_t k = 0;
+        for (size_t i = 0; i < r->nthreads; i++) {
+            bool listed = false;
+            for (size_t j = 0; j < *n && !listed; j++)
+                listed = r->tids[j] == r->threads[i].tid;
+            if (listed)
+                r->threads[k++] = r->threads[i];
+        }
+        r->nthreads = k;
+        for (size_t j = 0; j < *n; j++)
+            if (thread_add(r, r->tids[j]) == NULL)
+                return sw_fail(r->err, SW_ENOMEM, "listing threads: out of memory");
+        r->list_us = now;
+        r->list_stale = false;
+        return 0;
+    }
+    if (r->captids < r->nthreads) {
+        sw_tid *t = sw_realloc(r->tids, r->nthreads * sizeof *t);
+        if (t == NULL)
+            return sw_fail(r->err, SW_ENOMEM, "listing threads: out of memory");
+        r->tids = t;
+        r->captids = r->nthreads;
+    }
+    for (size_t i = 0; i < r->nthreads; i++)
+        r->tids[i] = r->threads[i].tid;
+    *n = r->nthreads;
+    return 0;
+}
+
+static void
+run_free(struct run *r)
+{
+    names_clear(r);
+    sw_free(r->names);
+    for (size_t i = 0; i < r->capout; i++)
+        sw_stack_fini(&r->stacks[i]);
+    sw_free(r->stacks);
+    sw_free(r->out);
+    sw_free(r->tids);
+    sw_free(r->threads);
+    sw_free(r->path);
+}
+
+static int
+choose_stop(struct run *r)
+{
+    enum sw_sample_stop want = r->cfg->stop;
+    bool qemu = sw_qemu_user_find(r->p, &r->qemu) == 0;
+    if (want == SW_SAMPLE_STOP_AUTO)
+        want = qemu ? SW_SAMPLE_STOP_SIGNAL : SW_SAMPLE_STOP_INTERRUPT;
+    if (want == SW_SAMPLE_STOP_SIGNAL && !qemu)
+        return sw_fail(r->err, SW_EUNSUP,
+                       "stopping with a signal: the stub is not a QEMU user-mode process on this "
+                       "host (%s)",
+                       r->qemu.msg);
+    r->st->stop = want;
+    return 0;
+}
+
+int
+sw_sample_run(struct sw_walker *w, const struct sw_sample_config *cfg,
+              struct sw_sample_stats *stats, struct sw_errbuf *err)
+{
+    static const struct sw_sample_config defaults;
+    struct sw_sample_stats local;
+    struct sw_errbuf errlocal;
+    struct run r = { .w = w,
+                     .p = sw_walker_proc(w),
+                     .cfg = cfg ? cfg : &defaults,
+                     .st = stats ? stats : &local,
+                     .err = err ? err : &errlocal };
+    int rc = 0;
+
+    memset(r.st, 0, sizeof *r.st);
+    r.s = sw_proc_rsp_session(r.p);
+    if (r.p->debug == NULL)
+        return sw_fail(r.err, SW_EUNSUP, "sampling: the target cannot be stopped and resumed");
+    if (r.p->debug->is_terminated(r.p))
+        return sw_fail(r.err, SW_EEXITED, "sampling: the target has exited");
+    if (!(r.cfg->hz >= 0) || !(r.cfg->seconds >= 0))
+        return sw_fail(r.err, SW_EINVAL, "sampling: a negative rate or duration");
+    if ((rc = choose_stop(&r)) < 0)
+        return rc;
+    r.names = sw_calloc(SAMPLE_NAME_SLOTS, sizeof *r.names);
+    if (r.names == NULL)
+        return sw_fail(r.err, SW_ENOMEM, "sampling: out of memory");
+
+    /* An all-stop link without a session (a test's fake) counts as stopped. */
+    bool was_stopped = r.s == NULL || sw_proc_rsp_thread_stopped(r.p, SW_TID_DEFAULT);
+    bool running = !was_stopped;
+    uint64_t period = r.cfg->hz > 0 ? (uint64_t)(1e6 / r.cfg->hz + 0.5) : 0;
+    uint64_t progress_us =
+        1000 * (uint64_t)(r.cfg->progress_ms ? r.cfg->progress_ms : SAMPLE_PROGRESS_MS);
+    uint64_t rt_start = session_rt(&r), t0 = sw_now_us(), next = t0, last_progress = t0;
+    r.rng = t0 * 0x9e3779b97f4a7c15ull | 1;
+    int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    if (slack >= 0)
+        prctl(PR_SET_TIMERSLACK, SAMPLE_TIMER_SLACK_NS, 0, 0, 0);
+    unsigned failed_in_row = 0;
+
+    /* The signal stops need the guest threads to aim at: the list of the
+     * stop the run starts from, or of the first one. */
+    if (r.st->stop == SW_SAMPLE_STOP_SIGNAL && was_stopped) {
+        size_t n;
+        if ((rc = sample_threads(&r, &n)) < 0)
+            goto out;
+    }
+    while (!done(&r, t0)) {
+        if (!running) {
+            if ((rc = resume(&r)) < 0)
+                goto out;
+            running = true;
+        }
+        /* The ticks: a period apart on average, each placed at random
+         * within its period so that a periodic program is not seen at the
+         * same phase each time (aliasing); at the maximum rate, a random
+         * pause of up to a mean sample's length (SAMPLE_MAX_JITTER). */
+        if (period) {
+            uint64_t now = sw_now_us(), at = next + rand_below(&r, period);
+            if (at > now)
+                sleep_until(at);
+            else if (now - next > period) { /* behind: skip, never burst to catch up */
+                r.st->late_ticks += (now - next) / period;
+                next = now;
+            }
+            next += period;
+        } else if (r.st->samples > 0) {
+            uint64_t part = r.st->stopped_us / r.st->samples / SAMPLE_MAX_JITTER;
+            if (part > 0)
+                pause_for(rand_below(&r, part));
+        }
+        if (r.st->stop == SW_SAMPLE_STOP_SIGNAL && r.nthreads == 0) {
+            /* Started running: the list comes with the first stop there is
+             * (an interrupt cannot stop QEMU user; ask '?'-free: wait). */
+            rc = sw_fail(r.err, SW_EUNSUP,
+                         "sampling: no guest thread known to signal (the target was running "
+                         "when the run began)");
+            goto out;
+        }
+        uint64_t rt0 = session_rt(&r), ts = sw_now_us();
+        rc = stop(&r);
+        if (rc == SW_ETIMEDOUT && ++failed_in_row < SAMPLE_MAX_FAILED_STOPS) {
+            r.st->stops_failed++;
+            continue; /* the target runs on: try at the next tick */
+        }
+        if (rc < 0) {
+            if (rc == SW_ETIMEDOUT)
+                r.st->stops_failed++;
+            goto out;
+        }
+        failed_in_row = 0;
+        running = false;
+        size_t n;
+        if ((rc = sample_threads(&r, &n)) < 0 ||
+            (rc = walk_sample(&r, n, r.st->stop == SW_SAMPLE_STOP_INTERRUPT, ts - t0, rt0)) < 0)
+            goto out;
+        r.st->stopped_us += sw_now_us() - ts;
+        if (r.cfg->progress != NULL && sw_now_us() - last_progress >= progress_us) {
+            last_progress = sw_now_us();
+            r.st->elapsed_us = last_progress - t0;
+            r.st->round_trips += session_rt(&r) - rt_start;
+            rt_start = session_rt(&r);
+            r.cfg->progress(r.cfg->arg, r.st);
+        }
+    }
+out:
+    /* Left as found: stopped if it was, else running.  A failed link is
+     * left alone (nothing more can be said to it). */
+    if (!r.p->debug->is_terminated(r.p) && rc != SW_ECONN && rc != SW_EPROTO) {
+        int rc2 = 0;
+        if (was_stopped && running) {
+            rc2 = stop(&r);
+            if (rc2 == SW_ETIMEDOUT)
+                r.st->stops_failed++;
+        } else if (!was_stopped && !running) {
+            rc2 = resume(&r);
+        }
+        if (rc == 0 && rc2 < 0)
+            rc = rc2;
+    }
+    r.st->elapsed_us = sw_now_us() - t0;
+    r.st->round_trips += session_rt(&r) - rt_start;
+    if (slack > 0)
+        prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
+    run_free(&r);
+    return rc;
+}

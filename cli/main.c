@@ -369,9 +369,9 @@ main(int argc, char **argv)
         fprintf(stderr, "rspwalk: --attach walks every thread: no --continue or --thread\n");
         return EXIT_USAGE;
     }
-    if (o.sample_seconds > 0 && (o.attach != NULL || o.cont || o.thread)) {
-        fprintf(stderr, "rspwalk: --sample walks every thread of one process: no --attach, "
-                        "--continue or --thread\n");
+    if (o.sample_seconds > 0 && (o.attach != NULL || o.thread)) {
+        fprintf(stderr, "rspwalk: --sample walks every thread of one process: no --attach or "
+                        "--thread\n");
         return EXIT_USAGE;
     }
     if (parse_signal_list(pass_list, o.pass, sizeof o.pass / sizeof o.pass[0], &o.npass) < 0)

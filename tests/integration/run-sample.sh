@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# tests/integration/run-sample.sh -- rspwalk --sample: known CPU shares found again, every sample
+# walked to the bottom, the formats valid, the target left as found, QEMU user mode without desync.
+#
+# Fixture shares (fixtures/src/shares.c): workers spending 70/20/10 of their CPU time in
+# share_70/share_20/share_10; "trap" makes main raise SIGTRAP once they run, and rspwalk -c
+# resumes from that stop, so the samples see the steady state.  Cases:
+#   gdbserver/one      a one-thread program at the maximum rate: shares within 3 points, every
+#                      walk to the bottom, the rate printed; the target stopped afterwards
+#                      (every thread in ptrace stop), as it was found.
+#   gdbserver/two      two workers at 200 Hz: shares within 3 points.
+#   gdbserver/eight    eight workers (on a 2-core host each stop waits for the scheduler to
+#                      run every worker, so few stops: their shares are printed, not judged);
+#                      folded (the input of flamegraph.pl) well formed; speedscope valid against speedscope's
+#                      published schema (tests/speedscope/, ajv from npm); STAT's dot drawn by
+#                      graphviz's dot -Tsvg; the JSON's counters; again stopped afterwards.
+#   qemu-aarch64/one   a one-thread program under qemu-aarch64 (stopped by a signal to one guest
+#                      thread a sample, the others marked running) at 200 Hz: shares within
+#                      3 points.  (At the maximum rate QEMU 7.2's translation-cache flush at
+#                      every stop makes the guest spend time retranslating the code it enters
+#                      after each stop, a bias of a few points towards the short functions.)
+#   qemu-aarch64/runs  SAMPLE_QEMU_RUNS (default 20) runs with eight busy workers at the maximum
+#                      rate: each ends with status 0, every stopped thread walked to the bottom,
+#                      no walk failed, no stop missed (no desync).
+# Kills only what it started.
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+work=$IT_TMP
+rspwalk=$IT_ROOT/build/release/rspwalk
+check=$IT_DIR/sample_check.py
+pids=()
+sample_cleanup() {
+    local p
+    for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+    wait 2>/dev/null
+    it_cleanup
+}
+trap sample_cleanup EXIT
+
+report() { # report NAME WHY DETAILS...
+    local name=$1 why=$2
+    shift 2
+    if [ -z "$why" ]; then
+        echo "PASS sample/$name: $*"
+    else
+        echo "FAIL sample/$name: $why"
+        [ $# -gt 0 ] && printf '    %s\n' "$@" | head -20
+    fi
+}
+
+if ! why=$(it_missing_peers gdbserver:gdbserver qemu-aarch64:qemu-user dot:graphviz node:nodejs \
+    npm:npm); then
+    echo "FAIL sample/build: $why"
+    exit 1
+fi
+[ -x "$rspwalk" ] || { echo "FAIL sample/build: not built: $rspwalk (make all)"; exit 1; }
+for a in x86_64 aarch64; do
+    f=$IT_ROOT/build/fixtures/$a/shares-O0-dyn
+    [ -x "$f" ] || { echo "FAIL sample/build: fixture not built: $f (make fixtures)"; exit 1; }
+done
+
+# ajv for the speedscope schema: kept under build/npm once installed.
+ajv_dir=$IT_ROOT/build/npm/node_modules
+if [ ! -d "$ajv_dir/ajv" ]; then
+    mkdir -p "$IT_ROOT/build/npm"
+    if ! (cd "$IT_ROOT/build/npm" && npm install --no-audit --no-fund --silent ajv@8 \
+        >"$work/npm.log" 2>&1); then
+        echo "FAIL sample/build: npm install ajv: $(tail -n 2 "$work/npm.log")"
+        exit 1
+    fi
+fi
+
+# gs_start THREADS: gdbserver on the x86_64 fixture; sets $port, $gs and $inf.
+gs_start() {
+    local log=$work/gs-$1.log
+    gdbserver 127.0.0.1:0 "$IT_ROOT/build/fixtures/x86_64/shares-O0-dyn" "$1" 600 trap \
+        </dev/null >"$log" 2>&1 &
+    gs=$!
+    pids+=("$gs")
+    port=
+    for _ in $(seq 100); do
+        port=$(sed -n 's/^Listening on port \([0-9][0-9]*\)$/\1/p' "$log")
+        [ -n "$port" ] && break
+        sleep 0.05
+    done
+    inf=$(sed -n 's/^Process .* created; pid = \([0-9][0-9]*\)$/\1/p' "$log")
+    [ -n "$inf" ] && pids+=("$inf")
+    [ -n "$port" ] && [ -n "$inf" ]
+}
+
+# all_stopped PID: every thread of PID in ptrace stop ("t").
+all_stopped() {
+    local st bad=0
+    for st in /proc/"$1"/task/*/stat; do
+        [ "$(awk '{print $3}' "$st" 2>/dev/null)" = t ] || bad=1
+    done
+    return $bad
+}
+
+sample() { # sample OUT ARGS...: rspwalk with a timeout, stderr in OUT.err
+    local out=$1
+    shift
+    timeout 120 "$rspwalk" "$@" >"$out" 2>"$out.err"
+}
+
+# ---- gdbserver ------------------------------------------------------------------------------
+if gs_start 0; then
+    t=127.0.0.1:$port
+    why= details=()
+    # -c: from the fixture's trap, once it works.
+    if ! sample "$work/one.json" -c --sample 3@max -f json "$t"; then
+        why="rspwalk exited $?: $(head -c 300 "$work/one.json.err")"
+    elif ! sample "$work/one.folded" --sample 3@max -f folded "$t"; then
+        why="rspwalk exited $?: $(head -c 300 "$work/one.folded.err")"
+    else
+        j=$("$check" json "$work/one.json") || why="profile: $j"
+        s=$("$check" shares "$work/one.folded") || why="${why:+$why; }shares: $s"
+        all_stopped "$inf" || why="${why:+$why; }the target was not left stopped"
+        details=("$j" "$s")
+    fi
+    report gdbserver/one "$why" "${details[@]}"
+else
+    report gdbserver/one "gdbserver did not start: $(tail -n 2 "$work"/gs-0.log)"
+fi
+kill "$gs" "$inf" 2>/dev/null
+
+if gs_start 2; then
+    why= details=()
+    if ! sample "$work/two.folded" -c --sample 5@200 -f folded "127.0.0.1:$port"; then
+        why="rspwalk exited $?: $(head -c 300 "$work/two.folded.err")"
+    else
+        s=$("$check" shares "$work/two.folded") || why="shares: $s"
+        all_stopped "$inf" || why="${why:+$why; }the target was not left stopped"
+        details=("$s")
+    fi
+    report gdbserver/two "$why" "${details[@]}"
+else
+    report gdbserver/two "gdbserver did not start: $(tail -n 2 "$work"/gs-2.log)"
+fi
+kill "$gs" "$inf" 2>/dev/null
+
+if gs_start 8; then
+    t=127.0.0.1:$port
+    why= details=()
+    if ! sample "$work/eight.folded" -c --sample 4@200 -f folded "$t"; then
+        why="rspwalk exited $?: $(head -c 300 "$work/eight.folded.err")"
+    else
+        s=$("$check" shares "$work/eight.folded")
+        f=$("$check" folded "$work/eight.folded") || why="folded: $f"
+        details+=("200 Hz (not judged): $s" "folded: $f")
+        sample "$work/eight.speedscope" --sample 1@max -f speedscope "$t" ||
+            why="${why:+$why; }speedscope: rspwalk exited $?: $(head -c 200 "$work/eight.speedscope.err")"
+        if v=$(AJV_DIR=$ajv_dir node "$IT_ROOT/tests/speedscope/validate.mjs" \
+            "$IT_ROOT/tests/speedscope/file-format-schema.json" "$work/eight.speedscope" 2>&1); then
+            details+=("speedscope: valid against the published schema")
+        else
+            why="${why:+$why; }speedscope: $v"
+        fi
+        sample "$work/eight.dot" --sample 1@100 -f dot "$t" ||
+            why="${why:+$why; }dot: rspwalk exited $?"
+        if dot -Tsvg "$work/eight.dot" >"$work/eight.svg" 2>"$work/dot.err" &&
+            grep -q share_70 "$work/eight.svg"; then
+            details+=("dot: $(grep -c -- '->' "$work/eight.dot") edges drawn by dot -Tsvg")
+        else
+            why="${why:+$why; }dot -Tsvg: $(head -c 200 "$work/dot.err")"
+        fi
+        if sample "$work/eight.json" --sample 2@max -f json "$t"; then
+            j=$("$check" json "$work/eight.json") || why="${why:+$why; }profile: $j"
+            details+=("max: $j")
+        else
+            why="${why:+$why; }json: rspwalk exited $?: $(head -c 200 "$work/eight.json.err")"
+        fi
+        all_stopped "$inf" || why="${why:+$why; }the target was not left stopped"
+    fi
+    report gdbserver/eight "$why" "${details[@]}"
+else
+    report gdbserver/eight "gdbserver did not start: $(tail -n 2 "$work"/gs-8.log)"
+fi
+kill "$gs" "$inf" 2>/dev/null
+
+# ---- qemu-aarch64 ---------------------------------------------------------------------------
+# qemu_sample NAME THREADS SPEC FORMAT: one qemu-aarch64 run sampled from its trap.
+qemu_sample() {
+    local sock=$work/$1.sock q
+    rm -f "$sock"
+    qemu-aarch64 -cpu max,sve=off -L "$(it_qemu_sysroot aarch64)" -g "$sock" \
+        "$IT_ROOT/build/fixtures/aarch64/shares-O0-dyn" "$2" 600 trap </dev/null \
+        >"$work/$1.qemu.log" 2>&1 &
+    q=$!
+    pids+=("$q")
+    for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.02; done
+    sample "$work/$1.out" -c --sample "$3" -f "$4" -e "$IT_ROOT/build/fixtures/aarch64/shares-O0-dyn" \
+        --sysroot "$(it_qemu_sysroot aarch64)" "unix:$sock"
+    local rc=$?
+    kill -KILL "$q" 2>/dev/null
+    wait "$q" 2>/dev/null
+    return $rc
+}
+
+why= details=()
+if ! qemu_sample qone 0 10@200 folded; then
+    why="rspwalk exited: $(head -c 300 "$work/qone.out.err")"
+else
+    s=$("$check" shares "$work/qone.out") || why="shares: $s"
+    details=("$s")
+fi
+report qemu-aarch64/one "$why" "${details[@]}"
+
+why= details=() worst=
+runs=${SAMPLE_QEMU_RUNS:-20}
+for i in $(seq "$runs"); do
+    if ! qemu_sample "qrun$i" 8 1@max json; then
+        why="run $i: rspwalk exited: $(head -c 300 "$work/qrun$i.out.err")"
+        break
+    fi
+    if ! j=$("$check" json "$work/qrun$i.out"); then
+        why="run $i: $j"
+        break
+    fi
+    [ -z "$worst" ] && worst=$j
+done
+report qemu-aarch64/runs "$why" "$runs runs of 8 busy workers, e.g. $worst"

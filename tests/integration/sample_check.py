@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""tests/integration/sample_check.py -- checks of rspwalk --sample output (run-sample.sh).
+
+  sample_check.py shares FOLDED          the share_70/share_20/share_10 shares within 3 points
+  sample_check.py folded FOLDED          every line "frame;frame;... COUNT", no empty frame
+  sample_check.py json JSON [MIN_RATE]   the profile's counters: every walk to the bottom, none
+                                         failed, no stop missed, the tree's counts add up
+Prints one line; exits 1 when a check fails.
+"""
+import json
+import sys
+
+TRUTH = {"share_70": 70.0, "share_20": 20.0, "share_10": 10.0}
+TOLERANCE = 3.0
+
+
+def folded_lines(path):
+    out = []
+    for n, line in enumerate(open(path), 1):
+        line = line.rstrip("\n")
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit() or int(count) <= 0:
+            raise ValueError("line %d is not 'frame;...;frame COUNT': %r" % (n, line[:120]))
+        frames = stack.split(";")
+        if any(f == "" for f in frames):
+            raise ValueError("line %d has an empty frame: %r" % (n, line[:120]))
+        out.append((frames, int(count)))
+    return out
+
+
+def shares(path):
+    got = {f: 0 for f in TRUTH}
+    for frames, count in folded_lines(path):
+        for f in TRUTH:
+            if f in frames:
+                got[f] += count
+    total = sum(got.values())
+    if total == 0:
+        return False, "no sample in share_70, share_20 or share_10"
+    pct = {f: 100.0 * got[f] / total for f in got}
+    text = ", ".join("%s %.1f%% (%d)" % (f, pct[f], got[f]) for f in TRUTH)
+    bad = [f for f in TRUTH if abs(pct[f] - TRUTH[f]) > TOLERANCE]
+    if bad:
+        return False, "%s: %s off by more than %.0f points" % (text, ", ".join(bad), TOLERANCE)
+    return True, "%s of %d samples in them" % (text, total)
+
+
+def folded(path):
+    lines = folded_lines(path)
+    return True, "%d distinct stacks, %d samples" % (len(lines), sum(c for _, c in lines))
+
+
+def profile(path, min_rate=0.0):
+    d = json.load(open(path))
+    st = d["stats"]
+    problems = []
+    if d["samples"] <= 0:
+        problems.append("no sample")
+    if st["walks_bottom"] != st["walks"]:
+        problems.append("%d of %d walks did not reach the bottom" %
+                        (st["walks"] - st["walks_bottom"], st["walks"]))
+    if st["walks_failed"] or st["stops_failed"]:
+        problems.append("%d walks failed, %d stops missed" % (st["walks_failed"], st["stops_failed"]))
+    # The root counts every walk once (3D: a sample a thread).
+    if d["tree"]["count"] != st["walks"]:
+        problems.append("the tree's root counts %d, %d walks" % (d["tree"]["count"], st["walks"]))
+    if st["rate"] < min_rate:
+        problems.append("%.0f samples/s, fewer than %.0f" % (st["rate"], min_rate))
+    text = ("%d samples in %.2f s (%.0f/s, stop by %s), %.2f round trips a sample, %d walks, "
+            "%d threads running not walked" % (d["samples"], d["seconds"], st["rate"], st["stop"],
+                                               st["round_trips_per_sample"], st["walks"],
+                                               st["threads_running"]))
+    return not problems, text + ("; " + "; ".join(problems) if problems else "")
+
+
+def main():
+    what, path = sys.argv[1], sys.argv[2]
+    try:
+        if what == "shares":
+            ok, text = shares(path)
+        elif what == "folded":
+            ok, text = folded(path)
+        else:
+            ok, text = profile(path, float(sys.argv[3]) if len(sys.argv) > 3 else 0.0)
+    except (OSError, ValueError, KeyError, json.JSONDecodeError) as e:
+        ok, text = False, "%s: %s" % (path, e)
+    print(text)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -189,17 +189,23 @@ frame_name(struct run *r, const struct sw_frame *fr, const char **fn, const char
     bool have = sw_frame_symbol(r->w, fr, &sym) == 0;
     const char *lib = NULL, *m = NULL;
     sw_addr off;
-    char pcbuf[32];
+    char pcbuf[160];
     char *name = sw_render_frame_function(fr, have ? &sym : NULL);
     const char *use = name ? name : fr->vname ? fr->vname : have ? sym.name : NULL;
-    if (use == NULL) {
-        snprintf(pcbuf, sizeof pcbuf, "0x%" PRIx64, fr->ra);
-        use = pcbuf;
-    }
     if (have)
         m = sym.module;
     else if (sw_frame_lib_offset(r->w, fr, &lib, &off) == 0)
         m = lib;
+    /* No symbol: MODULE+0xOFFSET, as the merged tree of a snapshot names
+     * it (render/stack_json.c), else the pc. */
+    if (use == NULL && m != NULL) {
+        const char *base = strrchr(m, '/');
+        snprintf(pcbuf, sizeof pcbuf, "%.120s+0x%" PRIx64, base ? base + 1 : m, off);
+        use = pcbuf;
+    } else if (use == NULL) {
+        snprintf(pcbuf, sizeof pcbuf, "0x%" PRIx64, fr->ra);
+        use = pcbuf;
+    }
     struct name_slot *sl = &r->names[i];
     sl->function = sw_strdup(use);
     sl->module = m ? sw_strdup(m) : NULL;

@@ -47,6 +47,10 @@ CLI_SRCS := $(sort $(wildcard cli/*.c))
 # rspwalkd: the stack server (server/), on libmicrohttpd, jansson and SQLite.
 SERVER_SRCS := $(sort $(wildcard server/*.c))
 SERVER_LIBS := -lmicrohttpd -ljansson -lsqlite3 -lpthread
+# The web page's files, built into rspwalkd (scripts/embed-web); the folders too, so that a
+# file added or removed regenerates the table.
+WEB_FILES := $(sort $(shell find server/web -type f 2>/dev/null))
+WEB_DIRS := $(sort $(shell find server/web -type d 2>/dev/null))
 TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
 # Unit tests live under tests/unit/<folder>/, beside the concept they test.
 UNIT_SRCS := $(sort $(wildcard tests/unit/*/test_*.c))
@@ -66,12 +70,21 @@ $(1)_CFLAGS := $$(BASE_CFLAGS) $(3) -DSW_TEST_DATA='"build/$(1)/tests/data"'
 $(1)_LDFLAGS := $(4)
 $(1)_LIB_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(LIB_SRCS))
 $(1)_CLI_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(CLI_SRCS))
-$(1)_SERVER_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(SERVER_SRCS))
+$(1)_SERVER_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(SERVER_SRCS)) build/$(1)/server/web_assets.o
 $(1)_SERVER_LIB_OBJS := $$(filter-out build/$(1)/server/main.o,$$($(1)_SERVER_OBJS))
 $(1)_TOOL_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(TOOL_SRCS))
 
 build/$(1)/%.o: %.c
 	@mkdir -p $$(@D)
+	$$(if $$(Q),@echo "  CC[$(1)] $$<")
+	$$(Q)$(2) $$($(1)_CFLAGS) -c -o $$@ $$<
+
+build/$(1)/server/web_assets.c: scripts/embed-web $$(WEB_FILES) $$(WEB_DIRS)
+	@mkdir -p $$(@D)
+	$$(if $$(Q),@echo "  EMBED $$@")
+	$$(Q)scripts/embed-web server/web >$$@.tmp && mv $$@.tmp $$@
+
+build/$(1)/server/web_assets.o: build/$(1)/server/web_assets.c
 	$$(if $$(Q),@echo "  CC[$(1)] $$<")
 	$$(Q)$(2) $$($(1)_CFLAGS) -c -o $$@ $$<
 

@@ -179,7 +179,7 @@ FUZZ_BINS := $(addprefix build/fuzz/,$(FUZZ_NAMES))
 .SECONDARY:
 
 .PHONY: all lib cli check check-unit check-asan check-tsan check-fuzz fuzz check-integration \
-        check-valgrind check-docs check-headers check-symbols check-layers format format-check fixtures install \
+        check-valgrind check-server check-docs check-headers check-symbols check-layers format format-check fixtures install \
         uninstall demo bench comparison clean help deps
 
 all: build/release/librspwalk.a build/release/librspwalk.so build/release/rspwalk \
@@ -193,7 +193,7 @@ deps:
 check: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/check-run format-check check-headers check-symbols check-layers check-unit check-asan check-tsan \
-	    check-fuzz check-integration check-docs check-valgrind check-man check-package
+	    check-fuzz check-integration check-docs check-valgrind check-server check-man check-package
 
 check-unit: $(UNIT_BINS)
 	$(Q)tests/run-units build/release/tests $(UNIT_NAMES)
@@ -220,6 +220,12 @@ check-docs: build/release/librspwalk.a build/release/rspwalk fixtures
 
 check-valgrind: build/release/rspwalk fixtures
 	$(Q)tests/integration/run-valgrind
+
+# rspwalkd's HTTP door against hostile clients (and under valgrind), and every endpoint
+# against docs/openapi.json.
+check-server: build/release/rspwalkd fixtures
+	$(Q)tests/server/run build/release/rspwalkd --valgrind
+	$(Q)tests/server/check-openapi build/release/rspwalkd build/fixtures/x86_64/chain-s0-O0-dyn
 
 check-headers:
 	$(Q)set -e; for h in $(PUBLIC_HDRS); do \
@@ -269,6 +275,7 @@ install: all man
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/librspwalk.so
 	install -m 644 $(PUBLIC_HDRS) $(DESTDIR)$(INCLUDEDIR)/rspwalk/
 	install -m 755 build/release/rspwalk $(DESTDIR)$(BINDIR)/
+	install -m 755 build/release/rspwalkd $(DESTDIR)$(BINDIR)/
 	for p in $(MAN_PAGES); do install -d $(DESTDIR)$(MANDIR)/man$${p##*.} && \
 	    install -m 644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/ || exit 1; done
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@LIBS@|$(LIBS)|g' \
@@ -279,6 +286,7 @@ install: all man
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/librspwalk.a $(DESTDIR)$(LIBDIR)/librspwalk.so \
 	    $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(SOFILE) $(DESTDIR)$(BINDIR)/rspwalk \
+	    $(DESTDIR)$(BINDIR)/rspwalkd \
 	    $(DESTDIR)$(PKGCONFIGDIR)/rspwalk.pc
 	for p in $(notdir $(MAN_PAGES)); do rm -f $(DESTDIR)$(MANDIR)/man$${p##*.}/$$p; done
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/rspwalk
@@ -321,14 +329,16 @@ help:
 	@echo "  check-integration  walks under real gdbserver against gdb-multiarch's backtrace"
 	@echo "  check-docs         docs/examples built and run against gdbserver"
 	@echo "  check-valgrind     the CLI under valgrind: no errors, no leaks"
-	@echo "  check-man          rspwalk(1)'s options are --help's and the getopt table's; no groff warnings"
+	@echo "  check-server       rspwalkd: hostile HTTP clients, valgrind, docs/openapi.json"
+	@echo "  check-man          rspwalk(1)'s and rspwalkd(8)'s options are --help's and the getopt"
+	@echo "                     table's; no groff warnings"
 	@echo "  check-package      Debian packages built from a copy in build/package, lintian, contents, use"
 	@echo "  fuzz               each libFuzzer target for FUZZ_LONG seconds (300)"
 	@echo "  fixtures           fixture programs under build/fixtures/<arch>/"
 	@echo "  bench              timings and round trips, written to docs/bench.md"
 	@echo "  comparison         the integration matrix, written to docs/comparison.md"
-	@echo "  man                build/release/man/rspwalk.1, from rspwalk --help and man/rspwalk.1.h2m"
-	@echo "  install            library, headers, pkg-config file, CLI, man page, in PREFIX=$(PREFIX)"
+	@echo "  man                build/release/man/rspwalk.1 and rspwalkd.8, from --help and man/*.h2m"
+	@echo "  install            library, headers, pkg-config file, CLI, server, man pages, in PREFIX=$(PREFIX)"
 	@echo "                     (also BINDIR, LIBDIR, INCLUDEDIR, MANDIR; DESTDIR for staging)"
 	@echo "  uninstall          remove what install installed"
 	@echo "  format             clang-format -i over every source"
@@ -340,17 +350,20 @@ help:
 
 # A page is help2man's reading of its program's --help plus man/<page>.h2m (the sections
 # --help has not), so each option is described once, in the program's usage text.
-MAN_PAGES := build/release/man/rspwalk.1
+MAN_PAGES := build/release/man/rspwalk.1 build/release/man/rspwalkd.8
 build/release/man/rspwalk.1: build/release/rspwalk
+build/release/man/rspwalkd.8: build/release/rspwalkd
 $(MAN_PAGES): build/release/man/%: man/%.h2m
 	@mkdir -p $(@D)
 	@command -v help2man >/dev/null || { echo "make man: help2man is missing (scripts/deps)"; exit 1; }
 	$(if $(Q),@echo "  MAN $@")
-	$(Q)help2man -i $< -o $@.tmp build/release/$(basename $*) && mv $@.tmp $@
+	$(Q)help2man --section=$(subst .,,$(suffix $*)) -i $< -o $@.tmp build/release/$(basename $*) && \
+	    mv $@.tmp $@
 man: $(MAN_PAGES)
 
 check-man: $(MAN_PAGES)
 	$(Q)scripts/check-man build/release/rspwalk build/release/man/rspwalk.1 $(CLI_SRCS)
+	$(Q)scripts/check-man build/release/rspwalkd build/release/man/rspwalkd.8 server/main.c
 
 # The source package and dpkg-buildpackage -b from a copy of the tree at build/package/src,
 # so the packages land in build/package; then lintian, their contents, and a program built

@@ -4,7 +4,7 @@
  * token, limits, body read); this layer routes it, checks its parameters and
  * body, calls the registry or the store and writes the reply: JSON, or the
  * tree's dot and folded text.  No HTTP library here, so every endpoint is
- * callable from a test as a function.  docs/openapi.yaml describes what each
+ * callable from a test as a function.  docs/openapi.json describes what each
  * endpoint takes and answers; /v1/events is server/http.c's (a stream).
  */
 #ifndef RSPWALK_SERVER_API_H

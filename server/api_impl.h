@@ -2,7 +2,7 @@
  *
  * Not a public contract: the router (api.c) calls the handlers of
  * api_targets.c, api_stacks.c and api_history.c through these prototypes,
- * and they use its request and reply helpers.
+ * and all of them use the request and reply helpers of api_io.c.
  */
 #ifndef RSPWALK_SERVER_API_IMPL_H
 #define RSPWALK_SERVER_API_IMPL_H
@@ -11,12 +11,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "rspwalk/render.h"
 #include "server/api.h"
 #include "server/registry.h"
 
 /* An endpoint: ID is the number in the path's '#' segment (0: none). */
 typedef void (*srv_handler_fn)(const struct srv_api_config *api, const struct srv_request *rq,
                                int64_t id, struct srv_reply *out);
+
+/* SEG (LEN bytes) as an id: a positive decimal number of at most 18 digits,
+ * no sign, no leading zero; 0 when it is not one. */
+int64_t srv_parse_id(const char *seg, size_t len);
 
 /* The HTTP status of a registry failure (server/registry.h lists them). */
 int srv_api_status(int srv_err);
@@ -80,6 +85,10 @@ int srv_api_call(const struct srv_api_config *api, enum srv_call_kind kind, int6
                  struct srv_call_result *res, struct srv_reply *out);
 
 struct srv_tree;
+/* ?format= of a tree (json by default): 0 and *FORMAT, *TYPE (its
+ * Content-Type), or -1 after replying 400. */
+int srv_api_tree_format(const struct srv_request *rq, struct srv_reply *out,
+                        enum sw_tree_format *format, const char **type);
 /* Reply with T in the ?format= RQ asks (json, dot, folded); 0, or -1 after
  * replying 400 (an unknown format) or 500. */
 int srv_api_tree_reply(struct srv_tree *t, const struct srv_request *rq, struct srv_reply *out);

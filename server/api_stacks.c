@@ -64,46 +64,6 @@ srv_api_stacks(const struct srv_api_config *api, const struct srv_request *rq, i
     srv_reply_take(out, 200, "application/json", doc);
 }
 
-/* ?format= of a tree: 0 and *FORMAT, *TYPE, or -1 after replying 400. */
-static int
-tree_format(const struct srv_request *rq, struct srv_reply *out, enum sw_tree_format *format,
-            const char **type)
-{
-    const char *f = srv_arg_get(rq, "format");
-    if (!f || strcmp(f, "json") == 0) {
-        *format = SW_TREE_JSON;
-        *type = "application/json";
-    } else if (strcmp(f, "dot") == 0) {
-        *format = SW_TREE_DOT;
-        *type = "text/vnd.graphviz; charset=utf-8";
-    } else if (strcmp(f, "folded") == 0) {
-        *format = SW_TREE_FOLDED;
-        *type = "text/plain; charset=utf-8";
-    } else {
-        srv_reply_error(out, 400, "format: '%.32s' is not json, dot or folded", f);
-        return -1;
-    }
-    return 0;
-}
-
-int
-srv_api_tree_reply(struct srv_tree *t, const struct srv_request *rq, struct srv_reply *out)
-{
-    enum sw_tree_format format;
-    const char *type;
-    if (tree_format(rq, out, &format, &type) < 0)
-        return -1;
-    char *text;
-    size_t len;
-    if (srv_tree_write(t, format, &text, &len) < 0) {
-        srv_reply_error(out, 500, "the tree could not be written (out of memory)");
-        return -1;
-    }
-    srv_reply_take(out, 200, type, text);
-    out->len = len;
-    return 0;
-}
-
 void
 srv_api_tree(const struct srv_api_config *api, const struct srv_request *rq, int64_t id,
              struct srv_reply *out)
@@ -114,7 +74,7 @@ srv_api_tree(const struct srv_api_config *api, const struct srv_request *rq, int
     struct srv_walk_opts o;
     char *doc;
     /* The format is checked before any stub is asked. */
-    if (tree_format(rq, out, &format, &type) < 0 || srv_arg_walk_opts(rq, out, &o) < 0 ||
+    if (srv_api_tree_format(rq, out, &format, &type) < 0 || srv_arg_walk_opts(rq, out, &o) < 0 ||
         stacks_all(api, rq, &o, &doc, out) < 0)
         return;
     struct srv_tree *t;

@@ -215,7 +215,7 @@ fuzz: $(FUZZ_BINS)
 check-integration: build/release/rspwalk build/release/tests/server/regdrive fixtures
 	$(Q)tests/integration/run-all
 
-check-docs: build/release/librspwalk.a build/release/rspwalk fixtures
+check-docs: build/release/librspwalk.a build/release/rspwalk build/release/rspwalkd fixtures
 	$(Q)tests/docs/run-examples
 
 check-valgrind: build/release/rspwalk fixtures

@@ -374,7 +374,10 @@ main(int argc, char **argv)
     for (int i = optind; i < argc; i++) {
         struct srv_target_spec spec = { .target = argv[i], .sysroot = o.sysroot };
         int64_t id;
-        src = srv_target_add(registry, &spec, false, &id, err, sizeof err);
+        /* Kept in the store with their history, and found there again by the
+         * next run with the same arguments; a '|COMMAND' is this run's only,
+         * so that a restart never runs a command the store remembers. */
+        src = srv_target_add(registry, &spec, argv[i][0] != '|', &id, err, sizeof err);
         if (src != 0) {
             fprintf(stderr, "rspwalkd: %s: %s\n", argv[i], err);
             rc = src == SRV_EINVAL ? EXIT_USAGE : EXIT_FAIL;

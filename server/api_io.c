@@ -479,8 +479,11 @@ srv_api_tree_format(const struct srv_request *rq, struct srv_reply *out,
     } else if (strcmp(f, "folded") == 0) {
         *format = SW_TREE_FOLDED;
         *type = "text/plain; charset=utf-8";
+    } else if (strcmp(f, "speedscope") == 0) {
+        *format = SW_TREE_SPEEDSCOPE;
+        *type = "application/json";
     } else {
-        srv_reply_error(out, 400, "format: '%.32s' is not json, dot or folded", f);
+        srv_reply_error(out, 400, "format: '%.32s' is not json, dot, folded or speedscope", f);
         return -1;
     }
     return 0;

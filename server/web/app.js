@@ -13,9 +13,10 @@
     const { h, replace } = window.RW;
     const $ = (id) => document.getElementById(id);
     const TOKEN_KEY = "rspwalkd.token";
-    /* A walk of a running target stops and resumes it; state events that
-     * arrive during a walk of ours or this long after it are taken as that
-     * walk's, not as news worth another walk (which would never settle). */
+    /* A walk of a running target stops and resumes it; that target's state
+     * events during the walk and this long after it are taken as the walk's,
+     * not as news worth another walk (which would never settle).  Targets
+     * that were not running are not touched by a walk: their events count. */
     const WALK_QUIET_MS = 1500;
     /* Above this many nodes the tree opens only its first levels. */
     const TREE_OPEN_ALL_MAX = 300;
@@ -33,8 +34,8 @@
         view: "tree",
         iciclePath: null, /* function names from the root of the zoomed node */
         closed: new Set(), /* tree paths the user closed */
-        walking: 0,
-        quietUntil: 0,
+        quiet: new Map(), /* target id -> time until which its events are a walk's */
+        wantStop: new Set(), /* targets the user paused: their next stop is shown */
         treeTimer: null,
         listTimer: null,
         tokenWaiters: [],
@@ -262,7 +263,8 @@
         renderTargets();
         if (id === st.selected) renderStacksHead();
         if (prev === t.state) return;
-        const quiet = st.walking > 0 || Date.now() < st.quietUntil;
+        const quiet = (st.quiet.get(id) || 0) > Date.now() && !st.wantStop.has(id);
+        if (t.state === "stopped") st.wantStop.delete(id);
         if (id === st.selected) {
             if (t.state === "stopped" && !quiet) loadStacks();
             else markStacksStale();
@@ -457,7 +459,7 @@
         }
         const seq = ++st.stacksSeq;
         box.setAttribute("aria-busy", "true");
-        st.walking++;
+        const walked = walkBegin(t.state === "running" ? [id] : []);
         try {
             const doc = await api("GET", "v1/targets/" + encodeURIComponent(id) + "/stacks");
             if (seq !== st.stacksSeq || st.selected !== id) return;
@@ -469,10 +471,20 @@
             if (seq !== st.stacksSeq) return;
             showError($("stacks-error"), e);
         } finally {
-            st.walking--;
-            st.quietUntil = Date.now() + WALK_QUIET_MS;
+            walkEnd(walked);
             if (seq === st.stacksSeq) box.setAttribute("aria-busy", "false");
         }
+    }
+
+    /* A walk of IDS (the running ones among the walked) begins: their state
+     * events are the walk's until walkEnd and a while after. */
+    function walkBegin(ids) {
+        for (const id of ids) st.quiet.set(id, Infinity);
+        return ids;
+    }
+
+    function walkEnd(ids) {
+        for (const id of ids) st.quiet.set(id, Date.now() + WALK_QUIET_MS);
     }
 
     function markStacksStale() {
@@ -578,6 +590,7 @@
         if (id === null) return;
         const btn = $(verb === "resume" ? "btn-resume" : "btn-pause");
         btn.disabled = true;
+        if (verb === "pause") st.wantStop.add(id);
         try {
             const res = await api("POST", "v1/targets/" + encodeURIComponent(id) + "/" + verb);
             showError($("stacks-error"), null);
@@ -627,7 +640,7 @@
 
     async function loadTree() {
         const seq = ++st.treeSeq;
-        st.walking++;
+        const walked = walkBegin(st.order.filter((id) => st.targets.get(id).state === "running"));
         $("tree").setAttribute("aria-busy", "true");
         try {
             const doc = await api("GET", "v1/tree?format=json");
@@ -638,8 +651,7 @@
         } catch (e) {
             if (seq === st.treeSeq) showError($("tree-error"), e);
         } finally {
-            st.walking--;
-            st.quietUntil = Date.now() + WALK_QUIET_MS;
+            walkEnd(walked);
             $("tree").setAttribute("aria-busy", "false");
         }
     }

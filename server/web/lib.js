@@ -53,13 +53,14 @@
 
     /* The server-sent events parser of the HTML standard ("Parsing an event
      * stream", 9.2.6), fed text in arbitrary chunks: a line ends at CRLF, LF
-     * or CR (a CR at a chunk's end waits for the next chunk); a blank line
+     * or CR (a CRLF split across chunks counts once); a blank line
      * dispatches the event if it has data; ":" lines are comments.  ONEVENT
      * gets {type, data, id}; "retry" is kept in .retryMs. */
     RW.SseParser = class SseParser {
         constructor(onevent) {
             this.onevent = onevent;
-            this.buf = "";
+            this.buf = ""; /* the unfinished line */
+            this.skipLF = false; /* a chunk ended in CR: an LF first in the next is its pair */
             this.started = false;
             this.type = "";
             this.data = [];
@@ -68,21 +69,28 @@
         }
 
         feed(text) {
-            if (!this.started && text.length > 0) {
+            if (!text) return;
+            if (!this.started) {
                 this.started = true;
                 if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
             }
-            this.buf += text;
             let start = 0;
-            for (let i = 0; i < this.buf.length; i++) {
-                const c = this.buf[i];
+            if (this.skipLF) {
+                this.skipLF = false;
+                if (text[0] === "\n") start = 1;
+            }
+            for (let i = start; i < text.length; i++) {
+                const c = text[i];
                 if (c !== "\n" && c !== "\r") continue;
-                if (c === "\r" && i + 1 === this.buf.length) break; /* LF may follow */
-                this.line(this.buf.slice(start, i));
-                if (c === "\r" && this.buf[i + 1] === "\n") i++;
+                this.line(this.buf + text.slice(start, i));
+                this.buf = "";
+                if (c === "\r") {
+                    if (i + 1 === text.length) this.skipLF = true;
+                    else if (text[i + 1] === "\n") i++;
+                }
                 start = i + 1;
             }
-            this.buf = this.buf.slice(start);
+            this.buf += text.slice(start);
         }
 
         line(s) {

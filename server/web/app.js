@@ -259,7 +259,8 @@
         for (const k of ["state", "error", "arch", "stub", "name", "target"]) {
             if (k in d) t[k] = d[k];
         }
-        if (!("error" in d) && d.state === "stopped") t.error = null;
+        /* the server names an error only for states that have one */
+        if (!("error" in d) && (d.state === "stopped" || d.state === "running")) t.error = null;
         renderTargets();
         if (id === st.selected) renderStacksHead();
         if (prev === t.state) return;
@@ -275,8 +276,8 @@
     function onSampleEvent(d) {
         const el = $("sample-status");
         const parts = ["sample " + (d.id !== undefined ? d.id : "")];
-        if (typeof d.progress === "number") parts.push(Math.round(d.progress * 100) + "%");
-        if (d.ticks !== undefined) parts.push(d.ticks + " stacks");
+        if (typeof d.ticks === "number") parts.push(d.ticks + (d.ticks === 1 ? " tick" : " ticks"));
+        if (typeof d.elapsed === "number") parts.push(d.elapsed.toFixed(1) + " s");
         if (d.state) parts.push(String(d.state));
         el.textContent = parts.join(" · ");
         el.hidden = false;

@@ -77,6 +77,9 @@ function threadsDoc(target) {
                     ["b", EXE, 19, { file: "fixtures/src/fixture.c", line: 322 }],
                     ["a", EXE, 19, { file: "fixtures/src/fixture.c", line: 329 }],
                     ["main", EXE, 201, { file: "fixtures/src/fixture.c", line: 352 }],
+                    ["__libc_start_call_main", LIBC, 122],
+                    ["__libc_start_main_impl", LIBC, 133],
+                    ["_start", EXE, 33],
                 ]),
             },
             {

@@ -242,30 +242,46 @@ async function main() {
     /* In mock mode the tree merges every canned target; otherwise only ours. */
     const wantTasks = o.mock ? null : expect.threads.length;
     const wantTop = o.mock ? null : docTopLevel(expect);
-    await check("the merged tree has main at the top with the right task count", async () => {
+    /* The main thread's call path, outermost first: the walk may go on past
+     * main (__libc_start_main, _start), so main need not be a top node. */
+    const mainThread = (expect.threads || []).find((t) =>
+        (t.frames || []).some((f) => f.function === "main")) || { frames: [] };
+    const mainPath = mainThread.frames.slice().reverse().map((f) =>
+        f.function === null ? f.pc : f.function);
+    await check("the merged tree has main's path from the top, with the right task count", async () => {
         await page.waitForSelector('#tree li[data-function="/"]', { timeout: WAIT_MS })
             .catch(async () => {
                 throw new Error("no tree drawn; the page says: " +
                     ((await page.textContent("#tree-error")) || (await page.textContent("#tree"))));
             });
-        const root = await page.$eval('#tree li[data-function="/"]', (li) => ({
-            count: Number(li.dataset.count),
-            top: Array.from(li.querySelectorAll(":scope > details > ul > li"), (c) => ({
-                name: c.dataset.function,
-                count: Number(c.dataset.count),
-            })),
-            summary: document.querySelector("#tree-summary").textContent,
-        }));
+        const root = await page.$eval('#tree li[data-function="/"]', (li, path) => {
+            const kids = (el) => Array.from(el.querySelectorAll(":scope > details > ul > li"));
+            const along = [];
+            let node = li;
+            for (const name of path) {
+                node = kids(node).find((c) => c.dataset.function === name);
+                if (!node) break;
+                along.push({ name, count: Number(node.dataset.count) });
+            }
+            return {
+                count: Number(li.dataset.count),
+                top: kids(li).map((c) => ({ name: c.dataset.function, count: Number(c.dataset.count) })),
+                along,
+                summary: document.querySelector("#tree-summary").textContent,
+            };
+        }, mainPath);
         root.top.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-        assert(root.top.some((c) => c.name === "main"),
-            `no "main" among the top nodes: ${JSON.stringify(root.top)}`);
+        assert(mainPath.length > 0, "the expected walk has no thread in main");
+        assert(root.along.length === mainPath.length,
+            `main's path stops after ${JSON.stringify(root.along.map((n) => n.name))}; ` +
+            `want ${JSON.stringify(mainPath)}`);
+        const main = root.along.find((n) => n.name === "main");
         if (wantTasks !== null) {
             assert(root.count === wantTasks, `root counts ${root.count} tasks, want ${wantTasks}`);
             assert(root.summary.startsWith(wantTasks + " task"),
                 `summary says "${root.summary}", want ${wantTasks} tasks`);
             assert(same(root.top, wantTop),
                 `top nodes ${JSON.stringify(root.top)}, want ${JSON.stringify(wantTop)}`);
-            const main = root.top.find((c) => c.name === "main");
             assert(main.count === 1, `main counts ${main.count} tasks, want 1 (the main thread)`);
         }
     });

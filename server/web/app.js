@@ -203,7 +203,10 @@
                 if (!res.ok || !res.body) throw new Error("GET /v1/events: HTTP " + res.status);
                 setLive("live");
                 backoffMs = 1000;
-                if (!first) reloadAll();
+                /* what happened before the stream was up: after a reconnection
+                 * anything; on the first, between the page's load and now */
+                if (first) loadTargets();
+                else reloadAll();
                 first = false;
                 const reader = res.body.getReader();
                 const dec = new TextDecoder();
@@ -263,7 +266,13 @@
         if (!("error" in d) && (d.state === "stopped" || d.state === "running")) t.error = null;
         renderTargets();
         if (id === st.selected) renderStacksHead();
-        if (prev === t.state) return;
+        if (prev !== t.state) stateChanged(id);
+    }
+
+    /* Target ID has a new state: walk it again if it stopped and is shown,
+     * redraw the tree when a stack may have changed. */
+    function stateChanged(id) {
+        const t = st.targets.get(id);
         const quiet = (st.quiet.get(id) || 0) > Date.now() && !st.wantStop.has(id);
         if (t.state === "stopped") st.wantStop.delete(id);
         if (id === st.selected) {
@@ -288,16 +297,21 @@
 
     /* ---- targets ------------------------------------------------------------ */
 
+    /* The list again; a state that changed since (an event missed while the
+     * stream was down) is acted on as its event would have been. */
     async function loadTargets() {
+        const changed = [];
         try {
             const list = await api("GET", "v1/targets");
             const arr = Array.isArray(list) ? list : (list && list.targets) || [];
-            st.targets.clear();
+            const before = st.targets;
+            st.targets = new Map();
             st.order = [];
             for (const t of arr) {
                 const id = String(t.id);
                 st.targets.set(id, t);
                 st.order.push(id);
+                if (before.has(id) && before.get(id).state !== t.state) changed.push(id);
             }
             showError($("targets-error"), null);
         } catch (e) {
@@ -305,6 +319,8 @@
         }
         if (st.selected !== null && !st.targets.has(st.selected)) select(null);
         renderTargets();
+        renderStacksHead();
+        for (const id of changed) stateChanged(id);
     }
 
     function scheduleTargetsReload() {

@@ -702,11 +702,9 @@
         const row = h(
             "span",
             { class: "tnode" },
-            h("span", { class: "tfunc", title: name }, name),
-            node.module
-                ? h("span", { class: "tmod muted", title: String(node.module) },
-                    window.RW.basename(node.module))
-                : null,
+            /* the module only on hover: the pane's width goes to the names */
+            h("span", { class: "tfunc", title: node.module ? name + "\n" + node.module : name },
+                name),
             h("span", { class: "tfill" }),
             h("span", { class: "tbar", "aria-hidden": "true" },
                 h("span", { style: { width: pct + "%" } })),

@@ -320,6 +320,7 @@ async function main() {
                 throw new Error("still listed after Remove; the page says: " +
                     (await page.textContent("#stacks-error")));
             });
+        await page.click("#add-target > summary");
     });
 
     if (o.mock) await mockChecks(page, o);

@@ -36,6 +36,7 @@
         closed: new Set(), /* tree paths the user closed */
         quiet: new Map(), /* target id -> time until which its events are a walk's */
         wantStop: new Set(), /* targets the user paused: their next stop is shown */
+        lastEvent: new Map(), /* target id -> time of its last event */
         treeTimer: null,
         listTimer: null,
         tokenWaiters: [],
@@ -250,6 +251,7 @@
         if (d.id === undefined || d.id === null) return;
         const id = String(d.id);
         const t = st.targets.get(id);
+        st.lastEvent.set(id, Date.now());
         if (isRemovalEvent(d)) {
             if (t) dropTarget(id);
             return;
@@ -608,11 +610,16 @@
         const btn = $(verb === "resume" ? "btn-resume" : "btn-pause");
         btn.disabled = true;
         if (verb === "pause") st.wantStop.add(id);
+        const t0 = Date.now();
         try {
-            const res = await api("POST", "v1/targets/" + encodeURIComponent(id) + "/" + verb);
+            await api("POST", "v1/targets/" + encodeURIComponent(id) + "/" + verb);
             showError($("stacks-error"), null);
-            if (res && res.state && st.targets.has(id))
-                onTargetEvent(Object.assign({}, res, { id }));
+            /* The new state comes as events, in order; the answer's state
+             * may be older than an event already here, so it is not used.
+             * Without any event for the target soon, the list is asked. */
+            setTimeout(() => {
+                if ((st.lastEvent.get(id) || 0) < t0) loadTargets();
+            }, 2000);
         } catch (e) {
             showError($("stacks-error"), e);
         } finally {

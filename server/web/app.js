@@ -261,7 +261,7 @@
             return;
         }
         const prev = t.state;
-        for (const k of ["state", "error", "arch", "stub", "name", "target"]) {
+        for (const k of ["state", "error", "signal", "arch", "stub", "name", "target"]) {
             if (k in d) t[k] = d[k];
         }
         /* the server names an error only for states that have one */
@@ -338,7 +338,8 @@
         const items = st.order.map((id) => {
             const t = st.targets.get(id);
             const selected = id === st.selected;
-            const info = [t.arch, t.stub].filter(Boolean).join(" · ");
+            const sig = t.state === "stopped" ? window.RW.signalName(t.signal) : null;
+            const info = [t.arch, t.stub, sig].filter(Boolean).join(" · ");
             return h(
                 "li",
                 {

@@ -198,6 +198,16 @@
             : f.function + "+" + f.offset;
     };
 
+    /* A stop signal as the stub reports it (GDB's own numbering, the same on
+     * every host: gdb/include/gdb/signals.def) by its name: 5 -> "SIGTRAP". */
+    const GDB_SIGNALS = [null, "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT",
+        "SIGEMT", "SIGFPE", "SIGKILL", "SIGBUS", "SIGSEGV", "SIGSYS", "SIGPIPE", "SIGALRM",
+        "SIGTERM", "SIGURG", "SIGSTOP", "SIGTSTP", "SIGCONT", "SIGCHLD"];
+    RW.signalName = function signalName(n) {
+        if (typeof n !== "number" || n <= 0) return null;
+        return GDB_SIGNALS[n] || "signal " + n;
+    };
+
     /* States a target can be in, as GET /v1/targets writes them. */
     RW.STATES = ["connecting", "stopped", "running", "exited", "link-lost"];
 

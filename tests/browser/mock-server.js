@@ -171,6 +171,7 @@ function addTarget(spec, state, docFn) {
         stub: state === "connecting" ? null : "gdbserver",
         state,
         error: null,
+        signal: state === "stopped" ? 5 : null,
     };
     targets.set(id, { t, docFn });
     return t;
@@ -194,11 +195,16 @@ function setState(id, state, error) {
     if (!e) return false;
     e.t.state = state;
     e.t.error = error || null;
+    e.t.signal = state === "stopped" ? 17 : null;
     if (state !== "connecting") {
         e.t.arch = e.t.arch || "x86_64";
         e.t.stub = e.t.stub || "gdbserver";
     }
-    sendEvent("target", { id, state, error: e.t.error });
+    /* as rspwalkd: an error only for the states that have one, a stop's signal */
+    const ev = { id, state };
+    if (e.t.error && state !== "stopped" && state !== "running") ev.error = e.t.error;
+    if (state === "stopped") ev.signal = e.t.signal;
+    sendEvent("target", ev);
     return true;
 }
 

@@ -105,3 +105,12 @@ test("frame text: label with offset, source in its accepted shapes, basename", (
     assert.equal(RW.basename("/lib/x86_64-linux-gnu/libc.so.6"), "libc.so.6");
     assert.equal(RW.basename(null), null);
 });
+
+test("signal names follow GDB's numbering; none for 0 or a missing one", () => {
+    assert.equal(RW.signalName(5), "SIGTRAP");
+    assert.equal(RW.signalName(11), "SIGSEGV");
+    assert.equal(RW.signalName(17), "SIGSTOP");
+    assert.equal(RW.signalName(143), "signal 143");
+    assert.equal(RW.signalName(0), null);
+    assert.equal(RW.signalName(null), null);
+});

@@ -315,7 +315,7 @@ async function handle(req, res) {
         return;
     }
     if (p === "/v1/targets" && req.method === "GET")
-        return json(res, 200, Array.from(targets.values(), (e) => e.t));
+        return json(res, 200, { targets: Array.from(targets.values(), (e) => e.t) });
     if (p === "/v1/targets" && req.method === "POST") {
         let spec;
         try {
@@ -353,15 +353,13 @@ async function handle(req, res) {
             if (e.t.state !== "stopped")
                 return json(res, 409, { error: `target ${id} is ${e.t.state}` });
             setTimeout(() => setState(id, "running"), 50);
-            res.writeHead(204);
-            return res.end();
+            return json(res, 200, e.t); /* as rspwalkd: the target, before its event */
         }
         if (sub === "/pause" && req.method === "POST") {
             if (e.t.state !== "running")
                 return json(res, 409, { error: `target ${id} is ${e.t.state}` });
             setTimeout(() => setState(id, "stopped"), 50);
-            res.writeHead(204);
-            return res.end();
+            return json(res, 200, e.t);
         }
     }
     if (p === "/v1/tree" && req.method === "GET") return json(res, 200, buildTree());

@@ -191,7 +191,7 @@ async function main() {
             throw new Error("the live indicator never said live (GET /v1/events)");
         });
     });
-    if (!loaded) return finish(browser, problems);
+    if (!loaded) return finish(browser, problems, page, o);
 
     await check("the target is listed with state stopped", async () => {
         await page.waitForSelector("#targets li[data-target-id]", { timeout: WAIT_MS });
@@ -372,12 +372,12 @@ async function main() {
         const bad = urls.filter((u) => o.token && u.includes(o.token));
         assert(bad.length === 0, `requests carrying the token: ${bad.join(" ")}`);
     });
-    return finish(browser, problems);
+    return finish(browser, problems, page, o);
 }
 
 /* The mock's document of its target "threads", which the page must show. */
 async function mockExpect(url) {
-    const list = await (await fetch(new URL("v1/targets", url))).json();
+    const list = (await (await fetch(new URL("v1/targets", url))).json()).targets;
     const t = list.find((x) => x.name === "threads");
     if (!t) throw new Error("the mock has no target named threads");
     return (await fetch(new URL(`v1/targets/${t.id}/stacks`, url))).json();
@@ -431,10 +431,17 @@ async function tokenChecks(context, o) {
     await page.close();
 }
 
-async function finish(browser, problems) {
+/* The last check; a failed run also leaves the page as it ended, beside
+ * the screenshot (NAME-failed.png). */
+async function finish(browser, problems, page, o) {
     await check("no console errors or page errors", async () => {
         assert(problems.length === 0, `${problems.length}:\n${problems.join("\n")}`);
     });
+    if (failed > 0 && o.screenshot) {
+        const png = o.screenshot.replace(/\.png$/, "") + "-failed.png";
+        await page.screenshot({ path: png }).then(() => console.log(`    (the page at the end: ${png})`),
+            () => {});
+    }
     await browser.close();
     console.log(`${passed} passed, ${failed} failed`);
     process.exit(failed ? 1 : 0);

@@ -179,7 +179,7 @@ FUZZ_BINS := $(addprefix build/fuzz/,$(FUZZ_NAMES))
 .SECONDARY:
 
 .PHONY: all lib cli check check-unit check-asan check-tsan check-fuzz fuzz check-integration \
-        check-valgrind check-server check-docs check-headers check-symbols check-layers format format-check fixtures install \
+        check-valgrind check-server check-browser check-docs check-headers check-symbols check-layers format format-check fixtures install \
         uninstall demo bench comparison clean help deps
 
 all: build/release/librspwalk.a build/release/librspwalk.so build/release/rspwalk \
@@ -193,7 +193,8 @@ deps:
 check: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/check-run format-check check-headers check-symbols check-layers check-unit check-asan check-tsan \
-	    check-fuzz check-integration check-docs check-valgrind check-server check-man check-package
+	    check-fuzz check-integration check-docs check-valgrind check-server check-browser check-man \
+	    check-package
 
 check-unit: $(UNIT_BINS)
 	$(Q)tests/run-units build/release/tests $(UNIT_NAMES)
@@ -226,6 +227,11 @@ check-valgrind: build/release/rspwalk fixtures
 check-server: build/release/rspwalkd fixtures
 	$(Q)tests/server/run build/release/rspwalkd --valgrind
 	$(Q)tests/server/check-openapi build/release/rspwalkd build/fixtures/x86_64/chain-s0-O0-dyn
+
+# The web page in Debian's chromium, headless (playwright-core from npm: tests/browser/run
+# installs it from its lock file when missing); the screenshot is build/test-artifacts/web.png.
+check-browser: build/release/rspwalkd build/release/rspwalk fixtures
+	$(Q)tests/browser/run build/release/rspwalkd
 
 check-headers:
 	$(Q)set -e; for h in $(PUBLIC_HDRS); do \
@@ -330,6 +336,7 @@ help:
 	@echo "  check-docs         docs/examples built and run against gdbserver"
 	@echo "  check-valgrind     the CLI under valgrind: no errors, no leaks"
 	@echo "  check-server       rspwalkd: hostile HTTP clients, valgrind, docs/openapi.json"
+	@echo "  check-browser      rspwalkd's web page in headless chromium; screenshot in build/test-artifacts"
 	@echo "  check-man          rspwalk(1)'s and rspwalkd(8)'s options are --help's and the getopt"
 	@echo "                     table's; no groff warnings"
 	@echo "  check-package      Debian packages built from a copy in build/package, lintian, contents, use"

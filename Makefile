@@ -44,6 +44,10 @@ LIB_DIRS := util arch rsp targets expr elf dwarf cfi disasm libstate walker walk
             render sample
 LIB_SRCS := $(sort $(wildcard $(addsuffix /*.c,$(LIB_DIRS))))
 CLI_SRCS := $(sort $(wildcard cli/*.c))
+# The Debug Adapter Protocol front door (dap/, on jansson): linked into rspwalk and rspwalkd,
+# not into the library (its names are dap_*).
+DAP_SRCS := $(sort $(wildcard dap/*.c))
+DAP_LIBS := -ljansson
 # rspwalkd: the stack server (server/), on libmicrohttpd, jansson and SQLite.
 SERVER_SRCS := $(sort $(wildcard server/*.c))
 SERVER_LIBS := -lmicrohttpd -ljansson -lsqlite3 -lpthread
@@ -71,6 +75,7 @@ $(1)_LDFLAGS := $(4)
 $(1)_LIB_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(LIB_SRCS))
 $(1)_CLI_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(CLI_SRCS))
 $(1)_SERVER_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(SERVER_SRCS)) build/$(1)/server/web_assets.o
+$(1)_DAP_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(DAP_SRCS))
 $(1)_SERVER_LIB_OBJS := $$(filter-out build/$(1)/server/main.o,$$($(1)_SERVER_OBJS))
 $(1)_TOOL_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(TOOL_SRCS))
 
@@ -92,13 +97,14 @@ build/$(1)/librspwalk.a: $$($(1)_LIB_OBJS)
 	@mkdir -p $$(@D)
 	$$(Q)rm -f $$@ && ar rcs $$@ $$^
 
-build/$(1)/rspwalk: $$($(1)_CLI_OBJS) build/$(1)/librspwalk.a
+build/$(1)/rspwalk: $$($(1)_CLI_OBJS) $$($(1)_DAP_OBJS) build/$(1)/librspwalk.a
 	$$(if $$(Q),@echo "  LD[$(1)] $$@")
-	$$(Q)$(2) $$($(1)_CFLAGS) -o $$@ $$($(1)_CLI_OBJS) build/$(1)/librspwalk.a $$(LIBS) $$($(1)_LDFLAGS)
+	$$(Q)$(2) $$($(1)_CFLAGS) -o $$@ $$($(1)_CLI_OBJS) $$($(1)_DAP_OBJS) build/$(1)/librspwalk.a \
+	    $$(LIBS) $$(DAP_LIBS) $$($(1)_LDFLAGS)
 
-build/$(1)/rspwalkd: $$($(1)_SERVER_OBJS) build/$(1)/librspwalk.a
+build/$(1)/rspwalkd: $$($(1)_SERVER_OBJS) $$($(1)_DAP_OBJS) build/$(1)/librspwalk.a
 	$$(if $$(Q),@echo "  LD[$(1)] $$@")
-	$$(Q)$(2) $$($(1)_CFLAGS) -o $$@ $$($(1)_SERVER_OBJS) build/$(1)/librspwalk.a $$(LIBS) \
+	$$(Q)$(2) $$($(1)_CFLAGS) -o $$@ $$($(1)_SERVER_OBJS) $$($(1)_DAP_OBJS) build/$(1)/librspwalk.a $$(LIBS) \
 	    $$(SERVER_LIBS) $$($(1)_LDFLAGS)
 
 # Test data: ELF files with known contents, built from tests/unit/data/*.S; <arch>_*.S with
@@ -120,6 +126,14 @@ build/$(1)/tests/server/%: build/$(1)/tests/unit/server/%.o $$($(1)_SERVER_LIB_O
 	$$(if $$(Q),@echo "  LD[$(1)] $$@")
 	$$(Q)$(2) $$($(1)_CFLAGS) -o $$@ $$< $$($(1)_SERVER_LIB_OBJS) $$($(1)_TOOL_OBJS) build/$(1)/librspwalk.a \
 	    -lcmocka $$(LIBS) $$(SERVER_LIBS) $$($(1)_LDFLAGS)
+
+# The DAP front door's unit tests (tests/unit/dap/) link its objects and jansson.
+build/$(1)/tests/dap/%: build/$(1)/tests/unit/dap/%.o $$($(1)_DAP_OBJS) $$($(1)_TOOL_OBJS) \
+                        build/$(1)/librspwalk.a
+	@mkdir -p $$(@D)
+	$$(if $$(Q),@echo "  LD[$(1)] $$@")
+	$$(Q)$(2) $$($(1)_CFLAGS) -o $$@ $$< $$($(1)_DAP_OBJS) $$($(1)_TOOL_OBJS) build/$(1)/librspwalk.a \
+	    -lcmocka $$(LIBS) $$(DAP_LIBS) $$($(1)_LDFLAGS)
 
 -include $$(wildcard build/$(1)/*/*.d build/$(1)/*/*/*.d build/$(1)/*/*/*/*.d)
 endef
@@ -253,9 +267,9 @@ check-symbols: build/release/librspwalk.a build/release/librspwalk.so
 	if [ -n "$$bad" ]; then echo "check-symbols: the shared library exports:"; echo "$$bad"; exit 1; fi; \
 	echo "check-symbols: every symbol has a module prefix"
 
-FORMAT_SRCS = $(filter-out %.def,$(LIB_SRCS) $(CLI_SRCS) $(SERVER_SRCS) $(TOOL_SRCS) $(UNIT_SRCS) $(FUZZ_SRCS) \
+FORMAT_SRCS = $(filter-out %.def,$(LIB_SRCS) $(CLI_SRCS) $(DAP_SRCS) $(SERVER_SRCS) $(TOOL_SRCS) $(UNIT_SRCS) $(FUZZ_SRCS) \
               $(wildcard $(addsuffix /*.h,$(LIB_DIRS)) \
-              cli/*.h server/*.h tests/tools/*.h tests/unit/*/*.h tests/warm/*.c) $(PUBLIC_HDRS) $(wildcard fixtures/src/*.c fixtures/src/kernel/*.c))
+              cli/*.h dap/*.h server/*.h tests/tools/*.h tests/unit/*/*.h tests/warm/*.c) $(PUBLIC_HDRS) $(wildcard fixtures/src/*.c fixtures/src/kernel/*.c))
 format:
 	$(Q)clang-format -i $(FORMAT_SRCS)
 format-check:

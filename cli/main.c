@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "cli/cli.h"
+#include "dap/dap.h"
 #include "rspwalk/rspwalk.h"
 
 enum {
@@ -37,6 +38,7 @@ enum {
     OPT_STEPPERS,
     OPT_LIB_PATH,
     OPT_SAMPLE,
+    OPT_DAP,
 };
 
 /* gdb's signal numbers (include/gdb/signals.def), which RSP uses. */
@@ -69,6 +71,7 @@ usage(FILE *f)
     fputs(
         "Usage: rspwalk [OPTIONS] TARGET\n"
         "  or:  rspwalk [OPTIONS] --pid N\n"
+        "  or:  rspwalk [OPTIONS] --dap\n"
         "Walk the call stacks of a program behind a GDB remote stub.\n\n"
         "  TARGET             HOST:PORT | [V6ADDR]:PORT | unix:PATH | /dev/ttyX[@BAUD] | "
         "'|COMMAND'\n\n"
@@ -105,6 +108,8 @@ usage(FILE *f)
         "                     each, detach leaving them running\n"
         "      --pid N        walk local process N through '|gdbserver --attach - N' (no\n"
         "                     TARGET), detach leaving it running\n"
+        "      --dap          serve the Debug Adapter Protocol on stdin/stdout (no TARGET:\n"
+        "                     the client's attach request names it), for editors\n"
         "  -h, --help         this text\n"
         "  -V, --version      the version\n",
         f);
@@ -234,12 +239,14 @@ main(int argc, char **argv)
         { "cache-dir", required_argument, NULL, OPT_CACHE_DIR },
         { "steppers", required_argument, NULL, OPT_STEPPERS },
         { "sample", required_argument, NULL, OPT_SAMPLE },
+        { "dap", no_argument, NULL, OPT_DAP },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
     struct cli_opts o = { .format = CLI_TEXT, .timeout_ms = 10000, .start_us = cli_now_us() };
     const char *pass_list = default_pass;
+    bool dap = false;
     int c;
 
     opterr = 0;
@@ -330,6 +337,9 @@ main(int argc, char **argv)
             }
             o.pid = (long long)v;
             break;
+        case OPT_DAP:
+            dap = true;
+            break;
         case 'h':
             usage(stdout);
             return EXIT_OK;
@@ -347,6 +357,29 @@ main(int argc, char **argv)
                     argv[optind - 1]);
             return EXIT_USAGE;
         }
+    }
+    if (parse_signal_list(pass_list, o.pass, sizeof o.pass / sizeof o.pass[0], &o.npass) < 0)
+        return EXIT_USAGE;
+    if (dap) {
+        if (optind != argc || o.pid != 0 || o.attach != NULL || o.cont || o.thread ||
+            o.sample_seconds > 0) {
+            fprintf(stderr, "rspwalk: --dap takes no TARGET, --pid, --attach, --continue, --thread "
+                            "or --sample: the client's attach request names the target\n");
+            return EXIT_USAGE;
+        }
+        /* The client is this user's own editor: it may name commands and
+         * devices, as this command line may. */
+        struct dap_config dcfg;
+        dap_config_init(&dcfg);
+        dcfg.allow_local = true;
+        dcfg.timeout_ms = o.timeout_ms;
+        dcfg.pass = o.pass;
+        dcfg.npass = o.npass;
+        dcfg.max_frames = o.max_frames;
+        dcfg.debug_dir = o.debug_dir;
+        dcfg.cache_dir = o.cache_dir;
+        dcfg.log = stderr;
+        return dap_serve_fd(0, 1, &dcfg) < 0 ? EXIT_FAIL : EXIT_OK;
     }
     char pid_target[64];
     if (o.pid != 0) {
@@ -374,8 +407,6 @@ main(int argc, char **argv)
                         "--thread\n");
         return EXIT_USAGE;
     }
-    if (parse_signal_list(pass_list, o.pass, sizeof o.pass / sizeof o.pass[0], &o.npass) < 0)
-        return EXIT_USAGE;
 
     return o.attach ? cli_run_attach(&o) : cli_run(&o);
 }

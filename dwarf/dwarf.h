@@ -132,6 +132,24 @@ int sw_dinfo_tailcall_chain_world(const struct sw_dinfo_world *w, sw_addr caller
                                   sw_addr callee_entry, struct sw_dinfo_tail *out, size_t max,
                                   size_t *n, struct sw_errbuf *err);
 
+/* ---- source lines (dwarf/lines.c) ------------------------------------------------------ */
+
+/* The source file and line of the line-table row covering link-time address
+ * VADDR, as gdb's find_pc_line finds them, and the unit's DW_AT_comp_dir in
+ * *DIR (NULL when it has none), where a relative *FILE is.  Both borrowed,
+ * valid until sw_dinfo_close.  Returns 0, or SW_ENOENT (no debug
+ * information or no row covers VADDR). */
+int sw_dinfo_line(struct sw_dinfo *d, sw_addr vaddr, const char **file, const char **dir,
+                  unsigned *line);
+
+/* The call site of the inlined subroutine whose DIE is at offset DIE (a
+ * struct sw_dinfo_name's die): its DW_AT_call_file and DW_AT_call_line, the
+ * line gdb shows for the frame of the function it was inlined into, with
+ * *DIR as sw_dinfo_line's.  Borrowed, valid until sw_dinfo_close.  Returns
+ * 0 or SW_ENOENT. */
+int sw_dinfo_call_line(struct sw_dinfo *d, uint64_t die, const char **file, const char **dir,
+                       unsigned *line);
+
 /* ---- local variables (dwarf/vars.c; evaluated by walker/locals.c) ---------------------- */
 
 /* How a value of a type is shown (walker/locals.c formats it). */

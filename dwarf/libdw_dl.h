@@ -23,6 +23,7 @@ struct sw_libdw_fns {
     __typeof__(&dwarf_end) end;
     __typeof__(&dwarf_errmsg) errmsg;
     __typeof__(&dwarf_errno) errno_;
+    __typeof__(&dwarf_filesrc) filesrc;
     __typeof__(&dwarf_formaddr) formaddr;
     __typeof__(&dwarf_formblock) formblock;
     __typeof__(&dwarf_formflag) formflag;
@@ -33,7 +34,11 @@ struct sw_libdw_fns {
     __typeof__(&dwarf_getarangeinfo) getarangeinfo;
     __typeof__(&dwarf_getaranges) getaranges;
     __typeof__(&dwarf_getlocations) getlocations;
+    __typeof__(&dwarf_getsrc_die) getsrc_die;
+    __typeof__(&dwarf_getsrcfiles) getsrcfiles;
     __typeof__(&dwarf_hasattr) hasattr;
+    __typeof__(&dwarf_lineno) lineno;
+    __typeof__(&dwarf_linesrc) linesrc;
     __typeof__(&dwarf_nextcu) nextcu;
     __typeof__(&dwarf_offdie) offdie;
     __typeof__(&dwarf_onearange) onearange;
@@ -56,6 +61,7 @@ bool sw_libdw_load(const char **why);
 #define dwarf_end           sw_libdw.end
 #define dwarf_errmsg        sw_libdw.errmsg
 #define dwarf_errno         sw_libdw.errno_
+#define dwarf_filesrc       sw_libdw.filesrc
 #define dwarf_formaddr      sw_libdw.formaddr
 #define dwarf_formblock     sw_libdw.formblock
 #define dwarf_formflag      sw_libdw.formflag
@@ -66,7 +72,11 @@ bool sw_libdw_load(const char **why);
 #define dwarf_getarangeinfo sw_libdw.getarangeinfo
 #define dwarf_getaranges    sw_libdw.getaranges
 #define dwarf_getlocations  sw_libdw.getlocations
+#define dwarf_getsrc_die    sw_libdw.getsrc_die
+#define dwarf_getsrcfiles   sw_libdw.getsrcfiles
 #define dwarf_hasattr       sw_libdw.hasattr
+#define dwarf_lineno        sw_libdw.lineno
+#define dwarf_linesrc       sw_libdw.linesrc
 #define dwarf_nextcu        sw_libdw.nextcu
 #define dwarf_offdie        sw_libdw.offdie
 #define dwarf_onearange     sw_libdw.onearange

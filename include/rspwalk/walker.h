@@ -153,6 +153,26 @@ SW_API int sw_frame_symbol(struct sw_walker *w, const struct sw_frame *f, struct
 SW_API int sw_frame_lib_offset(struct sw_walker *w, const struct sw_frame *f, const char **lib,
                                sw_addr *offset);
 
+/* Where a frame is in the source, as gdb's backtrace prints it after "at". */
+struct sw_source_line {
+    const char *file; /* as the line table names it: absolute, or relative to DIR */
+    const char *dir;  /* the compilation directory (DW_AT_comp_dir); NULL if none */
+    unsigned line;    /* from 1 */
+};
+
+/* An rspwalk addition: the source file and line of frame FRAME_INDEX of
+ * STACK from its module's DWARF.  The innermost frame at a pc (frame 0, a
+ * caller, or the innermost inline frame of one) has the line-table row of
+ * its lookup pc (sw_frame_lookup_pc); a frame that code was inlined into (an
+ * outer inline frame, or the physical frame after inline frames) has the
+ * call site of the inlined subroutine just inside it.  Signal frames have
+ * none.  The strings in *OUT are borrowed, valid until W's library state is
+ * refreshed (the next walk after a stop) or W is freed.  Returns 0,
+ * SW_EINVAL (a NULL argument, an index past the stack), SW_ENOSYM (no debug
+ * information or no line covers the frame; message on W), SW_ENOMEM. */
+SW_API int sw_frame_source(struct sw_walker *w, const struct sw_stack *stack, size_t frame_index,
+                           struct sw_source_line *out);
+
 /* Record a failure on W from inside a stepper or backend: returns CODE. */
 SW_API int sw_walker_fail(struct sw_walker *w, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

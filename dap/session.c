@@ -475,6 +475,10 @@ leave_target(struct dap_session *s, int wish, char *err, size_t errlen)
     struct sw_proc *p = proc(s);
     bool run = wish == -1 ? s->state == DAP_RUNNING : wish == 0;
     if (run) {
+        /* An all-stop stub reads no packet while its target runs: stop it
+         * for the detach, which resumes it. */
+        if (s->state == DAP_RUNNING && p->debug->pause(p, SW_TID_DEFAULT) < 0)
+            return dap_fail(err, errlen, "disconnect: pausing to detach: %s", sw_proc_errmsg(p));
         if (p->debug->detach(p, false) < 0)
             return dap_fail(err, errlen, "disconnect: detaching: %s", sw_proc_errmsg(p));
         dap_log(s, "%s: detached, the target runs", s->target);

@@ -278,10 +278,10 @@ int
 dap_req_stack_trace(struct dap_session *s, json_t *args, json_t **body, char *err, size_t errlen)
 {
     int64_t id, start, levels;
-    if (need_stopped(s, "stackTrace", err, errlen) < 0 ||
-        arg_int(args, "threadId", 1, INT32_MAX, -1, &id, "stackTrace", err, errlen) < 0 ||
+    if (arg_int(args, "threadId", 1, INT32_MAX, -1, &id, "stackTrace", err, errlen) < 0 ||
         arg_int(args, "startFrame", 0, INT32_MAX, 0, &start, "stackTrace", err, errlen) < 0 ||
-        arg_int(args, "levels", 0, INT32_MAX, 0, &levels, "stackTrace", err, errlen) < 0)
+        arg_int(args, "levels", 0, INT32_MAX, 0, &levels, "stackTrace", err, errlen) < 0 ||
+        need_stopped(s, "stackTrace", err, errlen) < 0)
         return -1;
     struct dap_thread *t = thread_by_id(s, id);
     if (t == NULL || (!t->present && list_threads(s, err, errlen) == 0 && !t->present))
@@ -304,8 +304,8 @@ dap_req_scopes(struct dap_session *s, json_t *args, json_t **body, char *err, si
 {
     int64_t fid;
     size_t k;
-    if (need_stopped(s, "scopes", err, errlen) < 0 ||
-        arg_int(args, "frameId", 1, INT64_MAX, -1, &fid, "scopes", err, errlen) < 0)
+    if (arg_int(args, "frameId", 1, INT64_MAX, -1, &fid, "scopes", err, errlen) < 0 ||
+        need_stopped(s, "scopes", err, errlen) < 0)
         return -1;
     struct dap_thread *t = frame_by_id(s, fid, &k);
     if (t == NULL)
@@ -354,11 +354,11 @@ int
 dap_req_variables(struct dap_session *s, json_t *args, json_t **body, char *err, size_t errlen)
 {
     int64_t refno, start, count;
-    if (need_stopped(s, "variables", err, errlen) < 0 ||
-        arg_int(args, "variablesReference", 1, INT64_MAX, -1, &refno, "variables", err, errlen) <
+    if (arg_int(args, "variablesReference", 1, INT64_MAX, -1, &refno, "variables", err, errlen) <
             0 ||
         arg_int(args, "start", 0, INT32_MAX, 0, &start, "variables", err, errlen) < 0 ||
-        arg_int(args, "count", 0, INT32_MAX, 0, &count, "variables", err, errlen) < 0)
+        arg_int(args, "count", 0, INT32_MAX, 0, &count, "variables", err, errlen) < 0 ||
+        need_stopped(s, "variables", err, errlen) < 0)
         return -1;
     if ((uint64_t)refno > s->nrefs)
         return dap_fail(err, errlen, "variables: no reference %" PRId64 " at this stop", refno);
@@ -434,9 +434,9 @@ dap_req_read_memory(struct dap_session *s, json_t *args, json_t **body, char *er
 {
     int64_t offset, count;
     json_t *mr = json_object_get(args, "memoryReference");
-    if (need_stopped(s, "readMemory", err, errlen) < 0 ||
-        arg_int(args, "offset", INT32_MIN, INT32_MAX, 0, &offset, "readMemory", err, errlen) < 0 ||
-        arg_int(args, "count", 0, DAP_MAX_READ, -1, &count, "readMemory", err, errlen) < 0)
+    if (arg_int(args, "offset", INT32_MIN, INT32_MAX, 0, &offset, "readMemory", err, errlen) < 0 ||
+        arg_int(args, "count", 0, DAP_MAX_READ, -1, &count, "readMemory", err, errlen) < 0 ||
+        need_stopped(s, "readMemory", err, errlen) < 0)
         return -1;
     const char *ref = json_string_value(mr), *p = ref;
     char *end = NULL;

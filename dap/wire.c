@@ -70,8 +70,8 @@ dap_wire_push(struct dap_wire *w, const void *buf, size_t len)
     return 0;
 }
 
-/* Drop bytes up to the next "Content-Length:" after the first byte (keeping
- * a tail that may be the start of one). */
+/* Drop bytes up to the next "Content-Length:" after the first byte; with
+ * none, keep only a tail that may be the start of one. */
 static void
 resync(struct dap_wire *w)
 {
@@ -80,7 +80,11 @@ resync(struct dap_wire *w)
             drop(w, i);
             return;
         }
-    drop(w, w->len > CLEN_LEN ? w->len - (CLEN_LEN - 1) : 0);
+    size_t keep = w->len < CLEN_LEN ? w->len : CLEN_LEN - 1;
+    for (; keep > 0; keep--)
+        if (strncasecmp(w->buf + w->len - keep, clen, keep) == 0)
+            break;
+    drop(w, w->len - keep);
 }
 
 static enum dap_wire_result

@@ -4,7 +4,8 @@
 # which writes {"threads":[{"lwp":N,"stopped":bool,"end":"...","frames":[...]}]} to FILE.
 # Each frame: pc (gdb's frame.pc(): the return address for callers), function (frame.name(),
 # null when gdb has none), type (normal | inline | tailcall | sigtramp | other), entry (the function's
-# start address as gdb sees it, null if unknown), module (file holding pc), sp.
+# start address as gdb sees it, null if unknown), module (file holding pc), sp, file and line
+# (frame.find_sal(): the source file's full name and the line backtrace prints; null if none).
 # inline and tailcall frames are gdb's reconstructions from DWARF (inlined subroutines,
 # DW_TAG_call_site tail calls: libc6-dbg has both); they have no stack frame of their own.
 # Not a comparison: tests/integration/compare.py does that.
@@ -82,6 +83,9 @@ def _walk(thread):
             sp = int(frame.read_register("sp"))
         except (gdb.error, ValueError):
             sp = None
+        sal = frame.find_sal()
+        line = sal.line if sal.symtab is not None and sal.line else None
+        path = sal.symtab.fullname() if line is not None else None
         frames.append(
             {
                 "pc": _hex(pc),
@@ -90,6 +94,8 @@ def _walk(thread):
                 "entry": _hex(_entry(frame, lookup_pc)),
                 "module": _module(pc),
                 "sp": _hex(sp),
+                "file": path,
+                "line": line,
             }
         )
         if ftype not in (gdb.INLINE_FRAME, gdb.TAILCALL_FRAME):

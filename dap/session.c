@@ -44,36 +44,6 @@ dap_log(struct dap_session *s, const char *fmt, ...)
     va_end(ap);
 }
 
-int
-dap_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-json_t *
-dap_json_str(const char *str)
-{
-    if (str == NULL)
-        return json_null();
-    json_t *j = json_string(str);
-    if (j != NULL)
-        return j;
-    /* Not UTF-8 (a symbol name from a binary): non-ASCII bytes become '?'. */
-    char *copy = strdup(str);
-    if (copy == NULL)
-        return NULL;
-    for (char *c = copy; *c; c++)
-        if ((unsigned char)*c >= 0x80)
-            *c = '?';
-    j = json_string(copy);
-    free(copy);
-    return j;
-}
-
 /* Frame MSG (taken) and write it; the session ends if the client is gone. */
 static void
 send_msg(struct dap_session *s, json_t *msg)

@@ -3,7 +3,8 @@
  * dap/session.c: the session, its messages and the requests that change
  * the target's state (attach, continue, pause, disconnect); dap/stacks.c:
  * the requests that look at a stop (threads, stackTrace, scopes, variables,
- * readMemory); dap/value.c: printed values split into their members.
+ * readMemory); dap/value.c: printed values split into their members;
+ * dap/text.c: one-line failures and JSON strings.
  */
 #ifndef RSPWALK_DAP_SESSION_INTERNAL_H
 #define RSPWALK_DAP_SESSION_INTERNAL_H
@@ -11,6 +12,7 @@
 #include <jansson.h>
 
 #include "dap/dap.h"
+#include "dap/text.h"
 #include "dap/wire.h"
 #include "rspwalk/rspwalk.h"
 
@@ -75,12 +77,8 @@ typedef int (*dap_handler)(struct dap_session *s, json_t *args, json_t **body, c
                            size_t errlen);
 
 /* dap/session.c */
-/* A JSON string of S (NULL: null); bytes that are not UTF-8 become '?'. */
-json_t *dap_json_str(const char *str);
 /* Queue event EVENT with BODY (taken) to be sent after the current response. */
 void dap_event_after(struct dap_session *s, const char *event, json_t *body);
-/* Write one line to ERR (ERRLEN bytes); returns -1, a handler's failure. */
-int dap_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Log one line on the configuration's log. */
 void dap_log(struct dap_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -288,6 +288,24 @@ for (const f of ['threads-s0-O0-dyn', 'chain-s0-O0-dyn'])
 for (const f of ['threads-s0-O0-dyn', 'chain-s0-O0-dyn'])
     stubCase(`qemu-aarch64/${f}`, () => qemu('aarch64', FIX('aarch64', f), 'max,sve=off'), FIX('aarch64', f));
 
+// Inline frames (tests/integration/locals_inline.c at -O2: lv_leaf and lv_mid inlined into
+// lv_work): gdb's frames, and the lines of the calls for the functions code was inlined into.
+// Built here with the fixtures' expectation section, so compare.py can read what it expects.
+test('x86_64/inline-O2', async (t) => {
+    const prog = path.join(TMP, 'inline-O2');
+    const expect = path.join(TMP, 'expect.c');
+    fs.writeFileSync(expect, '__attribute__((used, section(".rspwalk_expect"))) const char ' +
+        'fixture_expect[] = "main: lv_leaf lv_mid lv_work main\\n";\n');
+    run('gcc', ['-std=gnu11', '-Wall', '-Wextra', '-Werror', '-O2', '-g', '-o', prog,
+        path.join(IT, 'locals_inline.c'), expect]);
+    const stub = await gdbserver(prog);
+    try {
+        await stackCase(t, stub, prog);
+    } finally {
+        stub.stop();
+    }
+});
+
 // pause and continue on a program that runs: events, a stack in the sleep, and disconnect
 // while it runs leaves it running (detached).
 test('x86_64/pause-continue', async () => {

@@ -225,7 +225,8 @@ function lldbReference(stub, prog, ours) {
     try {
         theirs = JSON.parse(r.stdout);
     } catch {
-        return `lldb-vscode gave no frames (${r.error ? r.error.message : `exit ${r.status}`})`;
+        return `lldb reference: lldb-vscode gave no frames (${r.error ? r.error.message
+            : (r.stderr || '').trim().split('\n').pop() || `exit ${r.status}`})`;
     }
     const lines = ['lldb reference (rspwalk | lldb-vscode):'];
     for (const mine of ours) {

@@ -5,6 +5,15 @@
 'use strict';
 const { DebugClient } = require('@vscode/debugadapter-testsupport');
 
+let done = false;
+// The loop empties when lldb-vscode has gone away mid-request: say so, not exit 0.
+process.on('beforeExit', () => {
+    if (!done) {
+        console.error('lldb-vscode went away before answering');
+        process.exit(3);
+    }
+});
+
 (async () => {
     const [lldb, port, prog] = process.argv.slice(2);
     // DebugClient spawns RUNTIME EXECUTABLE: env runs the adapter without arguments.
@@ -12,7 +21,9 @@ const { DebugClient } = require('@vscode/debugadapter-testsupport');
     dc.defaultTimeout = 5000;
     await dc.start();
     await dc.initializeRequest({ adapterID: 'lldb-vscode', linesStartAt1: true, pathFormat: 'path' });
-    await dc.attachRequest({ program: prog, attachCommands: [`gdb-remote 127.0.0.1:${port}`] });
+    // stopOnEntry: else lldb-vscode resumes the target once configured.
+    await dc.attachRequest({ program: prog, stopOnEntry: true,
+        attachCommands: [`gdb-remote 127.0.0.1:${port}`] });
     // It reports the stop again once configured; its frames are ready then.
     const stopped = dc.waitForEvent('stopped', 5000).catch(() => null);
     await dc.configurationDoneRequest().catch(() => null);
@@ -22,10 +33,11 @@ const { DebugClient } = require('@vscode/debugadapter-testsupport');
         const r = await dc.stackTraceRequest({ threadId: t.id }).then((x) => x.body, (e) => ({ error: e.message }));
         out.push({ id: t.id, error: r.error, frames: (r.stackFrames || []).map((f) => ({ name: f.name, line: f.line })) });
     }
-    process.stdout.write(JSON.stringify(out));
     // Killed, not disconnected: lldb's detach would let the target run.
     dc._adapterProcess.kill('SIGKILL');
-    process.exit(0);
+    // Exit once the pipe has it all: process.exit() may cut a pending write short.
+    done = true;
+    process.stdout.write(JSON.stringify(out), () => process.exit(0));
 })().catch((e) => {
     console.error(e.message);
     process.exit(1);

@@ -207,8 +207,8 @@ deps:
 check: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/check-run format-check check-headers check-symbols check-layers check-unit check-asan check-tsan \
-	    check-fuzz check-integration check-docs check-valgrind check-server check-browser check-man \
-	    check-package
+	    check-fuzz check-integration check-server-load check-docs check-valgrind check-server \
+	    check-browser check-man check-package
 
 check-unit: $(UNIT_BINS)
 	$(Q)tests/run-units build/release/tests $(UNIT_NAMES)
@@ -229,6 +229,12 @@ fuzz: $(FUZZ_BINS)
 
 check-integration: build/release/rspwalk build/release/tests/server/regdrive fixtures
 	$(Q)tests/integration/run-all
+
+# rspwalkd under load (tests/integration/server-load): 64 gdbservers and 200 requests against
+# the ASan build, 8 and 50 under valgrind, stubs killed and started again meanwhile.
+.PHONY: check-server-load
+check-server-load: build/asan/rspwalkd build/release/rspwalkd build/release/rspwalk fixtures
+	$(Q)tests/integration/server-load
 
 check-docs: build/release/librspwalk.a build/release/rspwalk build/release/rspwalkd fixtures
 	$(Q)tests/docs/run-examples
@@ -347,6 +353,7 @@ help:
 	@echo "  check-tsan         8 walkers in 8 threads over one module cache, under TSan"
 	@echo "  check-fuzz         each libFuzzer target for FUZZ_SECONDS (10)"
 	@echo "  check-integration  walks under real gdbserver against gdb-multiarch's backtrace"
+	@echo "  check-server-load  rspwalkd under load (ASan, valgrind), stubs killed meanwhile"
 	@echo "  check-docs         docs/examples built and run against gdbserver"
 	@echo "  check-valgrind     the CLI under valgrind: no errors, no leaks"
 	@echo "  check-server       rspwalkd: hostile HTTP clients, valgrind, docs/openapi.json"

@@ -20,11 +20,9 @@ Env: RSPWALK (build/release/rspwalk brings the fixtures to their stops).
 """
 
 import argparse
-import concurrent.futures
 import json
 import os
 import random
-import subprocess
 import sys
 import threading
 import time

@@ -238,7 +238,7 @@ class Events:
         event, data = "message", []
         try:
             while True:
-                line = self.resp.fp.readline()
+                line = self.resp.readline()
                 if not line:
                     return
                 line = line.decode(errors="replace").rstrip("\r\n")

@@ -227,20 +227,21 @@ def case_snapshots(srv, c):
     after = snapshot_list(srv, c.id)
     if len(after) < len(before):
         raise Failure("target %s: %d snapshots, then %d" % (c.id, len(before), len(after)))
-    last = after[-1]
-    doc = last.get("doc") or last.get("document")
-    if doc is None and "id" in last:
-        st, one = srv.json("GET", "/v1/targets/%s/snapshots/%s" % (c.id, last["id"]))
-        if st == 200 and isinstance(one, dict):
-            doc = one.get("doc") or one.get("document") or one
-    if isinstance(doc, str):
-        doc = json.loads(doc)
-    if doc is not None and "threads" in doc and srvlib.frames_key(doc) != srvlib.frames_key(c.doc):
-        raise Failure("target %s: the last snapshot's frames are not the last walk's" % c.id)
     for s in after:
-        if not isinstance(s, dict) or "id" not in s:
-            raise Failure("target %s: a snapshot without an id: %r" % (c.id, s))
-    return "(%d snapshots%s)" % (len(after), "" if doc is not None else ", listing only")
+        if not isinstance(s, dict) or "id" not in s or s.get("target") != c.id:
+            raise Failure("target %s: a listed snapshot without its id or target: %r" % (c.id, s))
+    ids = [s["id"] for s in after]
+    if ids != sorted(ids):
+        raise Failure("target %s: snapshots not oldest first: %s" % (c.id, ids))
+    one = srv.json("GET", "/v1/snapshots/%s" % ids[-1], expect=200)[1]
+    doc = one.get("document") if isinstance(one, dict) else None
+    if not isinstance(doc, dict) or srvlib.frames_key(doc) != srvlib.frames_key(c.doc):
+        raise Failure("snapshot %s: its document is not the last walk served of target %s"
+                      % (ids[-1], c.id))
+    st, page = srv.json("GET", "/v1/targets/%s/snapshots?after=%s" % (c.id, ids[-1]), expect=200)
+    if page.get("snapshots"):
+        raise Failure("target %s: snapshots after the last one: %r" % (c.id, page["snapshots"]))
+    return "(%d snapshots)" % len(after)
 
 
 def thread_functions(doc):

@@ -25,13 +25,11 @@ from srvlib import Failure  # noqa: E402
 MIN_TICKS = 20
 
 
-def ticks_of(obj):
-    """The stored-tick count of a sample record or event, or None."""
-    if not isinstance(obj, dict):
-        return None
-    for k in ("ticks", "stored", "samples"):
-        if isinstance(obj.get(k), int):
-            return obj[k]
+def ticks_of(obj, key="ticks"):
+    """The stored-tick count of a sample record (its "ticks": stacks in the store) or of a
+    "sample" event (its "stored"; its "ticks" counts the ticks tried), or None."""
+    if isinstance(obj, dict) and isinstance(obj.get(key), int):
+        return obj[key]
     return None
 
 
@@ -96,7 +94,7 @@ def main():
                     except ValueError:
                         continue
                     if ev == "sample" and isinstance(obj, dict) and obj.get("id") == sid:
-                        reported = max(reported, ticks_of(obj) or 0)
+                        reported = max(reported, ticks_of(obj, "stored") or 0)
             events.close()
             if reported < MIN_TICKS:
                 raise Failure("sample %s: %d ticks reported after 20 s, expected %d"
@@ -138,10 +136,12 @@ def main():
                 raise Failure("sample %s: %r ticks stored, %d were reported before the kill"
                               % (sid, n, state["reported"]))
             doc = srv.json("GET", "/v1/samples/%s?format=json" % sid, expect=200)[1]
-            got = doc.get("samples") if isinstance(doc, dict) else None
+            tree = doc.get("tree") if isinstance(doc, dict) else None
+            root = tree.get("tree", tree) if isinstance(tree, dict) else {}
+            got = root.get("count")
             if not isinstance(got, int) or got < state["reported"]:
-                raise Failure("sample %s?format=json: samples %r, %d reported before the kill"
-                              % (sid, got, state["reported"]))
+                raise Failure("sample %s?format=json: the tree's root counts %r, %d ticks were "
+                              "reported before the kill" % (sid, got, state["reported"]))
             st, ctype, raw = srv.request("GET", "/v1/samples/%s?format=folded" % sid)
             total = sum(int(line.rsplit(" ", 1)[1]) for line in raw.decode().splitlines()
                         if line.strip())

@@ -214,7 +214,7 @@ def bench_stopped(n, work, cache, out):
                             env={"XDG_CACHE_HOME": cache}, name="stopped-%d" % n).start()
         try:
             base = rss_kib(srv.proc.pid)
-            ids = [srv.add_target(s.target, exe=s.prog, sysroot="/") for s in stubs]
+            ids = [srv.add_target(s.target, exe=s.prog, sysroot=None) for s in stubs]
             for tid in ids:
                 srv.wait_state(tid, ("stopped",), 120)
             out["cold_ms"], docs = snapshot_all(srv, n)
@@ -243,7 +243,7 @@ def bench_running(n, work, cache, spin, out):
                             env={"XDG_CACHE_HOME": cache}, name="running-%d" % n).start()
         try:
             targets = ["127.0.0.1:%d" % tap.port] + [s.target for s in stubs[1:]]
-            ids = [srv.add_target(t, exe=spin, sysroot="/") for t in targets]
+            ids = [srv.add_target(t, exe=spin, sysroot=None) for t in targets]
             for tid in ids:
                 srv.wait_state(tid, ("stopped",), 120)
             for tid in ids:

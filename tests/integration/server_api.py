@@ -253,7 +253,7 @@ def case_resume_pause(srv, stub):
     try:
         if events.status != 200:
             raise Failure("GET /v1/events: status %d" % events.status)
-        tid = srv.add_target(stub.target, exe=stub.prog, sysroot="/", name="spin")
+        tid = srv.add_target(stub.target, exe=stub.prog, sysroot=None, name="spin")
         srv.wait_state(tid, ("stopped",))
         st, doc = srv.json("POST", "/v1/targets/%s/resume" % tid)
         if st not in (200, 202, 204):
@@ -328,7 +328,15 @@ def case_errors(srv, work):
     port = s.getsockname()[1]
     s.close()
     tid = srv.add_target("127.0.0.1:%d" % port, name="nobody")
-    srv.wait_state(tid, ("link-lost", "exited"), 15)
+    # Never connected: "connecting" (or "link-lost") with the reason in "error".
+    last = {}
+
+    def refused():
+        last["t"] = srv.target(tid)
+        return last["t"].get("error") and last["t"].get("state") in ("connecting", "link-lost")
+    if not srvlib.wait_for(refused, 15, 0.05):
+        raise Failure("a target nobody listens on: state %r, error %r after 15 s"
+                      % (last["t"].get("state"), last["t"].get("error")))
     st, doc = srv.json("GET", "/v1/targets/%s/stacks" % tid, timeout=60)
     error_doc(st, doc, "stacks of a target nobody listens on")
     if st not in (409, 502, 503, 504):
@@ -405,7 +413,7 @@ def main():
         srv = srvlib.Server(work).start()
         for c in cases:
             if c.error is None:
-                c.id = srv.add_target(c.stub.target, exe=c.stub.prog, sysroot=c.stub.sysroot,
+                c.id = srv.add_target(c.stub.target, exe=c.stub.prog, sysroot=c.stub.api_sysroot,
                                       name=c.label)
         for c in cases:
             if c.error is None:

@@ -101,8 +101,9 @@ def main():
             env = {"ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0:exitcode=96",
                    "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}
         slow = 20.0 if args.valgrind else 1.0
-        srv = srvlib.Server(work, wrap=wrap, binary=args.server, env=env).start(30 * slow)
-        ids = [srv.add_target(s.target, exe=s.prog, sysroot="/", name="t%d" % i)
+        srv = srvlib.Server(work, wrap=wrap, binary=args.server, env=env,
+                            args=["--max-requests", str(args.requests + 16)]).start(30 * slow)
+        ids = [srv.add_target(s.target, exe=s.prog, sysroot=None, name="t%d" % i)
                for i, s in enumerate(stubs)]
         for tid in ids:
             srv.wait_state(tid, ("stopped",), 30 * slow)

@@ -29,7 +29,9 @@ SYSROOTS = {"x86_64": "/", "i386": "/", "aarch64": "/usr/aarch64-linux-gnu",
             "ppc": "/usr/powerpc-linux-gnu", "ppc64": "/usr/powerpc64-linux-gnu",
             "ppc64le": "/usr/powerpc64le-linux-gnu"}
 # Error statuses the server may answer with (server/registry.h, enum srv_err).
-ERROR_STATUSES = {400, 404, 409, 429, 500, 502, 503, 504}
+# server/registry.h's enum srv_err, and the door's refusals (server/http.c: 401 token, 403 a
+# path outside --allow-root, 405 method, 413 body size, 415 body type).
+ERROR_STATUSES = {400, 401, 403, 404, 405, 409, 413, 415, 429, 500, 502, 503, 504}
 
 
 class Failure(Exception):
@@ -87,13 +89,16 @@ def wait_for(pred, timeout=10.0, step=0.02):
 
 
 class Server:
-    """rspwalkd on 127.0.0.1 port 0, its stderr in LOG; WRAP is a command prefix (valgrind)."""
+    """rspwalkd on 127.0.0.1 port 0, its stderr in LOG; WRAP is a command prefix (valgrind).
+    Clients may name files (exe, sysroot) under the tree, WORK and the cross sysroots only
+    (--allow-root)."""
 
     def __init__(self, work, db=None, args=(), wrap=(), binary=None, env=None, name="rspwalkd"):
         self.work = work
         self.db = db or os.path.join(work, "rspwalkd.db")
         self.log = os.path.join(work, "%s.log" % name)
-        self.args = list(args)
+        roots = [ROOT, work] + [d for d in SYSROOTS.values() if d != "/" and os.path.isdir(d)]
+        self.args = [a for r in roots for a in ("--allow-root", r)] + list(args)
         self.wrap = list(wrap)
         self.binary = binary or RSPWALKD
         self.env = env
@@ -297,6 +302,11 @@ class Stub:
     @property
     def target(self):
         return "127.0.0.1:%d" % self.port
+
+    @property
+    def api_sysroot(self):
+        """The "sysroot" to register: none for the host's own libraries."""
+        return None if self.sysroot == "/" else self.sysroot
 
     def launch(self):
         """Start without waiting for the port (start many, then wait_ready each)."""

@@ -56,7 +56,7 @@ def check_answer(path, status, ctype, raw):
         doc = json.loads(raw)
     except ValueError:
         return "%s: 200 with a body that is not JSON: %r" % (path, raw[:120])
-    if path.endswith("/stacks"):
+    if path.startswith("/v1/targets/") and path.endswith("/stacks"):
         docs = [doc]
     elif path.startswith("/v1/stacks"):
         docs = doc.get("targets") if isinstance(doc, dict) else None

@@ -7,6 +7,7 @@ each answer is checked:
   stacks/LABEL   GET /v1/targets/ID/stacks against gdb's walk (compare.py, as lib.sh's cases)
                  and frame for frame equal to `rspwalk -f json` of the same stop
   targets        GET /v1/targets: every target, its arch and state
+  stack-options  ?thread=, ?max_frames=, ?locals=1 of one target's stacks
   stacks-all     GET /v1/stacks (all, and ?targets= a subset in the order asked)
   tree           GET /v1/tree: json (counts and tasks), dot (`dot -Tsvg` renders it), folded
                  (the counts sum to the tasks)
@@ -212,6 +213,33 @@ def case_tree(srv, cases, work):
     return "(%d tasks, %d nodes)" % (tasks, len(nodes))
 
 
+def case_stack_options(srv, c):
+    """?thread=, ?max_frames=, ?locals=1 as the CLI's -t, -n and --locals."""
+    lwps = [t["lwp"] for t in c.doc["threads"]]
+    other = [t for t in c.doc["threads"] if not t.get("stopped")][-1]
+    one = srv.stacks(c.id, "?thread=%d" % other["lwp"])
+    if [t["lwp"] for t in one["threads"]] != [other["lwp"]]:
+        raise Failure("?thread=%d: threads %s" % (other["lwp"], [t["lwp"] for t in one["threads"]]))
+    if srvlib.frames_key(one) != {other["lwp"]: [(f["pc"], f["function"]) for f in other["frames"]]}:
+        raise Failure("?thread=%d: frames differ from the whole walk's" % other["lwp"])
+    short = srv.stacks(c.id, "?max_frames=3")
+    if sorted(t["lwp"] for t in short["threads"]) != sorted(lwps):
+        raise Failure("?max_frames=3: threads %s, expected %s" % (
+            [t["lwp"] for t in short["threads"]], lwps))
+    for t in short["threads"]:
+        if len(t["frames"]) > 3 or (len(t["frames"]) == 3 and t.get("end") != "depth"):
+            raise Failure("?max_frames=3: thread %s has %d frames, end %r"
+                          % (t["id"], len(t["frames"]), t.get("end")))
+    loc = srv.stacks(c.id, "?locals=1")
+    if not any(isinstance(f.get("locals"), list) and f["locals"]
+               for t in loc["threads"] for f in t["frames"]):
+        raise Failure("?locals=1: no frame with locals")
+    st, doc = srv.json("GET", "/v1/targets/%s/stacks?max_frames=-1" % c.id)
+    error_doc(st, doc, "?max_frames=-1")
+    if st != 400:
+        raise Failure("?max_frames=-1: status %d, expected 400" % st)
+
+
 def snapshot_list(srv, tid):
     doc = srv.json("GET", "/v1/targets/%s/snapshots" % tid, expect=200)[1]
     return doc.get("snapshots", []) if isinstance(doc, dict) else doc
@@ -270,7 +298,6 @@ def case_resume_pause(srv, stub):
         if not any("main_outer" in fs and "nap" in fs for fs in funcs) or \
                 sum("worker_main" in fs for fs in funcs) != 3:
             raise Failure("running target: stacks are not server_spin's: %s" % funcs)
-        rts = doc.get("stats", {}).get("round_trips")
         t = srv.target(tid)
         if t.get("state") != "running":
             raise Failure("after a walk of a running target: state %r, expected running"
@@ -299,7 +326,7 @@ def case_resume_pause(srv, stub):
         if missing:
             raise Failure("GET /v1/events: no \"target\" event with state %s for target %s"
                           % (" or ".join(missing), tid))
-        return tid, d2, "(walk of the running target: %s round trips)" % rts
+        return tid, d2, ""
     finally:
         events.close()
 
@@ -429,6 +456,9 @@ def main():
         rep.case("tree", case_tree, srv, live, work)
         if live and live[0].doc is not None:
             rep.case("snapshots", case_snapshots, srv, live[0])
+        threads = [c for c in live if c.label == "x86_64/threads-s0-O0-dyn" and c.doc]
+        if threads:
+            rep.case("stack-options", case_stack_options, srv, threads[0])
         res = {}
 
         def resume_pause():

@@ -130,6 +130,16 @@ def main():
         down = []
         burst_over = threading.Event()
 
+        # What the victims' answers were: the old stop (4 threads), the restarted program at
+        # its entry (1 thread) or an error; so the note shows the kills were met.
+        seen = {"old stop": 0, "new program": 0, "error": 0}
+
+        def classify(d):
+            if "error" in d:
+                seen["error"] += 1
+            else:
+                seen["old stop" if len(d.get("threads", [])) == 4 else "new program"] += 1
+
         def client(path):
             barrier.wait()
             try:
@@ -141,6 +151,12 @@ def main():
                 statuses[st] = statuses.get(st, 0) + 1
                 if why:
                     bad.append(why)
+                elif st == 200 and path.startswith("/v1/stacks"):
+                    for d in json.loads(raw)["targets"]:
+                        if d.get("id") in victims:
+                            classify(d)
+                elif path.endswith("/stacks") and int(path.split("/")[3]) in victims:
+                    classify(json.loads(raw) if st == 200 else {"error": st})
 
         def killer():
             barrier.wait()
@@ -192,9 +208,10 @@ def main():
             if bad:
                 raise Failure("%d of %d answers not a document or a JSON error: %s"
                               % (len(bad), len(paths), bad[0]), bad[1:10])
-            return "(%d requests in %.1f s: %s)" % (
+            return "(%d requests in %.1f s: %s; the killed targets' documents: %s)" % (
                 len(paths), burst_s, ", ".join("%s x%d" % (k, v) for k, v in
-                                               sorted(statuses.items(), key=str)))
+                                               sorted(statuses.items(), key=str)),
+                ", ".join("%s %d" % kv for kv in seen.items()))
 
         def up():
             if down:

@@ -227,7 +227,7 @@ check-fuzz: $(FUZZ_BINS)
 fuzz: $(FUZZ_BINS)
 	$(Q)tests/run-fuzz $(or $(FUZZ_LONG),300) $(FUZZ_BINS)
 
-check-integration: build/release/rspwalk build/release/tests/server/regdrive fixtures
+check-integration: build/release/rspwalk build/release/rspwalkd build/release/tests/server/regdrive fixtures
 	$(Q)tests/integration/run-all
 
 # rspwalkd under load (tests/integration/server-load): 64 gdbservers and 200 requests against

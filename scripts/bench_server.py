@@ -39,6 +39,7 @@ RPS_SECONDS = 5
 RPS_CONNECTIONS = 8
 # A packet's kind: Hg/Hc, a v or q/Q packet's name, else its first letter (m, g, p, c, ...).
 LOAD = []  # the load average (1 min) when run() began and ended
+RPS_TOTAL = [0]  # the requests of the last rps() run
 PACKET_KIND = re.compile(rb"\$(H.|v[A-Za-z]+|[qQ][A-Za-z]+|[^#])")
 
 
@@ -78,6 +79,11 @@ class Tap:
     def counts(self):
         with self.lock:
             return self.packets, self.round_trips
+
+    def count_kind(self, kind, first):
+        """Packets of KIND sent in round trips FIRST.. ."""
+        with self.lock:
+            return sum(b.count(kind) for b in self.bursts[first:])
 
     def trips(self, first, last):
         """Round trips FIRST..LAST-1 as text: the packet kinds of each, trips apart by |."""
@@ -186,6 +192,8 @@ def rps(srv, path, seconds=RPS_SECONDS, conns=RPS_CONNECTIONS):
         for line in r.stdout.splitlines():
             if line.startswith("Requests/sec:"):
                 rate = float(line.split()[1])
+            if " requests in " in line:
+                RPS_TOTAL[0] = int(line.split()[0])
             if "Non-2xx or 3xx responses:" in line:
                 non2xx = int(line.split()[-1])
         if rate is None:
@@ -209,6 +217,7 @@ def rps(srv, path, seconds=RPS_SECONDS, conns=RPS_CONNECTIONS):
         t.start()
     for t in ts:
         t.join()
+    RPS_TOTAL[0] = count[0]
     return count[0] / seconds, errors[0], "%d Python threads" % conns
 
 
@@ -305,6 +314,10 @@ def bench_running(n, work, cache, spin, out):
             out["running_rss_kib"] = rss_kib(srv.proc.pid)
             if n == 16:
                 out["rps_running"] = rps(srv, "/v1/targets/%s/stacks" % ids[1])
+                # Through the relay: how many interrupts (walks) served how many requests.
+                first = tap.counts()[1]
+                rps(srv, "/v1/targets/%s/stacks" % ids[0], seconds=2)
+                out["rps_walks"] = (tap.count_kind("^C", first), RPS_TOTAL[0])
         finally:
             srv.stop()
     finally:
@@ -385,20 +398,28 @@ def section(rows, errors):
     L.append("")
     for r in rows:
         for key, what in (("rps_stopped", "a stopped target (answered from the cache)"),
-                          ("rps_running", "a running target (interrupt, walk, resume each)")):
+                          ("rps_running", "a running target (each walk interrupts, walks and resumes it)")):
             if key in r:
                 rate, non2xx, tool = r[key]
                 L.append("- Warm single-target snapshots of %s: **%.0f requests per second** "
                          "(%s, %d s, N=%d; %d answers not 200)." % (what, rate, tool,
                                                                     RPS_SECONDS, r["n"], non2xx))
+                if key == "rps_running" and r.get("rps_walks"):
+                    walks, reqs = r["rps_walks"]
+                    L.append("  Requests that arrive together share a walk: through the relay "
+                             "(2 s), %d requests were answered by %d interrupts and walks." % (
+                                 reqs, walks))
     for r in rows:
         if r.get("gdb_retried"):
             L.append("- N=%d: %d gdb run(s) printed no frames and were run again (in *gdb xN*)."
                      % (r["n"], r["gdb_retried"]))
+    trips = {}
     for r in rows:
         if r.get("tap_trips"):
-            L.append("- One warm snapshot of a running target, N=%d, as the relay saw it (packet "
-                     "kinds, round trips apart by |): `%s`." % (r["n"], r["tap_trips"]))
+            trips.setdefault(r["tap_trips"], []).append(str(r["n"]))
+    for text, ns in trips.items():
+        L.append("- One warm snapshot of a running target as the relay saw it, N=%s (packet "
+                 "kinds, round trips apart by |): `%s`." % (", ".join(ns), text))
     L += ["", "### Judged figures (server)", ""]
     big = [r for r in rows if r["n"] == 256]
     if big:

@@ -56,6 +56,11 @@ static const struct arch_sigframe aarch64_sigframe = {
     .tramp_len = sizeof aarch64_sigreturn,
 };
 
+/* brk #0, d4200000 (Arm ARM, BRK: 11010100 001 imm16 00000), the
+ * instruction gdb inserts (aarch64_default_breakpoint in
+ * gdb/aarch64-tdep.c): a little-endian instruction word. */
+static const uint8_t aarch64_brk0[] = { 0x00, 0x00, 0x20, 0xd4 };
+
 const struct arch_desc arch_aarch64 = {
     .name = "aarch64",
     .tdesc_arch = "aarch64",
@@ -77,6 +82,8 @@ const struct arch_desc arch_aarch64 = {
     .family = ARCH_FAMILY_AARCH64,
     .call_ra_on_stack = 0,
     .pc_after_trap = 0, /* brk #0 stops with the PC at the brk itself */
+    .break_insn = aarch64_brk0,
+    .break_insn_len = sizeof aarch64_brk0,
     .sigframe = &aarch64_sigframe,
     .ra_unsign = aarch64_xpac,
 };

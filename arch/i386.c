@@ -75,6 +75,9 @@ static const struct arch_sigframe i386_rt_sigframe = {
     .next = &i386_sigframe,
 };
 
+/* int3 (Intel SDM vol. 2, INT3: opcode CC). */
+static const uint8_t i386_int3[] = { 0xcc };
+
 const struct arch_desc arch_i386 = {
     .name = "i386",
     .tdesc_arch = "i386",
@@ -94,5 +97,7 @@ const struct arch_desc arch_i386 = {
     .family = ARCH_FAMILY_X86,
     .call_ra_on_stack = 1,
     .pc_after_trap = 1,
+    .break_insn = i386_int3,
+    .break_insn_len = sizeof i386_int3,
     .sigframe = &i386_rt_sigframe,
 };

@@ -64,6 +64,11 @@ static const uint8_t ppc_be_rt[] = { PPC_BE(PPC_LI_R0_RT), PPC_BE(PPC_SC) };
 static const uint8_t ppc_be_nonrt[] = { PPC_BE(PPC_LI_R0_NR), PPC_BE(PPC_SC) };
 static const uint8_t ppc_be_rt_addi[] = { PPC_BE(PPC_ADDI_128), PPC_BE(PPC_LI_R0_RT),
                                           PPC_BE(PPC_SC) };
+/* trap, 7fe00008 (tw 31,0,0: trap unconditionally), the instruction gdb
+ * inserts (big_breakpoint and little_breakpoint in gdb/rs6000-tdep.c). */
+#define PPC_TRAP 0x7fe00008U
+static const uint8_t ppc_be_trap[] = { PPC_BE(PPC_TRAP) };
+static const uint8_t ppc_le_trap[] = { PPC_LE(PPC_TRAP) };
 static const uint8_t ppc_le_rt[] = { PPC_LE(PPC_LI_R0_RT), PPC_LE(PPC_SC) };
 static const uint8_t ppc_le_rt_addi[] = { PPC_LE(PPC_ADDI_128), PPC_LE(PPC_LI_R0_RT),
                                           PPC_LE(PPC_SC) };
@@ -169,6 +174,8 @@ const struct arch_desc arch_ppc32 = {
     .family = ARCH_FAMILY_PPC,
     .call_ra_on_stack = 0,
     .pc_after_trap = 0, /* `trap` stops with the PC at the trap itself */
+    .break_insn = ppc_be_trap,
+    .break_insn_len = sizeof ppc_be_trap,
     .sigframe = &ppc32_rt_sigframe,
     .backchain_ra_offset = 4, /* the LR save word of the caller's frame header */
 };
@@ -192,6 +199,8 @@ const struct arch_desc arch_ppc64 = {
     .family = ARCH_FAMILY_PPC,
     .call_ra_on_stack = 0,
     .pc_after_trap = 0,
+    .break_insn = ppc_be_trap,
+    .break_insn_len = sizeof ppc_be_trap,
     .sigframe = &ppc64_sigframe,
     .backchain_ra_offset = 16, /* the LR save doubleword of the caller's frame header */
     .local_entry_max = 8,
@@ -219,6 +228,8 @@ const struct arch_desc arch_ppc64le = {
     .family = ARCH_FAMILY_PPC,
     .call_ra_on_stack = 0,
     .pc_after_trap = 0,
+    .break_insn = ppc_le_trap,
+    .break_insn_len = sizeof ppc_le_trap,
     .sigframe = &ppc64le_sigframe,
     .backchain_ra_offset = 16, /* the LR save doubleword of the caller's frame header */
     .local_entry_max = 8,

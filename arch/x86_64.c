@@ -39,6 +39,9 @@ static const struct arch_sigframe x86_64_sigframe = {
     .tramp_len = sizeof x86_64_sigreturn,
 };
 
+/* int3 (Intel SDM vol. 2, INT3: opcode CC). */
+static const uint8_t x86_64_int3[] = { 0xcc };
+
 const struct arch_desc arch_x86_64 = {
     .name = "x86_64",
     .tdesc_arch = "i386:x86-64",
@@ -58,5 +61,7 @@ const struct arch_desc arch_x86_64 = {
     .family = ARCH_FAMILY_X86,
     .call_ra_on_stack = 1,
     .pc_after_trap = 1,
+    .break_insn = x86_64_int3,
+    .break_insn_len = sizeof x86_64_int3,
     .sigframe = &x86_64_sigframe,
 };

@@ -77,12 +77,20 @@ struct arch_desc {
     bool big_endian;
     const struct arch_reg *regs; /* nregs rows */
     size_t nregs;
-    int16_t dw_pc, dw_sp, dw_fp, dw_ra;   /* DWARF numbers of the roles (see above) */
-    uint16_t dw_max;                      /* every DWARF number of this arch is below this */
-    int cs_arch, cs_mode;                 /* capstone, used only by disasm/disasm.c */
-    enum arch_family family;              /* the instruction set's family */
-    bool call_ra_on_stack;                /* a call pushes the return address (x86) */
-    uint8_t pc_after_trap;                /* bytes a software breakpoint advances the PC (x86: 1) */
+    int16_t dw_pc, dw_sp, dw_fp, dw_ra; /* DWARF numbers of the roles (see above) */
+    uint16_t dw_max;                    /* every DWARF number of this arch is below this */
+    int cs_arch, cs_mode;               /* capstone, used only by disasm/disasm.c */
+    enum arch_family family;            /* the instruction set's family */
+    bool call_ra_on_stack;              /* a call pushes the return address (x86) */
+    uint8_t pc_after_trap;              /* bytes a software breakpoint advances the PC (x86: 1) */
+    /* The software breakpoint instruction as it sits in target memory (in
+     * the target's byte order), the one gdb inserts and that programs
+     * compile in (x86 int3, AArch64 brk #0, PowerPC trap): a thread
+     * stopped at one it did not hit through a debugger's breakpoint is
+     * stepped over it before it resumes (targets/rsp_debug.c, as gdb's
+     * gdbarch_skip_permanent_breakpoint does). */
+    const uint8_t *break_insn;
+    uint8_t break_insn_len;
     const struct arch_sigframe *sigframe; /* Linux rt signal frame; NULL if unknown */
     /* OPTIONAL (0: frames have no back chain).  Where a function saves its
      * return address, from its caller's SP: the word at a frame's SP is the

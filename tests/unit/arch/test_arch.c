@@ -87,6 +87,40 @@ test_every_table_names_its_instruction_family(void **state)
 
 /* A 'g' reply recorded from gdbserver 13.1 (x86-64, gdb's default layout
  * for the first 24 registers): rip at offset 128, rsp at 56, rbp at 48. */
+/* The breakpoint instruction of each table, read back in the table's own
+ * byte order: the words gdb inserts (gdb/i386-tdep.c, aarch64-tdep.c,
+ * rs6000-tdep.c) and the fixtures' STOP_NOW() compiles in. */
+static void
+test_every_table_carries_its_breakpoint_instruction(void **state)
+{
+    (void)state;
+    static const struct {
+        const struct arch_desc *a;
+        uint64_t word;
+        uint8_t len;
+    } want[] = {
+        { &arch_x86_64, 0xcc, 1 },        { &arch_i386, 0xcc, 1 },
+        { &arch_aarch64, 0xd4200000, 4 }, { &arch_ppc32, 0x7fe00008, 4 },
+        { &arch_ppc64, 0x7fe00008, 4 },   { &arch_ppc64le, 0x7fe00008, 4 },
+    };
+    size_t n = 0;
+    for (const struct arch_desc *const *a = arch_all(); *a; a++, n++) {
+        assert_non_null((*a)->break_insn);
+        assert_in_range((*a)->break_insn_len, 1, 8);
+    }
+    assert_int_equal(n, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < n; i++) {
+        const struct arch_desc *a = want[i].a;
+        assert_int_equal(a->break_insn_len, want[i].len);
+        assert_int_equal(arch_load(a, a->break_insn, a->break_insn_len), want[i].word);
+    }
+    /* In memory: little-endian words on AArch64 and ppc64le, big-endian on
+     * ppc and ppc64. */
+    assert_memory_equal(arch_aarch64.break_insn, "\x00\x00\x20\xd4", 4);
+    assert_memory_equal(arch_ppc64.break_insn, "\x7f\xe0\x00\x08", 4);
+    assert_memory_equal(arch_ppc64le.break_insn, "\x08\x00\xe0\x7f", 4);
+}
+
 static void
 test_x86_64_decodes_a_recorded_g_reply(void **state)
 {
@@ -164,6 +198,7 @@ main(void)
         cmocka_unit_test(test_x86_64_rows_carry_dwarf_and_gdb_numbers),
         cmocka_unit_test(test_arch_load_and_store_follow_target_byte_order),
         cmocka_unit_test(test_every_table_names_its_instruction_family),
+        cmocka_unit_test(test_every_table_carries_its_breakpoint_instruction),
         cmocka_unit_test(test_x86_64_decodes_a_recorded_g_reply),
         cmocka_unit_test(test_x86_64_sigframe_matches_the_kernel_abi),
     };

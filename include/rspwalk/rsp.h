@@ -234,6 +234,19 @@ SW_API bool rsp_regs_cached(const struct rsp_session *s, struct rsp_thread_id id
 SW_API int rsp_reg_read(struct rsp_session *s, struct rsp_thread_id id, unsigned regnum,
                         uint8_t *buf, size_t cap, size_t *len);
 
+/* Write register REGNUM (the stub's number) of stopped thread ID: LEN bytes
+ * VAL in the target's byte order.  'P' where the stub has it; where it
+ * answers empty (gdbserver on x86-64; remembered), the thread's 'g' (kept
+ * this stop, else read now) with LEN bytes at G_OFFSET replaced goes back
+ * with 'G'.  The thread's registers kept this stop are forgotten.  Returns
+ * 0; SW_ENOREG when the stub refuses ("E NN") or G_OFFSET + LEN is past the
+ * 'g' reply; SW_EUNSUP when it has neither packet; SW_EPROTO for a reply
+ * other than OK; SW_EINVAL for LEN 0 or over 64; a link error.  Every
+ * message names the register (by the target description's name where it
+ * has one) and the thread. */
+SW_API int rsp_reg_write(struct rsp_session *s, struct rsp_thread_id id, unsigned regnum,
+                         size_t g_offset, const uint8_t *val, size_t len);
+
 /* Read LEN bytes at ADDR into BUF, split into requests of at most
  * rsp_mem_chunk bytes.  SW_EMEM naming the address when the stub refuses. */
 SW_API int rsp_mem_read(struct rsp_session *s, uint64_t addr, void *buf, size_t len);

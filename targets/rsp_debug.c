@@ -2,7 +2,9 @@
  *
  * The process object is targets/rsp_proc.c's (rsp_proc_internal.h); the
  * stops it takes in go through targets/rsp_stop.c, which drops the per-stop
- * caches and moves stop_gen.  Calls nothing in rsp_proc.c.
+ * caches and moves stop_gen.  A resume steps a thread stopped at a
+ * breakpoint instruction of the program over it first.  Calls nothing in
+ * rsp_proc.c.
  */
 #include "rspwalk/target.h"
 
@@ -10,17 +12,133 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rspwalk/arch.h"
 #include "rspwalk/rsp.h"
 #include "targets/rsp_proc_internal.h"
 #include "util/util.h"
 
 /* How long pause waits for the stops it asked for (non-stop). */
 #define TGT_PAUSE_TIMEOUT_MS 5000
+/* SIGTRAP in gdb's numbering of stop replies (include/gdb/signals.def:
+ * GDB_SIGNAL_TRAP), whatever the target's own number. */
+#define TGT_GDB_SIGTRAP 5
+/* The longest breakpoint instruction of the arch tables, and the PC. */
+#define TGT_MAX_INSN 8
+#define TGT_MAX_PC   8
 
 static int
 proc_fail_from_session(struct tgt_rsp_proc *rp, int code)
 {
     return sw_fail(&rp->base.err, code, "%s", rsp_session_errmsg(rp->s));
+}
+
+/* ---- stepping over a breakpoint instruction of the program ----------------------- */
+
+/* The register map's row of the PC, or NULL when the stub does not describe it. */
+static const struct tgt_regmap *
+pc_row(struct tgt_rsp_proc *rp)
+{
+    const struct arch_desc *a = rp->base.arch;
+    for (size_t i = 0; i < a->nregs && i < TGT_MAX_ROWS; i++)
+        if ((a->regs[i].dwarf == a->dw_pc || a->regs[i].role == ARCH_ROLE_PC) && rp->map[i].mapped)
+            return &rp->map[i];
+    return NULL;
+}
+
+/* The PC of thread ID stopped by ST: from the stop reply where it came
+ * with it (gdbserver sends it), else from the thread's 'g' of this stop
+ * (kept by the session: read at most once), else with 'p'. */
+static int
+pc_read(struct tgt_rsp_proc *rp, const struct rsp_stop *st, struct rsp_thread_id id,
+        const struct tgt_regmap *m, sw_addr *pc)
+{
+    const struct arch_desc *a = rp->base.arch;
+    for (size_t i = 0; i < st->nexpedited; i++)
+        if (st->expedited[i].regnum == m->regnum && st->expedited[i].len >= m->size) {
+            *pc = arch_load(a, st->expedited[i].bytes, m->size);
+            return 0;
+        }
+    const uint8_t *g;
+    size_t glen;
+    int rc = rsp_regs_read(rp->s, id, &g, &glen);
+    if (rc < 0)
+        return proc_fail_from_session(rp, rc);
+    if (m->offset + m->size <= glen) {
+        *pc = arch_load(a, g + m->offset, m->size);
+        return 0;
+    }
+    uint8_t buf[64];
+    size_t n;
+    rc = rsp_reg_read(rp->s, id, m->regnum, buf, sizeof buf, &n);
+    if (rc < 0 || n < m->size)
+        return sw_fail(&rp->base.err, rc < 0 ? rc : SW_ENOREG, "reading the PC: %s",
+                       rc < 0 ? rsp_session_errmsg(rp->s) : "short 'p' reply");
+    *pc = arch_load(a, buf, m->size);
+    return 0;
+}
+
+/* Whether the thread ID of stop ST is to be stepped over the breakpoint
+ * instruction it stopped at before it resumes, as gdb does for a
+ * breakpoint it did not insert (gdb/infrun.c, resume_1: "permanent
+ * breakpoint"; gdbarch_skip_permanent_breakpoint): resumed as it is, it
+ * would run the instruction again and stop at once, forever.  Only a
+ * SIGTRAP stop; only with the PC at the instruction: where a trap leaves
+ * the PC past it (x86: pc_after_trap), only when the stub says it moved
+ * the PC back (swbreak, which gdbserver sends), else the bytes at the PC
+ * are the next instruction's.  rspwalk inserts no breakpoint, so every one
+ * found is the program's.  A stop of any other signal costs nothing. */
+static bool
+skip_wanted(struct tgt_rsp_proc *rp, const struct rsp_stop *st)
+{
+    const struct arch_desc *a = rp->base.arch;
+    return st->kind == RSP_STOP_SIGNAL && st->signal == TGT_GDB_SIGTRAP && a->break_insn_len > 0 &&
+           a->break_insn_len <= TGT_MAX_INSN && (a->pc_after_trap == 0 || st->swbreak);
+}
+
+/* Step thread ID, stopped by ST, over the breakpoint instruction at its
+ * PC, if that is where it stopped (skip_wanted): the PC read (free when
+ * the stop reply carried it), the instruction's bytes read (free when this
+ * stop's memory windows hold them: FROM_CACHE), and only when they are the
+ * arch's breakpoint instruction, the PC written past it (rsp_reg_write: 'P',
+ * or 'g' and 'G').  Memory that cannot be read at the PC holds no
+ * breakpoint: nothing is done.  Returns 0 or a code with the message on RP. */
+static int
+skip_breakpoint(struct tgt_rsp_proc *rp, const struct rsp_stop *st, struct rsp_thread_id id,
+                bool from_cache)
+{
+    const struct arch_desc *a = rp->base.arch;
+    const struct tgt_regmap *m = pc_row(rp);
+    uint8_t insn[TGT_MAX_INSN], val[TGT_MAX_PC];
+    sw_addr pc = 0;
+    int rc;
+
+    if (m == NULL || m->size > sizeof val)
+        return 0; /* no PC to move: the stop comes again, as without this step */
+    if ((rc = pc_read(rp, st, id, m, &pc)) < 0)
+        return sw_err_prefix(&rp->base.err,
+                             "resuming thread %" PRId64 " past a breakpoint: ", id.tid);
+    if (from_cache && tgt_rsp_mem_cached(rp, pc, a->break_insn_len)) {
+        rc = tgt_rsp_read_mem(&rp->base, pc, insn, a->break_insn_len);
+    } else {
+        /* 'm' reads through the selected thread's process (one of several
+         * on the link): this thread's, sent only when the selection changes. */
+        rc = rsp_select_thread(rp->s, id);
+        if (rc == 0)
+            rc = rsp_mem_read(rp->s, pc, insn, a->break_insn_len);
+        if (rc < 0 && rc != SW_EMEM && rc != SW_EUNSUP)
+            return sw_fail(&rp->base.err, rc,
+                           "resuming: reading the instruction at 0x%" PRIx64 ": %s", (uint64_t)pc,
+                           rsp_session_errmsg(rp->s));
+    }
+    if (rc < 0 || memcmp(insn, a->break_insn, a->break_insn_len) != 0)
+        return 0;
+    arch_store(a, val, m->size, pc + a->break_insn_len);
+    rc = rsp_reg_write(rp->s, id, m->regnum, m->offset, val, m->size);
+    if (rc < 0)
+        return sw_fail(&rp->base.err, rc,
+                       "resuming past the breakpoint instruction at 0x%" PRIx64 ": %s",
+                       (uint64_t)pc, rsp_session_errmsg(rp->s));
+    return 0;
 }
 
 static int
@@ -30,6 +148,19 @@ dbg_resume(struct sw_proc *p, sw_tid tid, int sig)
     struct rsp_thread_id id = tgt_rsp_thread_id(rp, tid == SW_TID_DEFAULT ? p->default_tid : tid);
     if (rp->terminated)
         return sw_fail(&p->err, SW_EEXITED, "resuming: the target has exited");
+    /* The thread of the last stop, if it runs now (all of them, or it
+     * alone) and has not run since: past its breakpoint instruction first. */
+    const struct rsp_stop *st = &rp->stop;
+    struct rsp_thread_id at = st->has_thread ? st->thread : tgt_rsp_thread_id(rp, p->default_tid);
+    bool runs = tid == SW_TID_DEFAULT || tgt_rsp_thread_id(rp, tid).tid == at.tid;
+    if (runs && rp->bp_skipped_gen != p->stop_gen && skip_wanted(rp, st) &&
+        rsp_thread_stopped(rp->s, at)) {
+        int rc = skip_breakpoint(rp, st, at, true);
+        if (rc < 0)
+            return rc;
+        rp->bp_skipped_gen = p->stop_gen;
+        rp->stop.nexpedited = 0; /* the PC it carried is no longer the thread's */
+    }
     tgt_warm_record(rp);
     tgt_rsp_drop_caches(rp);
     /* All-stop and non-stop alike: vCont;c resumes all, vCont;c:TID that
@@ -61,7 +192,12 @@ take_event(struct tgt_rsp_proc *rp, const struct rsp_stop *st, bool *taken)
     if (st->kind == RSP_STOP_SIGNAL && st->signal != 0 && is_passed(rp, st->signal)) {
         struct rsp_thread_id id =
             st->has_thread ? st->thread : tgt_rsp_thread_id(rp, rp->base.default_tid);
-        int rc = rsp_resume(rp->s, id, rsp_non_stop(rp->s), st->signal);
+        /* A SIGTRAP passed on (--pass TRAP) from a breakpoint instruction:
+         * delivered past it, as the kernel would (nothing is cached now). */
+        int rc = skip_wanted(rp, st) ? skip_breakpoint(rp, st, id, false) : 0;
+        if (rc < 0)
+            return rc;
+        rc = rsp_resume(rp->s, id, rsp_non_stop(rp->s), st->signal);
         return rc < 0 ? proc_fail_from_session(rp, rc) : 0;
     }
     *taken = tgt_rsp_take_stop(rp, st);

@@ -74,6 +74,10 @@ struct tgt_rsp_proc {
     int vfd;             /* the target file open for read_file, -1 if none */
     char *vpath;         /* owned: its path */
     struct tgt_warm warm;
+    /* The stop (base.stop_gen) whose thread was stepped over the breakpoint
+     * instruction it stopped at (targets/rsp_debug.c): never twice for one
+     * stop, even when the resume after it failed.  0: none. */
+    uint64_t bp_skipped_gen;
     /* The auxiliary vector, which cannot change within a process: read
      * once per pid (not with no_cache). */
     uint8_t *auxv; /* owned */

@@ -246,7 +246,7 @@ check-valgrind: build/release/rspwalk fixtures
 # against docs/openapi.json.
 check-server: build/release/rspwalkd fixtures
 	$(Q)tests/server/run build/release/rspwalkd --valgrind
-	$(Q)tests/server/check-openapi build/release/rspwalkd build/fixtures/x86_64/chain-s0-O0-dyn
+	$(Q)tests/server/check-openapi build/release/rspwalkd build/fixtures/x86_64/busy-s0-O0-dyn
 
 # The web page in Debian's chromium, headless (playwright-core from npm: tests/browser/run
 # installs it from its lock file when missing); the screenshot is build/test-artifacts/web.png.

@@ -194,6 +194,25 @@ json_frame(FILE *f, struct sw_walker *w, const struct sw_stack *st, size_t k, bo
                    : fr->kind == SW_FRAME_INLINE   ? "inline"
                    : fr->kind == SW_FRAME_TAILCALL ? "tailcall"
                                                    : "normal");
+    /* Where gdb's backtrace says "at FILE:LINE": the line table's file, made
+     * absolute with the compilation directory when it is relative. */
+    struct sw_source_line src;
+    if (sw_frame_source(w, st, k, &src) == 0 && src.file != NULL) {
+        fputs(", \"file\": ", f);
+        if (src.file[0] != '/' && src.dir != NULL) {
+            size_t len = strlen(src.dir) + strlen(src.file) + 2;
+            char *path = malloc(len);
+            if (path != NULL)
+                snprintf(path, len, "%s/%s", src.dir, src.file);
+            sw_json_str(f, path ? path : src.file);
+            free(path);
+        } else {
+            sw_json_str(f, src.file);
+        }
+        fprintf(f, ", \"line\": %u", src.line);
+    } else {
+        fputs(", \"file\": null, \"line\": null", f);
+    }
     if (locals)
         json_locals(f, w, st, k);
     fputc('}', f);

@@ -178,6 +178,28 @@ an_cold_parent(const char *name, char *buf, size_t len)
 static int an_func_for(struct sw_walker *w, struct sw_an_cache *c, sw_addr pc, bool parent_ok,
                        struct an_func *out, struct sw_an_state **owned);
 
+/* The linker stub covering PC as a function (analysis_stub.c), NEAR the
+ * symbol below PC if any: 0 with *OUT set, SW_ENOSYM, SW_ENOMEM or a link
+ * error. */
+static int
+an_stub(struct sw_walker *w, struct sw_an_cache *c, sw_addr pc, const struct sw_symbol *near,
+        struct sw_symbol *out)
+{
+    const struct arch_desc *a = sw_walker_proc(w)->arch;
+    if (a->family != ARCH_FAMILY_AARCH64 && a->family != ARCH_FAMILY_PPC)
+        return SW_ENOSYM; /* no decoder opened for what cannot be a stub */
+    struct sw_disasm *tmp;
+    struct sw_disasm *dis = an_dis(c, a, &tmp);
+    if (dis == NULL)
+        return an_no_dis() == SW_EUNSUP ? SW_ENOSYM : SW_ENOMEM;
+    struct sw_symbol near_copy;
+    if (near != NULL)
+        near_copy = *near; /* NEAR may be OUT */
+    int rc = sw_an_stub_at(w, dis, pc, near ? &near_copy : NULL, out);
+    sw_disasm_free(tmp);
+    return rc;
+}
+
 int
 sw_analysis_cold_parent(struct sw_walker *w, const struct sw_symbol *sym, struct sw_symbol *parent)
 {
@@ -235,8 +257,14 @@ an_func_for(struct sw_walker *w, struct sw_an_cache *c, sw_addr pc, bool parent_
     struct sw_symbol sym;
 
     *owned = NULL;
-    if (sl == NULL || sl->ops->lookup(sl, pc, &sym) < 0 || sym.size == 0 ||
-        sym.size > AN_MAX_FUNC || pc < sym.start || pc - sym.start >= sym.size)
+    bool found = sl != NULL && sl->ops->lookup(sl, pc, &sym) == 0;
+    if (!found || sym.size == 0 || pc < sym.start || pc - sym.start >= sym.size) {
+        /* No function covers PC: a linker stub is analysed as one. */
+        int rc = an_stub(w, c, pc, found ? &sym : NULL, &sym);
+        if (rc < 0)
+            return rc;
+    }
+    if (sym.size > AN_MAX_FUNC)
         return SW_ENOSYM;
     for (size_t i = 0; c && i < AN_CACHE_FUNCS; i++) {
         if (c->funcs[i].st && c->funcs[i].sum.start == sym.start &&

@@ -1,7 +1,8 @@
 /* walker/steppers/analysis_internal.h -- the dataflow's state, shared by the analysis files.
  *
  * analysis_flow.c runs the dataflow over one function's code; analysis.c
- * caches its results and answers queries.  Included by those two only.
+ * caches its results and answers queries; analysis_stub.c finds the extent
+ * of linker stubs no symbol covers.  Included by those three only.
  */
 #ifndef RSPWALK_WALKER_ANALYSIS_INTERNAL_H
 #define RSPWALK_WALKER_ANALYSIS_INTERNAL_H
@@ -76,6 +77,16 @@ int sw_an_flow(struct sw_disasm *dis, const struct arch_desc *a, const uint8_t *
 /* Apply instruction I at ADDR to S (the state before it). */
 void sw_an_transfer(const struct arch_desc *a, const struct sw_insn *i, sw_addr addr,
                     struct sw_an_state *s);
+
+/* The linker stub covering PC, as a function to analyse: *OUT's start and
+ * size (its name NULL) when PC is in a PLT section of its module (.plt,
+ * .iplt, .plt.sec, .plt.got, .glink) or after NEAR (may be NULL), a sizeless
+ * stub symbol of the PowerPC linkers ("0000001b.plt_call.puts"), on an
+ * architecture of 4-byte instructions; DIS decodes them.  The stub runs
+ * from the end of the previous jump to its own jump.  Returns 0, SW_ENOSYM
+ * (no stub there) or the link error of a code read. */
+int sw_an_stub_at(struct sw_walker *w, struct sw_disasm *dis, sw_addr pc,
+                  const struct sw_symbol *near, struct sw_symbol *out);
 
 /* The facts of S. */
 void sw_an_state_facts(const struct sw_an_state *s, struct sw_an_pc *out);

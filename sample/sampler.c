@@ -395,9 +395,10 @@ walk_sample(struct run *r, size_t n, bool all_stopped, uint64_t t_us, uint64_t r
         r->cfg->on_sample(r->cfg->arg, &smp);
     }
     r->st->samples++;
-    /* A link that failed under a walk ends the run; a walk that failed
-     * alone (a thread gone meanwhile) does not. */
-    if (status == SW_ECONN || status == SW_ETIMEDOUT || status == SW_EPROTO || status == SW_EEXITED)
+    /* A link that failed under a walk ends the run, as does memory that ran
+     * out; a walk that failed alone (a thread gone meanwhile) does not. */
+    if (status == SW_ECONN || status == SW_ETIMEDOUT || status == SW_EPROTO ||
+        status == SW_EEXITED || status == SW_ENOMEM)
         return sw_fail(r->err, status, "%s", msg);
     return 0;
 }
@@ -566,7 +567,7 @@ sw_sample_run(struct sw_walker *w, const struct sw_sample_config *cfg,
 {
     static const struct sw_sample_config defaults;
     struct sw_sample_stats local;
-    struct sw_errbuf errlocal;
+    struct sw_errbuf errlocal = { 0 };
     struct run r = { .w = w,
                      .p = sw_walker_proc(w),
                      .cfg = cfg ? cfg : &defaults,
@@ -647,8 +648,13 @@ sw_sample_run(struct sw_walker *w, const struct sw_sample_config *cfg,
             continue; /* the target runs on: try at the next tick */
         }
         if (rc < 0) {
-            if (rc == SW_ETIMEDOUT)
+            if (rc == SW_ETIMEDOUT) {
+                char last[sizeof r.err->msg];
+                snprintf(last, sizeof last, "%s", r.err->msg);
+                sw_fail(r.err, rc, "%s (%u stops in a row did not come)", last,
+                        SAMPLE_MAX_FAILED_STOPS);
                 r.st->stops_failed++;
+            }
             goto out;
         }
         failed_in_row = 0;
@@ -671,6 +677,7 @@ out:
      * left alone (nothing more can be said to it). */
     if (!r.p->debug->is_terminated(r.p) && rc != SW_ECONN && rc != SW_EPROTO) {
         int rc2 = 0;
+        struct sw_errbuf first = *r.err;
         if (was_stopped && running) {
             rc2 = stop(&r);
             if (rc2 == SW_ETIMEDOUT)
@@ -680,6 +687,8 @@ out:
         }
         if (rc == 0 && rc2 < 0)
             rc = rc2;
+        else if (rc < 0)
+            *r.err = first; /* the failure that ended the run, not a later one */
     }
     r.st->elapsed_us = sw_now_us() - t0;
     r.st->round_trips += session_rt(&r) - rt_start;

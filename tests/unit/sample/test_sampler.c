@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "rspwalk/rspwalk.h"
+#include "rsp/session.h"
 #include "rspwalk/sampler.h"
 #include "tests/tools/fake_proc.h"
 #include "tests/tools/fake_transport.h"
@@ -472,6 +473,73 @@ test_sampler_every_allocation_fails_cleanly(void **state)
     }
 }
 
+/* ---- a target found running, over RSP ---------------------------------------- */
+
+/* An x86-64 stub without target.xml (the architecture from a local x86-64 ELF, gdb's default
+ * numbering); the stop replies carry rbp, rsp and rip, all frame 0 needs when the walker has
+ * no stepper. */
+#define STOP_T02 "T0206:10e0000000000000;07:00e0000000000000;10:0810400000000000;thread:p10.10;"
+#define STOP_T05 "T0506:10e0000000000000;07:00e0000000000000;10:0810400000000000;thread:p10.10;"
+
+static void
+test_sampler_running_target_is_left_running_and_round_trips_counted(void **state)
+{
+    (void)state;
+    struct rsp_session_config scfg;
+    struct rsp_session *s;
+    struct sw_errbuf err = { 0 };
+    struct sw_proc *p = NULL;
+    struct sw_walker *w = NULL;
+    /* connect, a resume by the caller; then two samples (the interrupt, the thread list,
+     * the resume after each), and the target resumed at the end as it was found */
+    struct fake_script *fs = fake_script_parse(
+        "-> qSupported:multiprocess+;swbreak+;hwbreak+;vContSupported+;no-resumed+;"
+        "xmlRegisters=i386\n"
+        "<- PacketSize=108;QStartNoAckMode+;multiprocess+\n"
+        "-> QStartNoAckMode\n<- OK\n"
+        "-> ?\n<- " STOP_T05 "\n"
+        "-> vCont?\n<- vCont;c;C;t;s;S\n"
+        "-> vCont;c\n"
+        "-! interrupt\n<- " STOP_T02 "\n"
+        "-> qfThreadInfo\n<- mp10.10\n-> qsThreadInfo\n<- l\n"
+        "-> vCont;c\n"
+        "-! interrupt\n<- " STOP_T02 "\n"
+        "-> qfThreadInfo\n<- mp10.10\n-> qsThreadInfo\n<- l\n"
+        "-> vCont;c\n");
+    assert_non_null(fs);
+    rsp_session_config_init(&scfg);
+    scfg.timeout_ms = 200;
+    scfg.no_prefetch = true;
+    assert_int_equal(rsp_session_connect(fake_transport_new(fs), &scfg, &s, &err), 0);
+    struct sw_rsp_config pcfg = { .exe = SW_TEST_DATA "/x86_64_frames.elf" };
+    if (sw_proc_rsp_new(s, &pcfg, &p, &err) != 0)
+        fail_msg("sw_proc_rsp_new: %s (transcript: %s)", err.msg, fake_script_error(fs));
+    struct sw_walker_config wcfg = { .exe = pcfg.exe, .no_default_steppers = true };
+    if (sw_walker_new(p, &wcfg, &w, &err) != 0)
+        fail_msg("sw_walker_new: %s (transcript: %s)", err.msg, fake_script_error(fs));
+    assert_int_equal(p->debug->resume(p, SW_TID_DEFAULT, 0), 0);
+    assert_false(sw_proc_rsp_thread_stopped(p, SW_TID_DEFAULT));
+    uint64_t rt0 = rsp_session_stats(s)->round_trips;
+
+    struct sw_sample_stats st;
+    struct seen sn = { 0 };
+    struct sw_sample_config cfg = { .max_samples = 2, .on_sample = on_sample, .arg = &sn };
+    int rc = sw_sample_run(w, &cfg, &st, &err);
+    if (rc != 0)
+        fail_msg("sw_sample_run: %d %s (transcript: %s)", rc, err.msg, fake_script_error(fs));
+    assert_string_equal(fake_script_error(fs), "");
+    assert_true(fake_script_done(fs));
+    assert_false(sw_proc_rsp_thread_stopped(p, SW_TID_DEFAULT)); /* running, as found */
+    assert_int_equal(st.samples, 2);
+    assert_int_equal(st.walks, 2);
+    /* every exchange of the run counted: per sample the interrupt and two for the thread
+     * list; the resumes wait for no reply */
+    assert_int_equal(st.round_trips, rsp_session_stats(s)->round_trips - rt0);
+    assert_int_equal(st.round_trips, 6);
+    sw_walker_free(w);
+    fake_script_free(fs);
+}
+
 /* ---- the speedscope writer -------------------------------------------------- */
 
 static void
@@ -538,6 +606,7 @@ main(void)
         cmocka_unit_test(test_sampler_refuses_a_target_it_cannot_sample),
         cmocka_unit_test(test_sampler_exit_and_dead_link_end_the_run_with_the_samples_so_far),
         cmocka_unit_test(test_sampler_every_allocation_fails_cleanly),
+        cmocka_unit_test(test_sampler_running_target_is_left_running_and_round_trips_counted),
         cmocka_unit_test(test_speedscope_of_a_small_tree_is_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -77,9 +77,10 @@ parse_qsupported(struct rsp_session *s, const char *p, size_t len)
 
 /* As gdb connects (gdb manual, "Remote Protocol"): qSupported,
  * QStartNoAckMode if offered, '?' (before any qXfer:features: gdbserver
- * 13.1 aborts otherwise), target.xml. */
+ * 13.1 aborts otherwise); target.xml follows (connect_sequence).
+ * *QSUP_REPLY: the qSupported reply, caller frees with sw_free. */
 static int
-connect_sequence(struct rsp_session *s)
+connect_steps(struct rsp_session *s, char **qsup_reply, size_t *qsup_len)
 {
     static const char qsup[] = "qSupported:multiprocess+;swbreak+;hwbreak+;vContSupported+;"
                                "no-resumed+;xmlRegisters=i386";
@@ -96,6 +97,11 @@ connect_sequence(struct rsp_session *s)
         return rc;
     if ((rc = parse_qsupported(s, r.p, r.len)) < 0)
         return rc;
+    /* Kept for the target-description cache's key: the reply lives in the
+     * exchange's buffer only until the next packet. */
+    if ((*qsup_reply = sw_strndup(r.p, r.len)) == NULL)
+        return sw_fail(&s->err, SW_ENOMEM, "connecting: out of memory");
+    *qsup_len = r.len;
     if (s->x.packet_size == 0)
         s->x.packet_size = DEFAULT_PACKET_SIZE;
     /* QEMU lists PacketSize=1000 and never QStartNoAckMode. */
@@ -131,11 +137,20 @@ connect_sequence(struct rsp_session *s)
         return rc;
     struct rsp_stop st;
     rc = rsp_prefetch_wanted(s) ? rsp_prefetch_stop(s, &st) : rsp_query_stop(s, &st);
-    if (rc < 0)
-        return rc;
-    if (s->x.feat[RSP_FEAT_XFER_FEATURES] && (rc = rsp_tdesc_fetch(s)) < 0)
-        return rc;
-    return 0;
+    return rc < 0 ? rc : 0;
+}
+
+/* As gdb connects, then target.xml, keyed for the cache by the qSupported reply. */
+static int
+connect_sequence(struct rsp_session *s)
+{
+    char *qsup = NULL;
+    size_t qsup_len = 0;
+    int rc = connect_steps(s, &qsup, &qsup_len);
+    if (rc == 0 && s->x.feat[RSP_FEAT_XFER_FEATURES])
+        rc = rsp_tdesc_fetch(s, qsup, qsup_len);
+    sw_free(qsup);
+    return rc < 0 ? rc : 0;
 }
 
 int

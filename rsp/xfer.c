@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rsp/tdesc_cache.h"
+
 /* Objects larger than this are refused: target.xml is ~14 KiB, aarch64's
  * system-registers.xml 13 KiB, a long library list some 100 KiB. */
 #define XFER_MAX_SIZE (16u * 1024 * 1024)
@@ -142,15 +144,27 @@ fetch_include(void *arg, const char *annex, char **data, size_t *len)
 }
 
 int
-rsp_tdesc_fetch(struct rsp_session *s)
+rsp_tdesc_fetch(struct rsp_session *s, const char *qsup, size_t qsup_len)
 {
     char *xml;
     size_t len;
+    struct rsp_tdesc_cache *cache = qsup != NULL ? s->cfg.tdesc_cache : NULL;
     int rc = rsp_xfer_read(s, "features", "target.xml", &xml, &len);
     if (rc == SW_EUNSUP || rc == SW_ESTUB)
         return 0; /* no description: arch/ falls back to gdb's default layout */
     if (rc < 0)
         return rc;
+    if (cache != NULL) {
+        rc = rsp_tdesc_cache_get(cache, qsup, qsup_len, xml, len, &s->tdesc);
+        if (rc == 0) {
+            s->tdesc_xml = xml;
+            return 0;
+        }
+        if (rc == SW_ENOMEM) {
+            sw_free(xml);
+            return sw_fail(&s->err, SW_ENOMEM, "target description: out of memory");
+        }
+    }
     struct include_ctx ctx = { s, { 0, "" }, "" };
     rc = rsp_tdesc_parse(xml, len, fetch_include, &ctx, &s->tdesc, &s->err);
     if (rc < 0) {
@@ -168,6 +182,9 @@ rsp_tdesc_fetch(struct rsp_session *s)
         }
         return rc;
     }
+    /* Out of memory here costs the next connect a parse, nothing more. */
+    if (cache != NULL)
+        (void)rsp_tdesc_cache_put(cache, qsup, qsup_len, xml, len, s->tdesc);
     s->tdesc_xml = xml;
     return 0;
 }

@@ -9,7 +9,8 @@
  * process over it (rspwalk/target.h); different sessions may be used on
  * different threads at once.  rsp_session_config_init, rsp_tdesc_parse,
  * rsp_tdesc_free, rsp_stop_parse and rsp_packet_name touch no session: any
- * thread.
+ * thread.  A target-description cache (struct rsp_tdesc_cache) is locked:
+ * any number of sessions on any threads may share one.
  */
 #ifndef RSPWALK_RSP_H
 #define RSPWALK_RSP_H
@@ -108,6 +109,35 @@ SW_API int rsp_tdesc_parse(const char *xml, size_t len, rsp_tdesc_include_fn inc
                            struct rsp_tdesc **out, struct sw_errbuf *err);
 SW_API void rsp_tdesc_free(struct rsp_tdesc *td);
 
+/* Parsed target descriptions shared by sessions (rsp_session_config.tdesc_cache),
+ * for a process that connects to many stubs of a few kinds, and again after
+ * a lost link.  Every connect still reads target.xml (one round trip); an
+ * entry is used only when both the stub's qSupported reply and target.xml
+ * are byte for byte those it was made from, and then the session takes a
+ * copy of its description instead of fetching the xi:included documents
+ * (QEMU: one round trip or more each) and parsing.  A stub that serves
+ * different included documents under the same target.xml and qSupported
+ * reply is not told apart.  Failed fetches and parses are not kept.
+ * Bounded: at most MAX entries, the least recently used going first.
+ * Thread-safe: one mutex, never held across a round trip or a parse. */
+struct rsp_tdesc_cache;
+
+/* What a cache has done since rsp_tdesc_cache_new. */
+struct rsp_tdesc_cache_stats {
+    uint64_t hits;      /* connects that took a cached description */
+    uint64_t misses;    /* connects that fetched and parsed */
+    uint64_t evictions; /* entries dropped to make room */
+    size_t entries;     /* entries now */
+};
+
+/* A cache of at most MAX entries (0: 64).  Returns 0 or SW_ENOMEM.
+ * *OUT: rsp_tdesc_cache_free, once no rsp_session_open using it runs
+ * (sessions keep no reference to it once open). */
+SW_API int rsp_tdesc_cache_new(size_t max, struct rsp_tdesc_cache **out);
+/* NULL is a no-op. */
+SW_API void rsp_tdesc_cache_free(struct rsp_tdesc_cache *c);
+SW_API void rsp_tdesc_cache_stats(struct rsp_tdesc_cache *c, struct rsp_tdesc_cache_stats *out);
+
 /* Packet-level counters. */
 struct rsp_stats {
     uint64_t packets_sent, packets_received;
@@ -157,6 +187,10 @@ struct rsp_session_config {
      * Default false; rsp_session_config_init sets it when
      * RSPWALK_NO_PIPELINE is set. */
     bool no_pipeline;
+    /* Target descriptions parsed by earlier sessions (struct
+     * rsp_tdesc_cache): borrowed, used only while rsp_session_open runs;
+     * NULL: none, every connect fetches and parses its own. */
+    struct rsp_tdesc_cache *tdesc_cache;
 };
 
 /* Fill CFG with the defaults: zero, and no_cache and no_pipeline from the

@@ -50,7 +50,8 @@ take_new_process(struct rsp_session *s, const struct rsp_reply *r, const char *w
     s->has_stop = true;
     if (out != NULL)
         *out = st;
-    if (s->tdesc == NULL && s->x.feat[RSP_FEAT_XFER_FEATURES] && (rc = rsp_tdesc_fetch(s, NULL, 0)) < 0)
+    if (s->tdesc == NULL && s->x.feat[RSP_FEAT_XFER_FEATURES] &&
+        (rc = rsp_tdesc_fetch(s, NULL, 0)) < 0)
         return sw_err_prefix(&s->err, "%s: ", what);
     return 0;
 }

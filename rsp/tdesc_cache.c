@@ -146,8 +146,8 @@ rsp_tdesc_cache_stats(struct rsp_tdesc_cache *c, struct rsp_tdesc_cache_stats *o
 }
 
 int
-rsp_tdesc_cache_get(struct rsp_tdesc_cache *c, const char *qsup, size_t qsup_len,
-                    const char *xml, size_t xml_len, struct rsp_tdesc **out)
+rsp_tdesc_cache_get(struct rsp_tdesc_cache *c, const char *qsup, size_t qsup_len, const char *xml,
+                    size_t xml_len, struct rsp_tdesc **out)
 {
     uint64_t h = key_hash(qsup, qsup_len, xml, xml_len);
     int rc = SW_ENOENT;
@@ -168,13 +168,14 @@ rsp_tdesc_cache_get(struct rsp_tdesc_cache *c, const char *qsup, size_t qsup_len
 }
 
 int
-rsp_tdesc_cache_put(struct rsp_tdesc_cache *c, const char *qsup, size_t qsup_len,
-                    const char *xml, size_t xml_len, const struct rsp_tdesc *td)
+rsp_tdesc_cache_put(struct rsp_tdesc_cache *c, const char *qsup, size_t qsup_len, const char *xml,
+                    size_t xml_len, const struct rsp_tdesc *td)
 {
     uint64_t h = key_hash(qsup, qsup_len, xml, xml_len);
     /* The copies are made before the lock is taken, and dropped if the key came meanwhile. */
-    struct tdesc_entry ne = { h, sw_strndup(qsup, qsup_len), qsup_len, sw_strndup(xml, xml_len),
-                              xml_len, NULL, 0 };
+    struct tdesc_entry ne = {
+        h, sw_strndup(qsup, qsup_len), qsup_len, sw_strndup(xml, xml_len), xml_len, NULL, 0
+    };
     if (ne.qsup == NULL || ne.xml == NULL || rsp_tdesc_copy(td, &ne.td) < 0) {
         entry_fini(&ne);
         return SW_ENOMEM;

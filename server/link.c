@@ -56,6 +56,7 @@ link_connect(struct srv_target *t, char *err, size_t errlen)
 
     rsp_session_config_init(&scfg);
     scfg.timeout_ms = env->timeout_ms;
+    scfg.tdesc_cache = env->tdc;
     if ((rc = rsp_session_open(t->target, &scfg, &s, &e)) < 0)
         return srv_fail(err, errlen, rc, "%s", e.msg);
     struct sw_rsp_config pcfg;

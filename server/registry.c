@@ -266,6 +266,10 @@ srv_registry_new(const struct srv_registry_config *cfg, struct srv_registry **ou
         return srv_fail(err, errlen, rc == SW_ENOMEM ? SRV_EINTERNAL : SRV_EINVAL,
                         "registry: module cache: %s", sw_strerror(rc));
     }
+    if (rsp_tdesc_cache_new(0, &r->env.tdc) < 0) {
+        srv_registry_free(r);
+        return srv_fail(err, errlen, SRV_EINTERNAL, "registry: out of memory");
+    }
     if (c.store != NULL) {
         pthread_mutex_lock(&r->mu);
         rc = srv_store_target_each(c.store, add_back, r);
@@ -309,6 +313,7 @@ srv_registry_free(struct srv_registry *r)
     free(r->t);
     free(r->grave);
     sw_modcache_free(r->env.mc);
+    rsp_tdesc_cache_free(r->env.tdc);
     free(r->cache_dir);
     pthread_mutex_destroy(&r->mu);
     free(r);

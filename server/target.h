@@ -20,15 +20,17 @@
 struct srv_store;
 struct sw_modcache;
 struct sw_walker;
+struct rsp_tdesc_cache;
 
 /* What every link of one registry shares; owned by the registry, which
  * outlives its links. */
 struct srv_link_env {
-    struct srv_store *store; /* borrowed; NULL: none */
-    struct sw_modcache *mc;  /* the one module cache of every walker */
-    int timeout_ms;          /* per protocol read */
-    const char *cache_dir;   /* borrowed; NULL: the library's default */
-    srv_event_fn event;      /* NULL: none */
+    struct srv_store *store;     /* borrowed; NULL: none */
+    struct sw_modcache *mc;      /* the one module cache of every walker */
+    struct rsp_tdesc_cache *tdc; /* the target descriptions of every link's connects */
+    int timeout_ms;              /* per protocol read */
+    const char *cache_dir;       /* borrowed; NULL: the library's default */
+    srv_event_fn event;          /* NULL: none */
     void *event_arg;
 };
 

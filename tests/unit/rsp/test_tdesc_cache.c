@@ -27,7 +27,7 @@
 /* QEMU's shape: PacketSize=1000, no no-ack mode, target.xml includes a core document. */
 #define FEATS "PacketSize=1000;qXfer:features:read+;vContSupported+"
 #define TARGET_XML                                                                                 \
-    "<?xml version=\"1.0\"?><!DOCTYPE target SYSTEM \"gdb-target.dtd\"><target>"                  \
+    "<?xml version=\"1.0\"?><!DOCTYPE target SYSTEM \"gdb-target.dtd\"><target>"                   \
     "<architecture>aarch64</architecture><xi:include href=\"core.xml\"/>"                          \
     "<xi:include href=\"fpu.xml\"/></target>"
 #define CORE_XML                                                                                   \
@@ -151,8 +151,7 @@ test_tdesc_cache_other_target_xml_or_qsupported_misses(void **state)
     rsp_tdesc_free(td);
     assert_stats(c, 0, 2, 2);
     /* Another stub kind with the same target.xml. */
-    connect_through(c,
-                    PROLOGUE(FEATS ";QPassSignals+") FETCH_TARGET(TARGET_XML) FETCH_INCLUDES, 5,
+    connect_through(c, PROLOGUE(FEATS ";QPassSignals+") FETCH_TARGET(TARGET_XML) FETCH_INCLUDES, 5,
                     &td);
     rsp_tdesc_free(td);
     assert_stats(c, 0, 3, 3);
@@ -173,8 +172,8 @@ test_tdesc_cache_keeps_no_failed_fetch(void **state)
     struct rsp_tdesc *td;
     assert_int_equal(rsp_tdesc_cache_new(0, &c), 0);
     /* An include the stub refuses: no description, and nothing cached. */
-    const char *refused = PROLOGUE(FEATS) FETCH_TARGET(TARGET_XML)
-        "-> qXfer:features:read:core.xml:0,ff0\n<- E01\n";
+    const char *refused =
+        PROLOGUE(FEATS) FETCH_TARGET(TARGET_XML) "-> qXfer:features:read:core.xml:0,ff0\n<- E01\n";
     connect_through(c, refused, 4, &td);
     assert_null(td);
     assert_stats(c, 0, 1, 0);
@@ -229,7 +228,7 @@ test_tdesc_cache_is_bounded_least_recently_used_first(void **state)
         td[i] = parse(i);
     put(c, 0, td[0]);
     put(c, 1, td[1]);
-    put(c, 1, td[1]); /* already there: kept once */
+    put(c, 1, td[1]);                     /* already there: kept once */
     assert_int_equal(get(c, 0, &got), 0); /* 0 is now the most recent */
     assert_tdesc_equal(got, td[0]);
     rsp_tdesc_free(got);

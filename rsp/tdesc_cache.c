@@ -8,8 +8,10 @@
  */
 #include "rsp/tdesc_cache.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/util.h"
 
@@ -27,7 +29,9 @@ struct tdesc_entry {
 
 struct rsp_tdesc_cache {
     pthread_mutex_t mu;
-    struct tdesc_entry *e; /* owned: n of max entries */
+    pthread_cond_t done;            /* a claim ended; on CLOCK_MONOTONIC */
+    struct rsp_tdesc_claim *claims; /* borrowed: the keys being fetched */
+    struct tdesc_entry *e;          /* owned: n of max entries */
     size_t n, max;
     uint64_t tick;
     struct rsp_tdesc_cache_stats st;
@@ -60,6 +64,34 @@ find(struct rsp_tdesc_cache *c, uint64_t h, const char *qsup, size_t qsup_len, c
             return e;
     }
     return NULL;
+}
+
+/* The claim on this key, or NULL.  Under the lock. */
+static struct rsp_tdesc_claim *
+find_claim(struct rsp_tdesc_cache *c, const struct rsp_tdesc_claim *k)
+{
+    for (struct rsp_tdesc_claim *p = c->claims; p != NULL; p = p->next)
+        if (p->hash == k->hash && p->qsup_len == k->qsup_len && p->xml_len == k->xml_len &&
+            memcmp(p->qsup, k->qsup, k->qsup_len) == 0 && memcmp(p->xml, k->xml, k->xml_len) == 0)
+            return p;
+    return NULL;
+}
+
+/* Take CL off the list and wake the waiters.  Under the lock. */
+static void
+unclaim(struct rsp_tdesc_cache *c, struct rsp_tdesc_claim *cl)
+{
+    if (!cl->claimed)
+        return;
+    for (struct rsp_tdesc_claim **pp = &c->claims; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == cl) {
+            *pp = cl->next;
+            break;
+        }
+    }
+    cl->claimed = false;
+    cl->next = NULL;
+    pthread_cond_broadcast(&c->done);
 }
 
 static void
@@ -119,6 +151,11 @@ rsp_tdesc_cache_new(size_t max, struct rsp_tdesc_cache **out)
         return SW_ENOMEM;
     }
     c->max = max;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&c->done, &ca);
+    pthread_condattr_destroy(&ca);
     pthread_mutex_init(&c->mu, NULL);
     *out = c;
     return 0;
@@ -132,6 +169,7 @@ rsp_tdesc_cache_free(struct rsp_tdesc_cache *c)
     for (size_t i = 0; i < c->n; i++)
         entry_fini(&c->e[i]);
     sw_free(c->e);
+    pthread_cond_destroy(&c->done);
     pthread_mutex_destroy(&c->mu);
     sw_free(c);
 }
@@ -146,18 +184,48 @@ rsp_tdesc_cache_stats(struct rsp_tdesc_cache *c, struct rsp_tdesc_cache_stats *o
 }
 
 int
-rsp_tdesc_cache_get(struct rsp_tdesc_cache *c, const char *qsup, size_t qsup_len, const char *xml,
-                    size_t xml_len, struct rsp_tdesc **out)
+rsp_tdesc_cache_get(struct rsp_tdesc_cache *c, struct rsp_tdesc_claim *cl, const char *qsup,
+                    size_t qsup_len, const char *xml, size_t xml_len, int wait_ms,
+                    struct rsp_tdesc **out)
 {
-    uint64_t h = key_hash(qsup, qsup_len, xml, xml_len);
-    int rc = SW_ENOENT;
+    *cl = (struct rsp_tdesc_claim){
+        qsup, xml, qsup_len, xml_len, key_hash(qsup, qsup_len, xml, xml_len), false, NULL
+    };
     *out = NULL;
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    if (wait_ms > 0) {
+        until.tv_sec += wait_ms / 1000;
+        until.tv_nsec += (long)(wait_ms % 1000) * 1000000;
+        if (until.tv_nsec >= 1000000000) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000;
+        }
+    }
+    int rc = SW_ENOENT;
+    bool waited = false, timed_out = wait_ms <= 0;
     pthread_mutex_lock(&c->mu);
-    struct tdesc_entry *e = find(c, h, qsup, qsup_len, xml, xml_len);
-    if (e != NULL) {
-        /* Copied under the lock: a put may evict the entry as soon as it is released. */
-        e->used = ++c->tick;
-        rc = rsp_tdesc_copy(e->td, out);
+    for (;;) {
+        struct tdesc_entry *e = find(c, cl->hash, qsup, qsup_len, xml, xml_len);
+        if (e != NULL) {
+            /* Copied under the lock: a put may evict the entry as soon as it is released. */
+            e->used = ++c->tick;
+            rc = rsp_tdesc_copy(e->td, out);
+            break;
+        }
+        if (find_claim(c, cl) == NULL) {
+            cl->claimed = true;
+            cl->next = c->claims;
+            c->claims = cl;
+            break;
+        }
+        if (timed_out)
+            break; /* the one fetching it is slow: fetch it too, unclaimed */
+        if (!waited)
+            c->st.waits++;
+        waited = true;
+        if (pthread_cond_timedwait(&c->done, &c->mu, &until) == ETIMEDOUT)
+            timed_out = true; /* one more look, then give up */
     }
     if (rc == 0)
         c->st.hits++;
@@ -168,41 +236,51 @@ rsp_tdesc_cache_get(struct rsp_tdesc_cache *c, const char *qsup, size_t qsup_len
 }
 
 int
-rsp_tdesc_cache_put(struct rsp_tdesc_cache *c, const char *qsup, size_t qsup_len, const char *xml,
-                    size_t xml_len, const struct rsp_tdesc *td)
+rsp_tdesc_cache_put(struct rsp_tdesc_cache *c, struct rsp_tdesc_claim *cl,
+                    const struct rsp_tdesc *td)
 {
-    uint64_t h = key_hash(qsup, qsup_len, xml, xml_len);
     /* The copies are made before the lock is taken, and dropped if the key came meanwhile. */
-    struct tdesc_entry ne = {
-        h, sw_strndup(qsup, qsup_len), qsup_len, sw_strndup(xml, xml_len), xml_len, NULL, 0
-    };
-    if (ne.qsup == NULL || ne.xml == NULL || rsp_tdesc_copy(td, &ne.td) < 0) {
-        entry_fini(&ne);
-        return SW_ENOMEM;
-    }
-    pthread_mutex_lock(&c->mu);
-    struct tdesc_entry *e = find(c, h, qsup, qsup_len, xml, xml_len);
-    if (e != NULL) {
-        e->used = ++c->tick;
-        pthread_mutex_unlock(&c->mu);
-        entry_fini(&ne);
-        return 0;
-    }
+    struct tdesc_entry ne = { cl->hash,
+                              sw_strndup(cl->qsup, cl->qsup_len),
+                              cl->qsup_len,
+                              sw_strndup(cl->xml, cl->xml_len),
+                              cl->xml_len,
+                              NULL,
+                              0 };
+    int rc = 0;
+    if (ne.qsup == NULL || ne.xml == NULL || rsp_tdesc_copy(td, &ne.td) < 0)
+        rc = SW_ENOMEM;
     struct tdesc_entry old = { 0 };
-    size_t slot = c->n;
-    if (c->n == c->max) {
-        slot = 0;
-        for (size_t i = 1; i < c->n; i++)
-            if (c->e[i].used < c->e[slot].used)
-                slot = i;
-        old = c->e[slot];
-        c->st.evictions++;
-    } else {
-        c->n++;
+    pthread_mutex_lock(&c->mu);
+    unclaim(c, cl);
+    if (rc == 0 && find(c, cl->hash, cl->qsup, cl->qsup_len, cl->xml, cl->xml_len) == NULL) {
+        size_t slot = c->n;
+        if (c->n == c->max) {
+            slot = 0;
+            for (size_t i = 1; i < c->n; i++)
+                if (c->e[i].used < c->e[slot].used)
+                    slot = i;
+            old = c->e[slot];
+            c->st.evictions++;
+        } else {
+            c->n++;
+        }
+        ne.used = ++c->tick;
+        c->e[slot] = ne;
+        memset(&ne, 0, sizeof ne); /* the table's now */
     }
-    ne.used = ++c->tick;
-    c->e[slot] = ne;
     pthread_mutex_unlock(&c->mu);
-    entry_fini(&old); /* freed outside the lock */
-    return 0;
+    entry_fini(&ne); /* freed outside the lock: a copy not kept, an entry evicted */
+    entry_fini(&old);
+    return rc;
+}
+
+void
+rsp_tdesc_cache_release(struct rsp_tdesc_cache *c, struct rsp_tdesc_claim *cl)
+{
+    if (!cl->claimed)
+        return;
+    pthread_mutex_lock(&c->mu);
+    unclaim(c, cl);
+    pthread_mutex_unlock(&c->mu);
 }

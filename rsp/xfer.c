@@ -154,8 +154,10 @@ rsp_tdesc_fetch(struct rsp_session *s, const char *qsup, size_t qsup_len)
         return 0; /* no description: arch/ falls back to gdb's default layout */
     if (rc < 0)
         return rc;
+    struct rsp_tdesc_claim claim = { 0 };
     if (cache != NULL) {
-        rc = rsp_tdesc_cache_get(cache, qsup, qsup_len, xml, len, &s->tdesc);
+        rc = rsp_tdesc_cache_get(cache, &claim, qsup, qsup_len, xml, len, s->cfg.timeout_ms,
+                                 &s->tdesc);
         if (rc == 0) {
             s->tdesc_xml = xml;
             return 0;
@@ -168,6 +170,8 @@ rsp_tdesc_fetch(struct rsp_session *s, const char *qsup, size_t qsup_len)
     struct include_ctx ctx = { s, { 0, "" }, "" };
     rc = rsp_tdesc_parse(xml, len, fetch_include, &ctx, &s->tdesc, &s->err);
     if (rc < 0) {
+        if (cache != NULL)
+            rsp_tdesc_cache_release(cache, &claim); /* before XML, its key, goes */
         sw_free(xml);
         if (ctx.err.code == SW_EUNSUP || ctx.err.code == SW_ESTUB) {
             /* An include the stub will not give: no description at all is
@@ -184,7 +188,7 @@ rsp_tdesc_fetch(struct rsp_session *s, const char *qsup, size_t qsup_len)
     }
     /* Out of memory here costs the next connect a parse, nothing more. */
     if (cache != NULL)
-        (void)rsp_tdesc_cache_put(cache, qsup, qsup_len, xml, len, s->tdesc);
+        (void)rsp_tdesc_cache_put(cache, &claim, s->tdesc);
     s->tdesc_xml = xml;
     return 0;
 }

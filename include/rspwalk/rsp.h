@@ -119,13 +119,17 @@ SW_API void rsp_tdesc_free(struct rsp_tdesc *td);
  * different included documents under the same target.xml and qSupported
  * reply is not told apart.  Failed fetches and parses are not kept.
  * Bounded: at most MAX entries, the least recently used going first.
- * Thread-safe: one mutex, never held across a round trip or a parse. */
+ * Thread-safe: one mutex, never held across a round trip or a parse; a
+ * connect whose key another connect is fetching waits for it (at most its
+ * rsp_session_config.timeout_ms, then fetches too), so that many links to
+ * one stub kind opened at once fetch and parse once. */
 struct rsp_tdesc_cache;
 
 /* What a cache has done since rsp_tdesc_cache_new. */
 struct rsp_tdesc_cache_stats {
     uint64_t hits;      /* connects that took a cached description */
     uint64_t misses;    /* connects that fetched and parsed */
+    uint64_t waits;     /* connects that waited for another's fetch of their key */
     uint64_t evictions; /* entries dropped to make room */
     size_t entries;     /* entries now */
 };

@@ -3,7 +3,8 @@
  * Scripted QEMU-like stubs (target.xml with an xi:include) connect through
  * one cache: a hit sends target.xml only and gives the description a fresh
  * parse gives; another target.xml or qSupported reply misses.  Then the
- * bound, and threads sharing one cache.
+ * bound, threads sharing one cache, and connects after one key at once
+ * waiting for the first.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rsp/session.h"
 #include "rsp/tdesc_cache.h"
@@ -208,13 +210,20 @@ parse(size_t i)
 static int
 get(struct rsp_tdesc_cache *c, size_t i, struct rsp_tdesc **td)
 {
-    return rsp_tdesc_cache_get(c, "q", 1, docs[i], strlen(docs[i]), td);
+    struct rsp_tdesc_claim cl;
+    int rc = rsp_tdesc_cache_get(c, &cl, "q", 1, docs[i], strlen(docs[i]), 0, td);
+    rsp_tdesc_cache_release(c, &cl);
+    return rc;
 }
 
 static void
 put(struct rsp_tdesc_cache *c, size_t i, const struct rsp_tdesc *td)
 {
-    assert_int_equal(rsp_tdesc_cache_put(c, "q", 1, docs[i], strlen(docs[i]), td), 0);
+    struct rsp_tdesc_claim cl;
+    struct rsp_tdesc *got;
+    if (rsp_tdesc_cache_get(c, &cl, "q", 1, docs[i], strlen(docs[i]), 0, &got) == 0)
+        rsp_tdesc_free(got);
+    assert_int_equal(rsp_tdesc_cache_put(c, &cl, td), 0);
 }
 
 static void
@@ -245,7 +254,12 @@ test_tdesc_cache_is_bounded_least_recently_used_first(void **state)
         rsp_tdesc_free(got);
     }
     /* The same target.xml under another qSupported reply is another key. */
-    assert_int_equal(rsp_tdesc_cache_get(c, "r", 1, docs[0], strlen(docs[0]), &got), SW_ENOENT);
+    struct rsp_tdesc_claim cl;
+    assert_int_equal(rsp_tdesc_cache_get(c, &cl, "r", 1, docs[0], strlen(docs[0]), 0, &got),
+                     SW_ENOENT);
+    assert_true(cl.claimed);
+    rsp_tdesc_cache_release(c, &cl);
+    assert_false(cl.claimed);
     for (size_t i = 0; i < NDOCS; i++)
         rsp_tdesc_free(td[i]);
     rsp_tdesc_cache_free(c);
@@ -281,11 +295,14 @@ work(void *arg)
         w->seed = w->seed * 1103515245u + 12345u;
         size_t i = (w->seed >> 16) % NDOCS;
         struct rsp_tdesc *td;
+        struct rsp_tdesc_claim cl;
         struct sw_errbuf err = { 0, "" };
-        if (rsp_tdesc_cache_get(w->c, "q", 1, docs[i], strlen(docs[i]), &td) == SW_ENOENT) {
+        if (rsp_tdesc_cache_get(w->c, &cl, "q", 1, docs[i], strlen(docs[i]), 1000, &td) ==
+            SW_ENOENT) {
             if (rsp_tdesc_parse(docs[i], strlen(docs[i]), NULL, NULL, &td, &err) < 0 ||
-                rsp_tdesc_cache_put(w->c, "q", 1, docs[i], strlen(docs[i]), td) < 0) {
+                rsp_tdesc_cache_put(w->c, &cl, td) < 0) {
                 w->bad++;
+                rsp_tdesc_cache_release(w->c, &cl);
                 rsp_tdesc_free(td);
                 continue;
             }
@@ -325,6 +342,95 @@ test_tdesc_cache_threads_share_one_cache(void **state)
     rsp_tdesc_cache_free(c);
 }
 
+struct waiter {
+    struct rsp_tdesc_cache *c;
+    int wait_ms;
+    int rc;
+    bool claimed;
+    struct rsp_tdesc *td;
+};
+
+static void *
+wait_for(void *arg)
+{
+    struct waiter *w = arg;
+    struct rsp_tdesc_claim cl;
+    w->rc = rsp_tdesc_cache_get(w->c, &cl, "q", 1, docs[0], strlen(docs[0]), w->wait_ms, &w->td);
+    w->claimed = cl.claimed;
+    rsp_tdesc_cache_release(w->c, &cl);
+    return NULL;
+}
+
+/* Wait until the cache has seen N waits. */
+static void
+await_waits(struct rsp_tdesc_cache *c, uint64_t n)
+{
+    struct rsp_tdesc_cache_stats st;
+    for (int i = 0; i < 2000; i++) {
+        rsp_tdesc_cache_stats(c, &st);
+        if (st.waits >= n)
+            return;
+        struct timespec ms = { 0, 1000000 };
+        nanosleep(&ms, NULL);
+    }
+    fail_msg("no connect waited");
+}
+
+static void
+test_tdesc_cache_same_key_at_once_waits_for_the_first_fetch(void **state)
+{
+    (void)state;
+    struct rsp_tdesc_cache *c;
+    struct rsp_tdesc *td = parse(0), *got;
+    struct rsp_tdesc_claim cl;
+    assert_int_equal(rsp_tdesc_cache_new(0, &c), 0);
+    /* The first claims the key; the second waits and gets its result. */
+    assert_int_equal(rsp_tdesc_cache_get(c, &cl, "q", 1, docs[0], strlen(docs[0]), 0, &got),
+                     SW_ENOENT);
+    assert_true(cl.claimed);
+    struct waiter w = { c, 5000, 1, false, NULL };
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, wait_for, &w), 0);
+    await_waits(c, 1);
+    assert_int_equal(rsp_tdesc_cache_put(c, &cl, td), 0);
+    assert_false(cl.claimed);
+    pthread_join(th, NULL);
+    assert_int_equal(w.rc, 0);
+    assert_tdesc_equal(w.td, td);
+    rsp_tdesc_free(w.td);
+    rsp_tdesc_cache_free(c);
+
+    /* A first that fails: the waiter claims the key itself. */
+    assert_int_equal(rsp_tdesc_cache_new(0, &c), 0);
+    assert_int_equal(rsp_tdesc_cache_get(c, &cl, "q", 1, docs[0], strlen(docs[0]), 0, &got),
+                     SW_ENOENT);
+    w = (struct waiter){ c, 5000, 1, false, NULL };
+    assert_int_equal(pthread_create(&th, NULL, wait_for, &w), 0);
+    await_waits(c, 1);
+    rsp_tdesc_cache_release(c, &cl);
+    pthread_join(th, NULL);
+    assert_int_equal(w.rc, SW_ENOENT);
+    assert_true(w.claimed);
+
+    /* A first that takes too long: the waiter gives up, unclaimed. */
+    assert_int_equal(rsp_tdesc_cache_get(c, &cl, "q", 1, docs[0], strlen(docs[0]), 0, &got),
+                     SW_ENOENT);
+    w = (struct waiter){ c, 30, 1, true, NULL };
+    assert_int_equal(pthread_create(&th, NULL, wait_for, &w), 0);
+    pthread_join(th, NULL);
+    assert_int_equal(w.rc, SW_ENOENT);
+    assert_false(w.claimed);
+    assert_null(w.td);
+    rsp_tdesc_cache_release(c, &cl);
+    struct rsp_tdesc_cache_stats st;
+    rsp_tdesc_cache_stats(c, &st);
+    assert_int_equal(st.waits, 2);
+    assert_int_equal(st.hits, 0);
+    assert_int_equal(st.misses, 4);
+    rsp_tdesc_free(td);
+    rsp_tdesc_cache_free(c);
+}
+
 int
 main(void)
 {
@@ -334,6 +440,7 @@ main(void)
         cmocka_unit_test(test_tdesc_cache_keeps_no_failed_fetch),
         cmocka_unit_test(test_tdesc_cache_is_bounded_least_recently_used_first),
         cmocka_unit_test(test_tdesc_cache_threads_share_one_cache),
+        cmocka_unit_test(test_tdesc_cache_same_key_at_once_waits_for_the_first_fetch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,8 @@
 /* server/web/app.js -- the web page's behaviour: talks to rspwalkd's /v1 API
  * (docs/usage.md) and keeps the three panes (targets, stacks, merged tree)
- * current from the events stream.
+ * current from the events stream; starts sample runs and shows their
+ * progress and flame graphs (the page's icicle, and speedscope/ when no
+ * bearer token is needed: speedscope fetches the profile itself, without one).
  *
  * Every string from the server reaches the page as text (lib.js's h()), never
  * as HTML.  The bearer token lives in sessionStorage and goes only in the
@@ -42,6 +44,13 @@
         tokenWaiters: [],
         events: null, /* AbortController of the events stream */
         sampleTimer: null,
+        runs: [], /* sample runs as GET /v1/samples lists them, newest first */
+        runTargets: new Map(), /* run id -> its target ids, quiet until the run ends */
+        runShown: null, /* id of the run whose tree the tree pane shows, or null */
+        runDoc: null, /* that run's record with its "tree" (GET /v1/samples/ID) */
+        runsSeq: 0,
+        sampling: true, /* false when the server has no /v1/samples */
+        needsToken: false, /* the server asks for a token: no speedscope links */
     };
 
     class ApiError extends Error {
@@ -133,6 +142,7 @@
         form.hidden = false;
         $("token-forget").hidden = true;
         setLive("auth", message || "the server asks for a bearer token");
+        renderViewerLinks();
         if (wasHidden) $("token-input").focus();
     }
 
@@ -160,6 +170,7 @@
             /* nothing stored */
         }
         $("token-forget").hidden = true;
+        renderViewerLinks();
         if (st.events) st.events.abort();
     }
 
@@ -285,6 +296,7 @@
     }
 
     function onSampleEvent(d) {
+        sampleProgress(d);
         const el = $("sample-status");
         const parts = ["sample " + (d.id !== undefined ? d.id : "")];
         if (typeof d.ticks === "number") parts.push(d.ticks + (d.ticks === 1 ? " tick" : " ticks"));
@@ -445,6 +457,7 @@
         const t = st.selected === null ? null : st.targets.get(st.selected);
         const badge = $("stacks-state");
         $("stacks-actions").hidden = !t;
+        if (!t) $("sample-form").hidden = true;
         if (!t) {
             $("stacks-heading").textContent = "Stacks";
             badge.hidden = true;
@@ -457,6 +470,9 @@
         $("btn-resume").disabled = t.state !== "stopped";
         $("btn-pause").disabled = t.state !== "running";
         $("btn-refresh").disabled = !(t.state === "stopped" || t.state === "running");
+        $("sample-form").hidden = !st.sampling;
+        $("sample-form").querySelector("button").disabled =
+            !(t.state === "stopped" || t.state === "running");
     }
 
     /* FORCE: walk whatever the state (the Snapshot button); otherwise only a
@@ -656,6 +672,179 @@
         clearTimeout(removeTimer);
     }
 
+    /* ---- sample runs --------------------------------------------------------- */
+
+    function runTitle(r) {
+        const ids = Array.isArray(r.targets) ? r.targets : [];
+        const names = ids.map((id) => {
+            const t = st.targets.get(String(id));
+            return t ? t.name || t.target || "target " + id : "target " + id;
+        });
+        return names.join(", ") || "no targets";
+    }
+
+    /* Start a run of the selected target at the form's rate and length. */
+    async function sampleSubmitted(ev) {
+        ev.preventDefault();
+        const id = st.selected;
+        if (id === null) return;
+        const form = ev.currentTarget;
+        const hz = Number(form.elements.hz.value);
+        const seconds = Number(form.elements.seconds.value);
+        const button = form.querySelector("button[type=submit]");
+        button.disabled = true;
+        const target = /^[0-9]+$/.test(id) ? Number(id) : id;
+        /* the run stops and resumes the target at every tick: its state
+         * events until the run ends are the run's, not news to walk again */
+        walkBegin([id]);
+        try {
+            const res = await api("POST", "v1/samples", { targets: [target], hz, seconds });
+            showError($("sample-error"), null);
+            if (res && res.id !== undefined) st.runTargets.set(String(res.id), [id]);
+            else walkEnd([id]);
+            await loadRuns();
+        } catch (e) {
+            walkEnd([id]);
+            showError($("sample-error"), e);
+        } finally {
+            button.disabled = false;
+            renderStacksHead();
+        }
+    }
+
+    async function loadRuns() {
+        const seq = ++st.runsSeq;
+        try {
+            const doc = await api("GET", "v1/samples");
+            if (seq !== st.runsSeq) return;
+            st.runs = (doc && Array.isArray(doc.samples) ? doc.samples : [])
+                .slice().sort((a, b) => Number(b.id) - Number(a.id));
+            st.sampling = true;
+            showError($("runs-error"), null);
+        } catch (e) {
+            if (seq !== st.runsSeq) return;
+            if (e.status === 404) {
+                st.sampling = false; /* a server without sampling: nothing to offer */
+            } else {
+                showError($("runs-error"), e);
+            }
+        }
+        $("runs-box").hidden = !st.sampling;
+        for (const r of st.runs) if (r.state !== "running") runEnded(String(r.id));
+        renderRuns();
+        renderStacksHead();
+    }
+
+    /* Run ID is over: its targets' events count again. */
+    function runEnded(id) {
+        const ids = st.runTargets.get(id);
+        if (!ids) return;
+        st.runTargets.delete(id);
+        walkEnd(ids);
+        scheduleTree();
+        if (ids.includes(st.selected)) loadStacks(false);
+    }
+
+    /* A "sample" event: the run's line follows it; its end brings the
+     * finished record (and the tree, if that run is shown). */
+    function sampleProgress(d) {
+        if (d.id === undefined || d.id === null) return;
+        const id = String(d.id);
+        const r = st.runs.find((x) => String(x.id) === id);
+        if (!r) {
+            loadRuns(); /* started elsewhere, or before the list came */
+            return;
+        }
+        for (const k of ["ticks", "elapsed", "state", "stored"]) if (k in d) r[k] = d[k];
+        renderRuns();
+        if (d.state && d.state !== "running") {
+            runEnded(id);
+            loadRuns();
+            if (st.runShown === id) showRun(id);
+        }
+    }
+
+    function renderRuns() {
+        const list = $("runs");
+        $("runs-empty").hidden = st.runs.length > 0;
+        replace(list, st.runs.map((r) => {
+            const id = String(r.id);
+            const running = r.state === "running";
+            const frac = window.RW.runProgress(r);
+            const facts = [];
+            if (typeof r.hz === "number") facts.push(r.hz + " Hz");
+            if (typeof r.seconds === "number") facts.push(r.seconds + " s");
+            if (typeof r.ticks === "number") facts.push(r.ticks + (r.ticks === 1 ? " tick" : " ticks"));
+            const ss = st.needsToken ? null : window.RW.speedscopeHref(window.location.href,
+                "v1/samples/" + encodeURIComponent(id) + "?format=speedscope",
+                "rspwalkd sample " + id + ": " + runTitle(r));
+            return h(
+                "li",
+                { class: "run" + (st.runShown === id ? " shown" : ""),
+                    dataset: { runId: id, state: String(r.state || "") } },
+                h("span", { class: "run-id" }, "#" + id),
+                h("span", { class: "run-targets" }, runTitle(r)),
+                stateBadge(r.state),
+                running
+                    ? h("progress", { max: "1", value: String(frac),
+                        "aria-label": "progress of sample run " + id })
+                    : null,
+                h("span", { class: "muted run-facts" }, facts.join(" · ")),
+                r.error ? h("span", { class: "error" }, String(r.error)) : null,
+                h("span", { class: "run-actions" },
+                    h("button", { type: "button", class: "run-flame", disabled: running,
+                        title: "The run's stacks as an icicle in the tree pane",
+                        onclick: () => showRun(id) }, "Flame graph"),
+                    ss && !running
+                        ? h("a", { class: "button run-speedscope", href: ss, target: "_blank",
+                            rel: "noopener", title: "The run in speedscope (opens a new tab)" },
+                        "speedscope")
+                        : null)
+            );
+        }));
+    }
+
+    /* The tree pane draws run ID's merged stacks as an icicle. */
+    async function showRun(id) {
+        try {
+            const doc = await api("GET", "v1/samples/" + encodeURIComponent(id) + "?format=json");
+            if (!doc || !doc.tree) throw new Error("sample run " + id + " has no tree yet");
+            st.runDoc = doc;
+            st.runShown = id;
+            st.iciclePath = null;
+            showError($("tree-error"), null);
+            $("tree-source-text").textContent = "Sample run #" + id + " of " + runTitle(doc) +
+                (typeof doc.ticks === "number" ? " · " + doc.ticks + " ticks" : "") +
+                (typeof doc.hz === "number" ? " at " + doc.hz + " Hz" : "");
+            $("tree-source").hidden = false;
+            renderRuns();
+            setView("icicle");
+            renderTree();
+        } catch (e) {
+            showError($("tree-error"), e);
+        }
+    }
+
+    function showLiveTree() {
+        st.runDoc = null;
+        st.runShown = null;
+        st.iciclePath = null;
+        $("tree-source").hidden = true;
+        renderRuns();
+        renderTree();
+    }
+
+    /* speedscope fetches its profile without our Authorization header: behind
+     * a token its links are left out and the page's own icicle serves. */
+    function renderViewerLinks() {
+        st.needsToken = !!token() || $("live").dataset.state === "auth";
+        const a = $("tree-speedscope");
+        a.hidden = st.needsToken;
+        a.href = window.RW.speedscopeHref(window.location.href, "v1/tree?format=speedscope",
+            "rspwalkd: the current stacks");
+        renderRuns();
+    }
+
     /* ---- the merged tree ---------------------------------------------------- */
 
     function scheduleTree() {
@@ -672,7 +861,7 @@
             if (seq !== st.treeSeq) return;
             st.tree = doc;
             showError($("tree-error"), null);
-            renderTree();
+            if (!st.runDoc) renderTree();
         } catch (e) {
             if (seq === st.treeSeq) showError($("tree-error"), e);
         } finally {
@@ -681,12 +870,29 @@
         }
     }
 
+    /* The tree the pane draws: the shown sample run's, else the live one. */
+    function shownTree() {
+        return st.runDoc ? st.runDoc.tree : st.tree;
+    }
+
+    /* What a node's count counts: tasks in the live tree, stacks (one per
+     * thread per tick) in a sample run's. */
+    function countUnit() {
+        return st.runDoc ? "stacks" : "tasks";
+    }
+
     function renderTree() {
-        const doc = st.tree;
+        const doc = shownTree();
         const root = doc && doc.tree;
         const tasks = doc && typeof doc.tasks === "number" ? doc.tasks : 0;
-        $("tree-summary").textContent =
-            tasks + (tasks === 1 ? " task" : " tasks") + " · " + timeNow();
+        if (st.runDoc) {
+            const n = root && typeof root.count === "number" ? root.count : 0;
+            $("tree-summary").textContent =
+                tasks + (tasks === 1 ? " task" : " tasks") + " · " + n + " stacks sampled";
+        } else {
+            $("tree-summary").textContent =
+                tasks + (tasks === 1 ? " task" : " tasks") + " · " + timeNow();
+        }
         if (!root || tasks === 0) {
             replace($("tree"), h("p", { class: "muted empty" }, "No stacks to merge."));
             replace($("icicle-cells"));
@@ -716,7 +922,7 @@
             h("span", { class: "tfill" }),
             h("span", { class: "tbar", "aria-hidden": "true" },
                 h("span", { style: { width: pct + "%" } })),
-            h("span", { class: "tcount", title: `${node.count} of ${total} tasks` },
+            h("span", { class: "tcount", title: `${node.count} of ${total} ${countUnit()}` },
                 String(node.count)),
             node.tasks ? h("span", { class: "ttasks mono muted" }, String(node.tasks)) : null
         );
@@ -745,7 +951,8 @@
 
     function renderIcicle() {
         const RW = window.RW;
-        const root = st.tree && st.tree.tree;
+        const doc = shownTree();
+        const root = doc && doc.tree;
         const box = $("icicle-cells");
         if (!root) {
             replace(box);
@@ -755,7 +962,9 @@
         if (!node) st.iciclePath = null;
         node = node || root;
         const prefix = st.iciclePath ? st.iciclePath.slice(0, -1) : [];
-        $("icicle-path").textContent = st.iciclePath ? st.iciclePath.join(" › ") : "all stacks";
+        $("icicle-path").textContent = st.iciclePath
+            ? st.iciclePath.join(" › ")
+            : st.runDoc ? "every stack of sample run " + st.runShown : "all stacks";
         $("icicle-reset").hidden = !st.iciclePath;
         const { cells, depth } = RW.icicleLayout(node, 0.004);
         const rowPx = 24;
@@ -763,7 +972,7 @@
         replace(box, cells.map((c) => {
             const name = nodeName(c.node);
             const full = prefix.concat(c.path);
-            const title = `${name}: ${c.node.count} of ${root.count} tasks` +
+            const title = `${name}: ${c.node.count} of ${root.count} ${countUnit()}` +
                 (c.node.tasks ? " " + c.node.tasks : "") +
                 (c.node.module ? "\n" + c.node.module : "");
             return h(
@@ -805,6 +1014,8 @@
     /* ---- start ------------------------------------------------------------- */
 
     async function reloadAll() {
+        renderViewerLinks();
+        loadRuns();
         await loadTargets();
         if (st.selected !== null) {
             renderStacksHead();
@@ -825,6 +1036,9 @@
         $("view-tree").addEventListener("click", () => setView("tree"));
         $("view-icicle").addEventListener("click", () => setView("icicle"));
         $("tree-refresh").addEventListener("click", loadTree);
+        $("sample-form").addEventListener("submit", sampleSubmitted);
+        $("tree-live").addEventListener("click", showLiveTree);
+        renderViewerLinks();
         $("icicle-reset").addEventListener("click", () => {
             st.iciclePath = null;
             renderIcicle();
@@ -837,6 +1051,7 @@
         else if (st.order.length > 0) select(st.order[0]);
         else select(null);
         loadTree();
+        loadRuns();
     }
 
     start();

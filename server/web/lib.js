@@ -211,6 +211,32 @@
     /* States a target can be in, as GET /v1/targets writes them. */
     RW.STATES = ["connecting", "stopped", "running", "exited", "link-lost"];
 
+    /* The link that opens speedscope (vendored at speedscope/ beside the
+     * page) on the profile at API_PATH ("v1/samples/3?format=speedscope"),
+     * resolved against the page's own address BASE.  speedscope splits its
+     * hash at "&" and "=" before it decodes a value, so the profile's URL is
+     * given whole-encoded, and as an absolute path: speedscope fetches it
+     * relative to its own page, on the same origin. */
+    RW.speedscopeHref = function speedscopeHref(base, apiPath, title) {
+        const u = new URL(apiPath, base);
+        const page = new URL("speedscope/index.html", base);
+        let hash = "#profileURL=" + encodeURIComponent(u.pathname + u.search);
+        if (title) hash += "&title=" + encodeURIComponent(title);
+        return page.pathname + hash;
+    };
+
+    /* A sample run's progress as a fraction 0..1 from its event or record
+     * (elapsed or ticks against seconds and hz); 1 once it is not running. */
+    RW.runProgress = function runProgress(run) {
+        if (!run || (run.state && run.state !== "running")) return 1;
+        const secs = Number(run.seconds);
+        let f = 0;
+        if (typeof run.elapsed === "number" && secs > 0) f = run.elapsed / secs;
+        else if (typeof run.ticks === "number" && secs > 0 && Number(run.hz) > 0)
+            f = run.ticks / (secs * Number(run.hz));
+        return Math.max(0, Math.min(1, f));
+    };
+
     if (typeof module === "object" && module.exports) module.exports = RW;
     else root.RW = RW;
 })(typeof window === "object" ? window : globalThis);

@@ -6,6 +6,7 @@
  *
  * Usage: test.js --url URL (--expect FILE | --mock) [--kill-pid PID]
  *                [--screenshot PNG] [--target-name NAME] [--token-url URL --token TOKEN]
+ *                [--sample-target HOST:PORT]
  *   --expect      a stack document (docs/json.md) of the target, from `rspwalk
  *                 -f json` on the same stop: the page must show its functions
  *                 (with --mock: the mock's own document of its target "threads")
@@ -13,6 +14,10 @@
  *   --mock        the server is tests/browser/mock-server.js: the checks that
  *                 need its hostile names, its running target and /mock/state
  *   --token-url   a second server that asks for TOKEN: the token form
+ *   --sample-target  HOST:PORT of a stub whose program is busy in share_70,
+ *                 share_20, share_10: added, sampled from the page, its flame
+ *                 graph checked in the icicle and in speedscope (screenshots
+ *                 web-flame.png and web-speedscope.png beside --screenshot)
  */
 "use strict";
 
@@ -35,6 +40,7 @@ function parseArgs(argv) {
         else if (a === "--mock") o.mock = true;
         else if (a === "--token-url") o.tokenUrl = next();
         else if (a === "--token") o.token = next();
+        else if (a === "--sample-target") o.sampleTarget = next();
         else if (a === "--chromium") o.chromium = next();
         else throw new Error(`unknown argument ${a}`);
     }
@@ -347,6 +353,8 @@ async function main() {
         }
     });
 
+    if (o.sampleTarget) await sampleChecks(context, page, o, targetName);
+
     await check("a dead stub's event reaches the page without a reload", async () => {
         await page.evaluate(() => (window.__noReload = true));
         if (o.mock) {
@@ -373,6 +381,105 @@ async function main() {
         assert(bad.length === 0, `requests carrying the token: ${bad.join(" ")}`);
     });
     return finish(browser, problems, page, o);
+}
+
+/* A sample run started from the page on the program at o.sampleTarget
+ * (busy 70/20/10 in share_70/20/10): progress, the finished run, its
+ * flame graph in the icicle and in speedscope.  Leaves TARGETNAME selected
+ * and the live tree shown, as the checks after it expect. */
+async function sampleChecks(context, page, o, targetName) {
+    const name = "shares";
+    const shot = (what) => o.screenshot && o.screenshot.replace(/[^/]*\.png$/, `web-${what}.png`);
+    let runId = null;
+    const ok = await check("a sample run started from the page shows its progress and ends done", async () => {
+        const r = await fetch(new URL("v1/targets", o.url), {
+            method: "POST",
+            headers: { "Content-Type": "application/json" },
+            body: JSON.stringify({ target: o.sampleTarget, name }),
+        });
+        assert(r.ok, `POST /v1/targets ${o.sampleTarget}: HTTP ${r.status} ${await r.text()}`);
+        await waitState(page, name, ["stopped", "running"], "the sampled program");
+        await selectTarget(page, name);
+        await page.waitForSelector("#sample-form:not([hidden]) button:not([disabled])",
+            { timeout: WAIT_MS }).catch(() => {
+            throw new Error("no Sample button for the selected target");
+        });
+        await page.fill('#sample-form input[name="hz"]', "50");
+        await page.fill('#sample-form input[name="seconds"]', "2");
+        await page.click('#sample-form button[type="submit"]');
+        const running = await page.waitForSelector('#runs li.run[data-state="running"] progress',
+            { timeout: WAIT_MS }).catch(async () => {
+            throw new Error("no running run with a progress bar; the page says: " +
+                (await page.textContent("#sample-error")) + (await page.textContent("#runs")));
+        });
+        runId = await running.evaluate((el) => el.closest("li").dataset.runId);
+        await page.waitForFunction(() => /tick/.test(document.getElementById("sample-status").textContent),
+            null, { timeout: WAIT_MS }).catch(() => {
+            throw new Error("the header never showed the run's ticks from its events");
+        });
+        await page.waitForSelector(`#runs li.run[data-run-id="${runId}"][data-state="done"]`,
+            { timeout: WAIT_MS }).catch(async () => {
+            throw new Error(`run ${runId} did not end done: ` + (await page.textContent("#runs")));
+        });
+        const facts = await page.textContent(`#runs li.run[data-run-id="${runId}"] .run-facts`);
+        const ticks = Number((/([0-9]+) ticks?/.exec(facts) || [])[1]);
+        assert(ticks >= 20, `run ${runId} lists "${facts}": want about 100 ticks`);
+    });
+    if (!ok) return;
+
+    await check("the run's flame graph: the icicle has share_70 wider than share_20 and share_10", async () => {
+        await page.click(`#runs li.run[data-run-id="${runId}"] .run-flame`);
+        await page.waitForSelector('#icicle-cells .cell[data-function="share_70"]', { timeout: WAIT_MS })
+            .catch(async () => {
+                throw new Error("no share_70 cell; the tree pane says: " +
+                    (await page.textContent("#tree-error")));
+            });
+        const counts = await page.$$eval("#icicle-cells .cell", (els) => {
+            const c = {};
+            for (const e of els) c[e.dataset.function] = (c[e.dataset.function] || 0) + Number(e.dataset.count);
+            return c;
+        });
+        assert(counts.share_70 > counts.share_20 && counts.share_20 > (counts.share_10 || 0),
+            `counts ${JSON.stringify({ s70: counts.share_70, s20: counts.share_20, s10: counts.share_10 })}`);
+        const src = await page.textContent("#tree-source-text");
+        assert(src.includes("#" + runId), `the tree pane says it shows "${src}"`);
+        await page.evaluate(() => document.activeElement && document.activeElement.blur());
+        if (shot("flame")) await page.screenshot({ path: shot("flame") });
+    });
+
+    await check("speedscope opens the run's profile with no console errors", async () => {
+        const href = await page.getAttribute(`#runs li.run[data-run-id="${runId}"] a.run-speedscope`, "href");
+        assert(href, "no speedscope link for the run");
+        const ss = await context.newPage();
+        const errs = [];
+        ss.on("console", (m) => { if (m.type() === "error") errs.push(m.text()); });
+        ss.on("pageerror", (e) => errs.push(e.message));
+        const profile = ss.waitForResponse((r) => /\/v1\/samples\/[0-9]+\?format=speedscope$/.test(r.url()),
+            { timeout: WAIT_MS });
+        await ss.goto(new URL(href, o.url).href, { waitUntil: "load" });
+        const res = await profile;
+        assert(res.ok(), `speedscope's fetch of ${res.url()}: HTTP ${res.status()}`);
+        /* speedscope names the tab after the loaded profile */
+        await ss.waitForFunction(() => /rspwalkd sample/.test(document.title), null, { timeout: WAIT_MS })
+            .catch(async () => {
+                throw new Error(`speedscope's title is "${await ss.title()}": the profile did not load`);
+            });
+        await ss.waitForSelector("canvas", { timeout: WAIT_MS });
+        await ss.waitForTimeout(300);
+        if (shot("speedscope")) await ss.screenshot({ path: shot("speedscope") });
+        await ss.close();
+        assert(errs.length === 0, `speedscope's console: ${errs.join(" | ")}`);
+    });
+
+    await check("back to the live tree; the sampled program removed", async () => {
+        await page.click("#tree-live");
+        await page.click("#view-tree");
+        const id = await page.$eval("#targets li.selected", (li) => li.dataset.targetId);
+        const r = await fetch(new URL("v1/targets/" + id, o.url), { method: "DELETE" });
+        assert(r.ok, `DELETE /v1/targets/${id}: HTTP ${r.status}`);
+        await selectTarget(page, targetName);
+        await page.waitForSelector('#tree li[data-function="/"]', { timeout: WAIT_MS });
+    });
 }
 
 /* The mock's document of its target "threads", which the page must show. */

@@ -114,3 +114,27 @@ test("signal names follow GDB's numbering; none for 0 or a missing one", () => {
     assert.equal(RW.signalName(0), null);
     assert.equal(RW.signalName(null), null);
 });
+
+test("speedscope links: the profile's absolute path whole-encoded, beside the page", () => {
+    const href = RW.speedscopeHref("http://127.0.0.1:8080/#target=1",
+        "v1/samples/3?format=speedscope", "sample 3: a&b=c");
+    assert.equal(href, "/speedscope/index.html#profileURL=%2Fv1%2Fsamples%2F3%3Fformat%3Dspeedscope" +
+        "&title=sample%203%3A%20a%26b%3Dc");
+    /* as speedscope reads its hash: split at & and =, then decoded */
+    const params = Object.fromEntries(href.split("#")[1].split("&").map((kv) => {
+        const [k, v] = kv.split("=");
+        return [k, decodeURIComponent(v)];
+    }));
+    assert.equal(params.profileURL, "/v1/samples/3?format=speedscope");
+    assert.equal(params.title, "sample 3: a&b=c");
+    assert.equal(RW.speedscopeHref("http://h/ui/index.html", "v1/tree?format=speedscope"),
+        "/ui/speedscope/index.html#profileURL=%2Fui%2Fv1%2Ftree%3Fformat%3Dspeedscope");
+});
+
+test("a sample run's progress: by elapsed time, else by ticks; whole once it ended", () => {
+    assert.equal(RW.runProgress({ state: "running", seconds: 2, elapsed: 0.5 }), 0.25);
+    assert.equal(RW.runProgress({ state: "running", seconds: 2, hz: 10, ticks: 5 }), 0.25);
+    assert.equal(RW.runProgress({ state: "running", seconds: 1, elapsed: 3 }), 1);
+    assert.equal(RW.runProgress({ state: "running" }), 0);
+    assert.equal(RW.runProgress({ state: "done", seconds: 2, elapsed: 0.1 }), 1);
+});

@@ -363,6 +363,8 @@ async function handle(req, res) {
         }
     }
     if (p === "/v1/tree" && req.method === "GET") return json(res, 200, buildTree());
+    /* no sampling here: the list is empty (the real server's runs are tested there) */
+    if (p === "/v1/samples" && req.method === "GET") return json(res, 200, { samples: [] });
     if (p === "/mock/state" && req.method === "POST") {
         const d = JSON.parse(await readBody(req));
         return setState(d.id, d.state, d.error) ? json(res, 200, {}) : json(res, 404, {});

@@ -533,6 +533,8 @@ async function tokenChecks(context, o) {
         await page.reload();
         await page.waitForSelector("#targets li[data-target-id]", { timeout: WAIT_MS });
         assert(await page.isHidden("#token-form"), "the token was not kept for the session");
+        /* speedscope fetches without the token: behind one the page offers no link to it */
+        assert(await page.isHidden("#tree-speedscope"), "a speedscope link behind a token");
         assert(problems.length === 0, problems.join("; "));
     });
     await page.close();

@@ -447,7 +447,7 @@ async function sampleChecks(context, page, o, targetName) {
         if (shot("flame")) await page.screenshot({ path: shot("flame") });
     });
 
-    await check("speedscope opens the run's profile with no console errors", async () => {
+    await check("speedscope opens the run's profile and the live tree with no console errors", async () => {
         const href = await page.getAttribute(`#runs li.run[data-run-id="${runId}"] a.run-speedscope`, "href");
         assert(href, "no speedscope link for the run");
         const ss = await context.newPage();
@@ -467,6 +467,18 @@ async function sampleChecks(context, page, o, targetName) {
         await ss.waitForSelector("canvas", { timeout: WAIT_MS });
         await ss.waitForTimeout(300);
         if (shot("speedscope")) await ss.screenshot({ path: shot("speedscope") });
+        /* and the live merged tree, from the tree pane's link */
+        const treeHref = await page.getAttribute("#tree-speedscope", "href");
+        const tree = ss.waitForResponse((r) => /\/v1\/tree\?format=speedscope$/.test(r.url()),
+            { timeout: WAIT_MS });
+        await ss.goto(new URL(treeHref, o.url).href, { waitUntil: "load" });
+        await ss.reload({ waitUntil: "load" }); /* a new hash alone does not reload speedscope */
+        const treeRes = await tree;
+        assert(treeRes.ok(), `speedscope's fetch of ${treeRes.url()}: HTTP ${treeRes.status()}`);
+        await ss.waitForFunction(() => /current stacks/.test(document.title), null, { timeout: WAIT_MS })
+            .catch(async () => {
+                throw new Error(`speedscope's title is "${await ss.title()}": the tree did not load`);
+            });
         await ss.close();
         assert(errs.length === 0, `speedscope's console: ${errs.join(" | ")}`);
     });

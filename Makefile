@@ -249,7 +249,8 @@ check-server: build/release/rspwalkd fixtures
 	$(Q)tests/server/check-openapi build/release/rspwalkd build/fixtures/x86_64/busy-s0-O0-dyn
 
 # The web page in Debian's chromium, headless (playwright-core from npm: tests/browser/run
-# installs it from its lock file when missing); the screenshot is build/test-artifacts/web.png.
+# installs it from its lock file when missing); screenshots in build/test-artifacts (web.png,
+# web-flame.png, web-speedscope.png).
 check-browser: build/release/rspwalkd build/release/rspwalk fixtures
 	$(Q)tests/browser/run build/release/rspwalkd
 

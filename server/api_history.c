@@ -2,8 +2,9 @@
  *
  * Every answer here comes from the store (server/store.h), not from a stub:
  * the documents as they were served then.  A sample run is started through
- * the registry, which stores each tick; its progress and its merged tree
- * (counts = samples through a node) are read back from the store.
+ * the registry, whose links store the samples as folded call paths with
+ * counts; its progress and its merged tree (counts = samples through a
+ * node) are read back from the store.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -205,6 +206,14 @@ sample_stack(void *arg, const struct srv_doc_rec *r)
     return srv_tree_add_doc(f->tree, r->target_id, r->doc, 1, f->err, sizeof f->err);
 }
 
+static int
+sample_path(void *arg, const struct srv_path_rec *r)
+{
+    struct sample_fold *f = arg;
+    return srv_tree_add_path(f->tree, r->target_id, r->target, r->thread, r->path,
+                             (uint64_t)r->count, f->err, sizeof f->err);
+}
+
 void
 srv_api_sample_get(const struct srv_api_config *api, const struct srv_request *rq, int64_t id,
                    struct srv_reply *out)
@@ -227,7 +236,9 @@ srv_api_sample_get(const struct srv_api_config *api, const struct srv_request *r
         srv_reply_error(out, 500, "out of memory");
         return;
     }
-    if (srv_store_sample_stacks(api->store, id, sample_stack, &f) != 0) {
+    /* A run stored before the store kept paths has documents instead. */
+    if (srv_store_sample_stacks(api->store, id, sample_stack, &f) != 0 ||
+        srv_store_sample_paths(api->store, id, sample_path, &f) != 0) {
         srv_reply_error(out, 500, "sample %" PRId64 ": %s", id,
                         f.err[0] ? f.err : srv_store_errmsg(api->store));
         goto done;

@@ -169,6 +169,12 @@ serve(struct srv_target *t, struct srv_req *q)
     case SRV_REQ_RESUME:
         q->rc = srv_walk_control(t, q->kind == SRV_REQ_RESUME, q->err, sizeof q->err);
         break;
+    case SRV_REQ_SAMPLE_RUN:
+        q->rc = srv_walk_sample(t, q, q->err, sizeof q->err);
+        pthread_mutex_lock(&t->mu);
+        t->sampling = NULL;
+        pthread_mutex_unlock(&t->mu);
+        break;
     }
     srv_req_complete(t, q);
 }
@@ -321,6 +327,8 @@ srv_target_quit(struct srv_target *t)
 {
     pthread_mutex_lock(&t->mu);
     t->quit = true;
+    if (t->sampling != NULL)
+        t->sampling->sample.cancel = true;
     pthread_mutex_unlock(&t->mu);
     srv_target_wake(t);
 }

@@ -1,10 +1,11 @@
-/* server/sampler.c -- a sample run's thread: ticks over the targets' links, storage, events.
+/* server/sampler.c -- a sample run's thread: one long request to each target's link, events.
  *
- * Each tick posts one sample request to every target still sampled and
- * waits for all of them (the links walk at once), then stores each stack
- * (committed before the next tick begins).  A target that exits, loses its
- * link or misses a tick's deadline is dropped from the run.  The walks are
- * the links' (server/walk.c); the run only paces them.
+ * The run posts one SRV_REQ_SAMPLE_RUN to every target's link: each link
+ * samples its target with the library's sampler for the whole run and
+ * stores its samples as it goes (server/sample_link.c), so the targets are
+ * sampled at once and each as fast as its own link allows.  This thread
+ * only waits, sends progress events, ends the run early when asked and
+ * records how it ended.
  */
 #include "server/sampler.h"
 
@@ -24,9 +25,7 @@ struct srv_run {
     int64_t id;
     struct srv_target **t; /* owned references, N */
     size_t n;
-    bool *was_stopped;     /* owned, N: stopped when the run began */
-    bool *active;          /* owned, N: still sampled */
-    struct srv_req **reqs; /* owned, N: one tick's requests */
+    struct srv_req **reqs; /* owned, N: each target's share (NULL: not posted) */
     double hz, seconds;
     pthread_t thread;
     bool started;
@@ -46,17 +45,7 @@ stopping(struct srv_run *run)
 }
 
 static void
-sleep_until(struct srv_run *run, uint64_t deadline_us)
-{
-    pthread_mutex_lock(&run->mu);
-    while (!run->stop && srv_now_us() < deadline_us)
-        if (!srv_cond_wait_until(&run->cv, &run->mu, deadline_us))
-            break;
-    pthread_mutex_unlock(&run->mu);
-}
-
-static void
-send_event(struct srv_run *run, int64_t ticks, int64_t stored, uint64_t t0, const char *state)
+send_event(struct srv_run *run, uint64_t ticks, uint64_t stored, uint64_t t0, const char *state)
 {
     if (run->env->event == NULL)
         return;
@@ -70,134 +59,114 @@ send_event(struct srv_run *run, int64_t ticks, int64_t stored, uint64_t t0, cons
     free(s);
 }
 
-/* Whether a request failed because its target cannot be sampled any more
- * (exited, link lost, deleted), rather than for this tick alone. */
-static bool
-target_gone(int rc)
-{
-    return rc == SRV_ECONFLICT || rc == SRV_ENOTFOUND;
-}
-
-/* One tick: every active target stopped, walked and resumed at once; the
- * stacks stored.  Returns the number of targets still active. */
-static size_t
-tick(struct srv_run *run, int64_t *stored, bool *failed)
-{
-    struct srv_store *store = run->env->store;
-    struct srv_waiter w;
-    char err[320];
-    size_t active = 0;
-
-    srv_waiter_init(&w);
-    for (size_t i = 0; i < run->n; i++) {
-        run->reqs[i] = NULL;
-        if (!run->active[i])
-            continue;
-        struct srv_req *q = srv_req_new(SRV_REQ_SAMPLE, NULL);
-        if (q == NULL) {
-            *failed = true;
-            continue;
-        }
-        int rc = srv_target_post(run->t[i], q, &w, err, sizeof err);
-        if (rc < 0) {
-            srv_req_free(q);
-            *failed = true;
-            if (target_gone(rc))
-                run->active[i] = false;
-            continue;
-        }
-        run->reqs[i] = q;
-    }
-    srv_waiter_wait(&w, srv_now_us() + (uint64_t)run->deadline_ms * 1000u);
-    for (size_t i = 0; i < run->n; i++) {
-        struct srv_req *q = run->reqs[i];
-        if (q == NULL)
-            continue;
-        if (!srv_req_settle(run->t[i], q)) {
-            run->active[i] = false; /* a hung link: the rest of the run goes on without it */
-            *failed = true;
-            continue;
-        }
-        if (q->rc == 0 && store != NULL && run->t[i]->persisted) {
-            if (srv_store_sample_add(store, run->id, run->t[i]->id, q->time_us, q->doc) == 0)
-                (*stored)++;
-            else
-                fprintf(stderr, "rspwalkd: sample %" PRId64 ": storing a stack: %s\n", run->id,
-                        srv_store_errmsg(store));
-        } else if (q->rc == 0) {
-            (*stored)++;
-        } else {
-            *failed = true;
-            if (target_gone(q->rc))
-                run->active[i] = false;
-        }
-        srv_req_free(q);
-    }
-    srv_waiter_fini(&w);
-    for (size_t i = 0; i < run->n; i++)
-        active += run->active[i];
-    return active;
-}
-
-/* Stop again every target that was stopped when the run began. */
+/* The samples taken and stored so far over every link.  Reads the counters
+ * of requests still posted, under their target's lock. */
 static void
-leave_as_found(struct srv_run *run)
+progress(struct srv_run *run, uint64_t *ticks, uint64_t *stored)
 {
-    struct srv_waiter w;
-    char err[320];
-    srv_waiter_init(&w);
+    *ticks = *stored = 0;
     for (size_t i = 0; i < run->n; i++) {
-        run->reqs[i] = NULL;
-        if (!run->was_stopped[i])
+        if (run->reqs[i] == NULL)
             continue;
-        struct srv_req *q = srv_req_new(SRV_REQ_PAUSE, NULL);
-        if (q != NULL && srv_target_post(run->t[i], q, &w, err, sizeof err) == 0)
-            run->reqs[i] = q;
-        else
-            srv_req_free(q);
+        pthread_mutex_lock(&run->t[i]->mu);
+        *ticks += run->reqs[i]->sample.samples;
+        *stored += run->reqs[i]->sample.stored;
+        pthread_mutex_unlock(&run->t[i]->mu);
     }
-    srv_waiter_wait(&w, srv_now_us() + (uint64_t)run->deadline_ms * 1000u);
-    for (size_t i = 0; i < run->n; i++)
-        if (run->reqs[i] != NULL && srv_req_settle(run->t[i], run->reqs[i]))
-            srv_req_free(run->reqs[i]);
-    srv_waiter_fini(&w);
+}
+
+/* Ask every link still sampling to end at its next sample. */
+static void
+cancel_all(struct srv_run *run)
+{
+    for (size_t i = 0; i < run->n; i++) {
+        if (run->reqs[i] == NULL)
+            continue;
+        pthread_mutex_lock(&run->t[i]->mu);
+        run->reqs[i]->sample.cancel = true;
+        pthread_mutex_unlock(&run->t[i]->mu);
+    }
+}
+
+static size_t
+pending(struct srv_waiter *w)
+{
+    pthread_mutex_lock(&w->mu);
+    size_t n = w->pending;
+    pthread_mutex_unlock(&w->mu);
+    return n;
 }
 
 static void *
 run_main(void *arg)
 {
     struct srv_run *run = arg;
-    uint64_t t0 = srv_now_us();
-    uint64_t end = t0 + (uint64_t)(run->seconds * 1e6);
-    uint64_t period = (uint64_t)(1e6 / run->hz), next = t0, last_event = 0;
-    int64_t ticks = 0, stored = 0;
-    bool failed = false;
+    struct srv_waiter w;
+    char err[320];
+    uint64_t t0 = srv_now_us(), last_event = t0, ticks = 0, stored = 0;
+    /* Each link ends by itself at SECONDS; past that, one walk deadline for
+     * its last stop and its leaving the target as found. */
+    uint64_t hard = t0 + (uint64_t)(run->seconds * 1e6) + (uint64_t)run->deadline_ms * 1000u;
+    bool failed = false, cancelled = false;
 
+    srv_waiter_init(&w);
     for (size_t i = 0; i < run->n; i++) {
-        struct srv_target *t = run->t[i];
-        pthread_mutex_lock(&t->mu);
-        run->was_stopped[i] = t->state == SRV_STOPPED;
-        run->active[i] = t->state == SRV_STOPPED || t->state == SRV_RUNNING;
-        pthread_mutex_unlock(&t->mu);
+        struct srv_req *q = srv_req_new(SRV_REQ_SAMPLE_RUN, NULL);
+        if (q == NULL) {
+            failed = true;
+            continue;
+        }
+        q->sample.run_id = run->id;
+        q->sample.hz = run->hz;
+        q->sample.seconds = run->seconds;
+        if (srv_target_post(run->t[i], q, &w, err, sizeof err) < 0) {
+            fprintf(stderr, "rspwalkd: sample %" PRId64 ": %s\n", run->id, err);
+            srv_req_free(q);
+            failed = true;
+            continue;
+        }
+        run->reqs[i] = q;
     }
     send_event(run, 0, 0, t0, "running");
-    while (!stopping(run) && srv_now_us() < end) {
-        size_t active = tick(run, &stored, &failed);
-        ticks++;
+    while (pending(&w) > 0) {
         uint64_t now = srv_now_us();
+        if (now >= hard)
+            break;
+        uint64_t until = now + EVENT_INTERVAL_US;
+        srv_waiter_wait(&w, until < hard ? until : hard);
+        if (!cancelled && stopping(run)) {
+            cancelled = true;
+            cancel_all(run);
+            now = srv_now_us();
+            if (now + (uint64_t)run->deadline_ms * 1000u < hard)
+                hard = now + (uint64_t)run->deadline_ms * 1000u;
+        }
+        now = srv_now_us();
         if (now - last_event >= EVENT_INTERVAL_US) {
+            progress(run, &ticks, &stored);
             send_event(run, ticks, stored, t0, "running");
             last_event = now;
         }
-        if (active == 0)
-            break;
-        next += period;
-        if (next < now)
-            next = now; /* behind: as fast as the links allow, no burst to catch up */
-        sleep_until(run, next < end ? next : end);
     }
-    leave_as_found(run);
-    const char *state = stopping(run) ? "interrupted" : stored == 0 && failed ? "failed" : "done";
+    cancel_all(run); /* a link past the deadline: it ends at its next sample */
+    progress(run, &ticks, &stored);
+    for (size_t i = 0; i < run->n; i++) {
+        struct srv_req *q = run->reqs[i];
+        run->reqs[i] = NULL;
+        if (q == NULL)
+            continue;
+        if (!srv_req_settle(run->t[i], q)) {
+            failed = true; /* a hung link: it frees the request when it is done */
+            continue;
+        }
+        if (q->rc < 0) {
+            failed = true;
+            fprintf(stderr, "rspwalkd: sample %" PRId64 ": %s\n", run->id, q->err);
+        }
+        srv_req_free(q);
+    }
+    srv_waiter_fini(&w);
+    const char *state = cancelled ? "interrupted" : stored == 0 && failed ? "failed" : "done";
     if (run->env->store != NULL &&
         srv_store_sample_finish(run->env->store, run->id, state, srv_wall_us()) < 0)
         fprintf(stderr, "rspwalkd: sample %" PRId64 ": finishing: %s\n", run->id,
@@ -215,8 +184,6 @@ run_release(struct srv_run *run)
     for (size_t i = 0; i < run->n; i++)
         srv_target_unref(run->t[i]);
     free(run->t);
-    free(run->was_stopped);
-    free(run->active);
     free(run->reqs);
     pthread_cond_destroy(&run->cv);
     pthread_mutex_destroy(&run->mu);
@@ -247,10 +214,8 @@ srv_run_start(const struct srv_link_env *env, int deadline_ms, int64_t id, struc
     run->seconds = seconds;
     pthread_mutex_init(&run->mu, NULL);
     srv_cond_init(&run->cv);
-    run->was_stopped = calloc(n ? n : 1, sizeof *run->was_stopped);
-    run->active = calloc(n ? n : 1, sizeof *run->active);
     run->reqs = calloc(n ? n : 1, sizeof *run->reqs);
-    if (run->was_stopped == NULL || run->active == NULL || run->reqs == NULL) {
+    if (run->reqs == NULL) {
         run_release(run);
         return srv_fail(err, errlen, SRV_EINTERNAL, "sampling: out of memory");
     }

@@ -1,10 +1,10 @@
 /* server/sampler.h -- a sample run: stop, walk every thread, resume, at a rate, for a time.
  *
- * One background thread per run posts one sample request to each target's
- * link per tick (so the targets of a tick are walked at once), stores the
- * documents before the next tick, sends "sample" events, and at the end
- * leaves each target as it found it.  Not the registry's bookkeeping of
- * runs (server/registry.c).
+ * One background thread per run posts one long request to each target's
+ * link, which samples its target with the library's sampler and stores the
+ * samples as it goes (server/sample_link.c); the thread sends "sample"
+ * events and records how the run ended.  Each target is left as found.
+ * Not the registry's bookkeeping of runs (server/registry.c).
  */
 #ifndef RSPWALK_SERVER_SAMPLER_H
 #define RSPWALK_SERVER_SAMPLER_H
@@ -18,8 +18,9 @@
 struct srv_run;
 
 /* Start run ID over the N targets T (the run takes over the caller's
- * reference to each, also on failure) at HZ for SECONDS; each tick waits at
- * most DEADLINE_MS for a target.  Returns 0, or a code with the message in
+ * reference to each, also on failure) at HZ for SECONDS; a link that has not
+ * ended DEADLINE_MS after the run's end (or after srv_run_stop) is left to
+ * end alone.  Returns 0, or a code with the message in
  * ERR.  *OUT: srv_run_free after srv_run_stop or once srv_run_finished. */
 int srv_run_start(const struct srv_link_env *env, int deadline_ms, int64_t id,
                   struct srv_target **t, size_t n, double hz, double seconds, struct srv_run **out,

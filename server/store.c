@@ -19,10 +19,13 @@
 #include "server/store_impl.h"
 
 /* The statements, by enum store_sql (store_impl.h).  A sample run's ticks
- * are counted, not kept: the count is then right after a cascade too. */
+ * are counted, not kept: the count is then right after a cascade too.  A
+ * run keeps either documents (sample_stacks, written before schema 2) or
+ * folded paths with per-target counts (sample_paths, sample_counts). */
 #define SAMPLE_COLS                                                                                \
     "id, targets, hz, seconds, started_us, ended_us, state,"                                       \
-    " (SELECT count(*) FROM sample_stacks WHERE sample_id = samples.id)"
+    " (SELECT count(*) FROM sample_stacks WHERE sample_id = samples.id) +"                         \
+    " (SELECT coalesce(sum(samples), 0) FROM sample_counts WHERE sample_id = samples.id)"
 
 static const char *const store_sql_text[SQ_COUNT] = {
     [SQ_TARGET_ADD] = "INSERT INTO targets (name, target, exe, sysroot, created_us)"
@@ -46,6 +49,14 @@ static const char *const store_sql_text[SQ_COUNT] = {
     [SQ_SAMPLE_STACKS] = "SELECT id, target_id, time_us, doc FROM sample_stacks"
                          " WHERE sample_id = ?1 ORDER BY id",
     [SQ_SAMPLE_EACH] = "SELECT " SAMPLE_COLS " FROM samples ORDER BY id DESC LIMIT ?1",
+    [SQ_PATH_ADD] = "INSERT INTO sample_paths (sample_id, target_id, thread, path, count)"
+                    " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO UPDATE SET count = count + ?5",
+    [SQ_PATH_COUNT] = "INSERT INTO sample_counts (sample_id, target_id, samples, last_us)"
+                      " VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO UPDATE"
+                      " SET samples = samples + ?3, last_us = max(last_us, ?4)",
+    [SQ_PATH_EACH] = "SELECT p.target_id, t.target, p.thread, p.path, p.count"
+                     " FROM sample_paths p JOIN targets t ON t.id = p.target_id"
+                     " WHERE p.sample_id = ?1 ORDER BY p.target_id, p.thread, p.path",
 };
 
 int
@@ -577,6 +588,88 @@ srv_store_sample_each(struct srv_store *st, size_t limit,
     }
     if (rc == 0 && step != SQLITE_DONE)
         rc = store_fail_db(st, "listing sample runs");
+    sqlite3_reset(s);
+    store_leave(st);
+    return rc;
+}
+
+/* ---- sample runs as folded paths ------------------------------------------ */
+static int
+store_paths_insert(struct srv_store *st, const char *what, int64_t sample_id, int64_t target_id,
+                   int64_t time_us, uint64_t samples, const struct srv_path_rec *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!p[i].thread || !p[i].path || p[i].count <= 0)
+            return store_fail(st, "%s: path %zu has no thread, no path or no count", what, i);
+        size_t len = strnlen(p[i].path, SRV_STORE_DOC_MAX + 1);
+        if (len > SRV_STORE_DOC_MAX || store_check_str(st, what, "thread", p[i].thread) < 0)
+            return store_fail(st, "%s: path %zu is too long", what, i);
+        sqlite3_stmt *s = store_stmt(st, SQ_PATH_ADD);
+        sqlite3_bind_int64(s, 1, sample_id);
+        sqlite3_bind_int64(s, 2, target_id);
+        sqlite3_bind_text(s, 3, p[i].thread, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 4, p[i].path, (int)len, SQLITE_STATIC);
+        sqlite3_bind_int64(s, 5, p[i].count);
+        int step = sqlite3_step(s);
+        sqlite3_reset(s);
+        if (step != SQLITE_DONE)
+            return store_fail_insert(st, what, "the target or the run");
+    }
+    sqlite3_stmt *s = store_stmt(st, SQ_PATH_COUNT);
+    sqlite3_bind_int64(s, 1, sample_id);
+    sqlite3_bind_int64(s, 2, target_id);
+    sqlite3_bind_int64(s, 3, (int64_t)samples);
+    sqlite3_bind_int64(s, 4, time_us);
+    int step = sqlite3_step(s);
+    sqlite3_reset(s);
+    return step == SQLITE_DONE ? 0 : store_fail_insert(st, what, "the target or the run");
+}
+
+int
+srv_store_sample_paths_add(struct srv_store *st, int64_t sample_id, int64_t target_id,
+                           int64_t time_us, uint64_t samples, const struct srv_path_rec *paths,
+                           size_t n)
+{
+    char what[96];
+    snprintf(what, sizeof what, "adding %llu samples of target %lld to sample run %lld",
+             (unsigned long long)samples, (long long)target_id, (long long)sample_id);
+    store_enter(st);
+    int rc = 0;
+    if (samples > (uint64_t)INT64_MAX || (n > 0 && !paths))
+        rc = store_fail(st, "%s: no paths or too many samples", what);
+    else if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+        rc = store_fail_db(st, what);
+    else {
+        rc = store_paths_insert(st, what, sample_id, target_id, time_us, samples, paths, n);
+        if (rc == 0 && sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+            rc = store_fail_db(st, what);
+        if (rc != 0)
+            sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    }
+    store_leave(st);
+    return rc;
+}
+
+int
+srv_store_sample_paths(struct srv_store *st, int64_t sample_id,
+                       int (*fn)(void *arg, const struct srv_path_rec *r), void *arg)
+{
+    store_enter(st);
+    sqlite3_stmt *s = store_stmt(st, SQ_PATH_EACH);
+    sqlite3_bind_int64(s, 1, sample_id);
+    int rc = 0, step = SQLITE_DONE;
+    while (rc == 0 && (step = sqlite3_step(s)) == SQLITE_ROW) {
+        struct srv_path_rec r = {
+            .target_id = sqlite3_column_int64(s, 0),
+            .target = store_col_text(s, 1),
+            .thread = store_col_text(s, 2),
+            .path = store_col_text(s, 3),
+            .count = sqlite3_column_int64(s, 4),
+        };
+        rc = fn(arg, &r);
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = store_fail_db(st, "reading a sample run's paths");
     sqlite3_reset(s);
     store_leave(st);
     return rc;

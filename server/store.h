@@ -134,6 +134,31 @@ int srv_store_sample_stacks(struct srv_store *st, int64_t sample_id,
 int srv_store_sample_each(struct srv_store *st, size_t limit,
                           int (*fn)(void *arg, const struct srv_sample_rec *r), void *arg);
 
+/* A sample run's samples as folded call paths (written from schema 2 on).
+ * PATH is a call path, outermost caller first, its frames separated by
+ * '\n', each "FUNCTION\tMODULE" (MODULE may be empty; FUNCTION is the
+ * merged tree's name of the frame, rspwalk/render.h), COUNT the samples of
+ * thread THREAD (its label, "p1f2.1f3") of target TARGET_ID that walked it.
+ * Strings borrowed: for the call (add) or the callback (paths); TARGET is
+ * the target's TARGET string, set in the callback only.
+ * paths_add: N paths of one batch of SAMPLES samples of one target, the
+ * last at TIME_US, added to the counts already there, in one transaction
+ * committed before the call returns; the run's "ticks" grows by SAMPLES.
+ * paths: every path of the run with its count, each borrowed for FN's call;
+ * FN's non-zero stops the walk and is returned. */
+struct srv_path_rec {
+    int64_t target_id;
+    const char *target;
+    const char *thread;
+    const char *path;
+    int64_t count;
+};
+int srv_store_sample_paths_add(struct srv_store *st, int64_t sample_id, int64_t target_id,
+                               int64_t time_us, uint64_t samples, const struct srv_path_rec *paths,
+                               size_t n);
+int srv_store_sample_paths(struct srv_store *st, int64_t sample_id,
+                           int (*fn)(void *arg, const struct srv_path_rec *r), void *arg);
+
 /* Free a record's owned strings and zero it.  NULL is a no-op. */
 void srv_target_rec_fini(struct srv_target_rec *r);
 void srv_doc_rec_fini(struct srv_doc_rec *r);

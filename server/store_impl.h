@@ -31,6 +31,9 @@ enum store_sql {
     SQ_SAMPLE_GET,
     SQ_SAMPLE_STACKS,
     SQ_SAMPLE_EACH,
+    SQ_PATH_ADD,
+    SQ_PATH_COUNT,
+    SQ_PATH_EACH,
     SQ_COUNT
 };
 

@@ -68,6 +68,24 @@ static const char *const store_migrations[] = {
     "  doc TEXT NOT NULL);"
     "CREATE INDEX sample_stacks_by_sample ON sample_stacks(sample_id, id);"
     "CREATE INDEX sample_stacks_by_target ON sample_stacks(target_id);",
+    /* 1 -> 2: a run's samples as folded call paths with counts, a row per
+     * distinct (target, thread, path), and how many samples of each target
+     * are in (server/store.h, srv_store_sample_paths_add). */
+    "CREATE TABLE sample_paths ("
+    "  sample_id INTEGER NOT NULL REFERENCES samples(id) ON DELETE CASCADE,"
+    "  target_id INTEGER NOT NULL REFERENCES targets(id) ON DELETE CASCADE,"
+    "  thread TEXT NOT NULL,"
+    "  path TEXT NOT NULL,"
+    "  count INTEGER NOT NULL CHECK (count > 0),"
+    "  PRIMARY KEY (sample_id, target_id, thread, path)) WITHOUT ROWID;"
+    "CREATE INDEX sample_paths_by_target ON sample_paths(target_id);"
+    "CREATE TABLE sample_counts ("
+    "  sample_id INTEGER NOT NULL REFERENCES samples(id) ON DELETE CASCADE,"
+    "  target_id INTEGER NOT NULL REFERENCES targets(id) ON DELETE CASCADE,"
+    "  samples INTEGER NOT NULL,"
+    "  last_us INTEGER NOT NULL,"
+    "  PRIMARY KEY (sample_id, target_id)) WITHOUT ROWID;"
+    "CREATE INDEX sample_counts_by_target ON sample_counts(target_id);",
 };
 
 #define STORE_SCHEMA_VERSION ((int)(sizeof store_migrations / sizeof store_migrations[0]))
@@ -326,8 +344,11 @@ store_prepare_schema(struct srv_store *st, char *err, size_t errlen)
     }
     if (rc == 0)
         rc = store_exec(st,
-                        "UPDATE samples SET state = 'interrupted', ended_us = coalesce("
+                        "UPDATE samples SET state = 'interrupted', ended_us = coalesce(max("
                         "(SELECT max(time_us) FROM sample_stacks WHERE sample_id = samples.id),"
+                        "(SELECT max(last_us) FROM sample_counts WHERE sample_id = samples.id)),"
+                        "(SELECT max(time_us) FROM sample_stacks WHERE sample_id = samples.id),"
+                        "(SELECT max(last_us) FROM sample_counts WHERE sample_id = samples.id),"
                         " started_us) WHERE state = 'running'",
                         "marking interrupted sample runs", err, errlen);
     if (rc == 0)

@@ -156,6 +156,16 @@ srv_target_no_link_locked(struct srv_target *t, char *err, size_t errlen)
     }
 }
 
+/* Whether a sample run waits in T's queue.  With T's lock held. */
+static bool
+sample_queued(struct srv_target *t)
+{
+    for (struct srv_req *q = t->head; q != NULL; q = q->next)
+        if (q->kind == SRV_REQ_SAMPLE_RUN && !q->abandoned)
+            return true;
+    return false;
+}
+
 int
 srv_target_post(struct srv_target *t, struct srv_req *q, struct srv_waiter *w, char *err,
                 size_t errlen)
@@ -166,6 +176,13 @@ srv_target_post(struct srv_target *t, struct srv_req *q, struct srv_waiter *w, c
         rc = srv_fail(err, errlen, SRV_ENOTFOUND, "target %" PRId64 " was deleted", t->id);
     else if (t->state != SRV_STOPPED && t->state != SRV_RUNNING)
         rc = srv_target_no_link_locked(t, err, errlen);
+    else if (t->sampling != NULL)
+        rc = srv_fail(err, errlen, SRV_ECONFLICT,
+                      "target %" PRId64 ": sampling (run %" PRId64 "); try again when it ends",
+                      t->id, t->sampling->sample.run_id);
+    else if (q->kind == SRV_REQ_SAMPLE_RUN && sample_queued(t))
+        rc = srv_fail(err, errlen, SRV_ECONFLICT,
+                      "target %" PRId64 ": another sample run is about to start on it", t->id);
     else if (t->nqueued >= SRV_LINK_MAX_QUEUE)
         rc = srv_fail(err, errlen, SRV_ELIMIT,
                       "target %" PRId64 ": %d requests already wait for its link", t->id,
@@ -205,6 +222,11 @@ srv_target_dequeue(struct srv_target *t)
         if (!q->abandoned)
             break;
         srv_req_free(q);
+    }
+    if (q != NULL && q->kind == SRV_REQ_SAMPLE_RUN) {
+        t->sampling = q;
+        if (t->quit)
+            q->sample.cancel = true;
     }
     pthread_mutex_unlock(&t->mu);
     return q;

@@ -2,7 +2,7 @@
  *
  * Each target has one link thread (server/link.h), the only thread that
  * talks to its stub.  Other threads post requests to it (walk, pause,
- * resume, one sample tick) and read its state and cached documents, all
+ * resume, a whole sample run) and read its state and cached documents, all
  * under the target's lock, through what this header declares.
  */
 #ifndef RSPWALK_SERVER_TARGET_H
@@ -55,6 +55,20 @@ enum srv_req_kind {
     SRV_REQ_SAMPLE, /* the same, every thread; resumed unless LEAVE_STOPPED */
     SRV_REQ_PAUSE,
     SRV_REQ_RESUME,
+    SRV_REQ_SAMPLE_RUN, /* a whole sample run (struct srv_sample_req) */
+};
+
+/* A sample run's share on one link: what it asks, how to end it early,
+ * and how far it has come. */
+struct srv_sample_req {
+    int64_t run_id;
+    double hz, seconds;
+    /* The run ends at its next sample once set: by the run (stopped), by
+     * srv_target_quit (the target deleted, the server shutting down). */
+    volatile bool cancel;
+    /* Progress, under the target's lock: samples taken; of those, stored
+     * (committed to the store, or taken when there is none). */
+    uint64_t samples, stored;
 };
 
 /* One request to a link.  Owned by the poster until posted; then by the
@@ -68,11 +82,12 @@ struct srv_req {
     struct srv_waiter *waiter; /* borrowed while posted */
     bool done, abandoned;      /* under the target's lock */
     /* Results, valid once done. */
-    int rc;          /* SRV_OK or an enum srv_err */
-    char err[320];   /* the message when RC is not SRV_OK */
-    char *doc;       /* owned: the document (WALK, SAMPLE) */
-    int64_t time_us; /* CLOCK_REALTIME microseconds the walk began */
-    bool fresh;      /* walked now, not answered from the cache */
+    int rc;                       /* SRV_OK or an enum srv_err */
+    char err[320];                /* the message when RC is not SRV_OK */
+    char *doc;                    /* owned: the document (WALK, SAMPLE) */
+    int64_t time_us;              /* CLOCK_REALTIME microseconds the walk began */
+    bool fresh;                   /* walked now, not answered from the cache */
+    struct srv_sample_req sample; /* SAMPLE_RUN */
 };
 
 /* How many requests may wait on one link; more are refused (SRV_ELIMIT). */
@@ -115,6 +130,9 @@ struct srv_target {
     uint64_t walks, cached_walks, reconnects;
     uint64_t round_trips;      /* over every link of this target */
     uint64_t last_round_trips; /* of the last walk that talked to the stub */
+    /* The sample run the link thread serves (NULL: none): while it runs,
+     * other requests are refused with SRV_ECONFLICT ("sampling"). */
+    struct srv_req *sampling;
 
     /* The link thread's alone. */
     struct sw_walker *w;
@@ -140,8 +158,9 @@ bool srv_target_cached(struct srv_target *t, const struct srv_walk_key *key, cha
 
 /* Post Q to T's link, to be answered through W (W->pending counted here).
  * Returns 0, or SRV_ECONFLICT (no link: the message names the state and
- * the last failure), SRV_ENOTFOUND (deleted), SRV_ELIMIT (queue full) with
- * the message in ERR; Q stays the caller's then. */
+ * the last failure; or a sample run holds the link, or one is queued and Q
+ * is another), SRV_ENOTFOUND (deleted), SRV_ELIMIT (queue full) with the
+ * message in ERR; Q stays the caller's then. */
 int srv_target_post(struct srv_target *t, struct srv_req *q, struct srv_waiter *w, char *err,
                     size_t errlen);
 

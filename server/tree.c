@@ -9,6 +9,7 @@
 
 #include <inttypes.h>
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,18 @@ thread_pid(const char *id)
     return *end == '.' && v > 0 ? (int64_t)v : 0;
 }
 
+/* Room for a call path of N frames in T's scratch. */
+static bool
+grow_path(struct srv_tree *t, size_t n)
+{
+    struct sw_tree_frame *p = realloc(t->path, n * sizeof *p);
+    if (!p)
+        return false;
+    t->path = p;
+    t->path_cap = n;
+    return true;
+}
+
 static const char *
 str_or_null(json_t *o, const char *key)
 {
@@ -141,14 +154,9 @@ add_thread(struct srv_tree *t, int64_t target_id, const char *label, json_t *thr
         return -1;
     }
     size_t n = json_array_size(frames);
-    if (n > t->path_cap) {
-        struct sw_tree_frame *p = realloc(t->path, n * sizeof *p);
-        if (!p) {
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
-        t->path = p;
-        t->path_cap = n;
+    if (n > t->path_cap && !grow_path(t, n)) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
     }
     /* Documents list frames top first; a call path goes outermost first. */
     for (size_t i = 0; i < n; i++) {
@@ -206,6 +214,48 @@ srv_tree_add_doc(struct srv_tree *t, int64_t target_id, const char *doc, uint64_
     }
     int rc = add_doc_json(t, target_id, j, count, err, errlen);
     json_decref(j);
+    return rc;
+}
+
+int
+srv_tree_add_path(struct srv_tree *t, int64_t target_id, const char *target, const char *thread,
+                  const char *path, uint64_t count, char *err, size_t errlen)
+{
+    char idbuf[32];
+    if (!target) {
+        snprintf(idbuf, sizeof idbuf, "%" PRId64, target_id);
+        target = idbuf;
+    }
+    size_t n = *path ? 1 : 0;
+    for (const char *c = path; *c; c++)
+        n += *c == '\n';
+    char *copy = strdup(path);
+    if (!copy || (n > t->path_cap && !grow_path(t, n))) {
+        free(copy);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    /* Cut the copy in place: "F\tM\nF\tM" into its frames' names. */
+    char *c = copy;
+    for (size_t i = 0; i < n; i++) {
+        char *end = strchr(c, '\n'), *tab;
+        if (end)
+            *end = '\0';
+        if ((tab = strchr(c, '\t')) != NULL)
+            *tab = '\0';
+        t->path[i] = (struct sw_tree_frame){
+            .function = c,
+            .module = tab && tab[1] ? tab + 1 : NULL,
+        };
+        c = end ? end + 1 : c + strlen(c);
+    }
+    size_t task;
+    int rc = task_of(t, target_id, target, thread, thread_pid(thread), &task);
+    if (rc == 0)
+        rc = sw_tree_add_path(t->tree, task, t->path, n, count) == 0 ? 0 : -1;
+    free(copy);
+    if (rc < 0)
+        snprintf(err, errlen, "out of memory");
     return rc;
 }
 

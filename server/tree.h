@@ -30,6 +30,13 @@ void srv_tree_free(struct srv_tree *t);
 int srv_tree_add_doc(struct srv_tree *t, int64_t target_id, const char *doc, uint64_t count,
                      char *err, size_t errlen);
 
+/* Add call path PATH (the store's folded form: frames outermost first,
+ * separated by '\n', each "FUNCTION\tMODULE", server/store.h) of thread
+ * THREAD of target TARGET_ID (named TARGET, NULL: by its id), COUNT times.
+ * Returns 0, or -1 with a one-line message in ERR (out of memory). */
+int srv_tree_add_path(struct srv_tree *t, int64_t target_id, const char *target, const char *thread,
+                      const char *path, uint64_t count, char *err, size_t errlen);
+
 /* Add every target of a /v1/stacks document ({"targets": [{"id", "target",
  * <document>} or {"id", "error"}]}); targets with an error add nothing. */
 int srv_tree_add_stacks(struct srv_tree *t, const char *stacks, char *err, size_t errlen);

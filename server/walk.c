@@ -48,8 +48,9 @@ link_broken(int rc)
            rc == SW_EEXITED;
 }
 
-static int
-fail(struct srv_target *t, int rc, const char *what, const char *msg, char *err, size_t errlen)
+int
+srv_walk_fail(struct srv_target *t, int rc, const char *what, const char *msg, char *err,
+              size_t errlen)
 {
     int code = srv_fail(err, errlen, srv_code(rc), "target %" PRId64 " (%s): %s: %s", t->id,
                         t->target, what, msg);
@@ -122,7 +123,7 @@ stop_for_walk(struct srv_target *t, bool *paused, char *err, size_t errlen)
         return srv_fail(err, errlen, SRV_ECONFLICT, "target %" PRId64 ": cannot be stopped", t->id);
     int rc = p->debug->pause(p, SW_TID_DEFAULT);
     if (rc < 0)
-        return fail(t, rc, "stopping it", sw_proc_errmsg(p), err, errlen);
+        return srv_walk_fail(t, rc, "stopping it", sw_proc_errmsg(p), err, errlen);
     const struct rsp_stop *st = rsp_last_stop(sw_proc_rsp_session(p));
     if (st != NULL && st->kind == RSP_STOP_SIGNAL && st->signal != GDB_SIGINT && st->signal != 0) {
         srv_target_publish(t, SRV_STOPPED, NULL, st->signal);
@@ -142,7 +143,7 @@ render(struct srv_target *t, const struct srv_walk_key *key, uint64_t start_us, 
     size_t n = 0;
     int rc = list_threads(w, &tids, &n);
     if (rc < 0)
-        return fail(t, rc, "listing threads", sw_walker_errmsg(w), err, errlen);
+        return srv_walk_fail(t, rc, "listing threads", sw_walker_errmsg(w), err, errlen);
     if (key->thread != NULL) {
         if (!find_thread(p, key->thread, tids, n, &one)) {
             free(tids);
@@ -174,7 +175,7 @@ render(struct srv_target *t, const struct srv_walk_key *key, uint64_t start_us, 
         rc = SW_ENOMEM;
     if (rc < 0 && (link_broken(rc) || rc == SW_EIO || rc == SW_ENOMEM)) {
         free(buf);
-        return fail(t, rc, "walking", e.msg[0] ? e.msg : sw_strerror(rc), err, errlen);
+        return srv_walk_fail(t, rc, "walking", e.msg[0] ? e.msg : sw_strerror(rc), err, errlen);
     }
     /* Other failures are one thread's ("end": "error" in the document). */
     *doc = buf;
@@ -204,7 +205,7 @@ srv_walk_run(struct srv_target *t, const struct srv_walk_key *key, enum srv_req_
         if (rr < 0) {
             free(*doc);
             *doc = NULL;
-            return fail(t, rr, "resuming", sw_proc_errmsg(p), err, errlen);
+            return srv_walk_fail(t, rr, "resuming", sw_proc_errmsg(p), err, errlen);
         }
         srv_target_publish(t, SRV_RUNNING, NULL, -1);
     } else if (paused) {
@@ -238,11 +239,11 @@ srv_walk_control(struct srv_target *t, bool resume, char *err, size_t errlen)
                         "target %" PRId64 ": cannot be stopped or resumed", t->id);
     if (resume && stopped) {
         if ((rc = p->debug->resume(p, SW_TID_DEFAULT, 0)) < 0)
-            return fail(t, rc, "resuming", sw_proc_errmsg(p), err, errlen);
+            return srv_walk_fail(t, rc, "resuming", sw_proc_errmsg(p), err, errlen);
         srv_target_publish(t, SRV_RUNNING, NULL, -1);
     } else if (!resume && !stopped) {
         if ((rc = p->debug->pause(p, SW_TID_DEFAULT)) < 0)
-            return fail(t, rc, "stopping it", sw_proc_errmsg(p), err, errlen);
+            return srv_walk_fail(t, rc, "stopping it", sw_proc_errmsg(p), err, errlen);
         const struct rsp_stop *st = rsp_last_stop(sw_proc_rsp_session(p));
         srv_target_publish(t, SRV_STOPPED, NULL, st ? st->signal : -1);
     }

@@ -43,6 +43,7 @@ static const struct route routes[] = {
     { "POST", "/v1/samples", NULL, "", srv_api_samples_start },
     { "GET", "/v1/samples", NULL, ",limit,", srv_api_samples_list },
     { "GET", "/v1/samples/#", "sample", ",format,", srv_api_sample_get },
+    { "DELETE", "/v1/samples/#", "sample", "", srv_api_sample_stop },
 };
 
 /* Whether PATH matches PATTERN; *ID gets the '#' segment's id (0 when that

@@ -270,3 +270,32 @@ done:
     srv_tree_free(f.tree);
     srv_sample_rec_fini(&rec);
 }
+
+/* End a going run; answers its record as it ended (no tree).  A run that
+ * has ended already is a conflict, one that never was is not found. */
+void
+srv_api_sample_stop(const struct srv_api_config *api, const struct srv_request *rq, int64_t id,
+                    struct srv_reply *out)
+{
+    (void)rq;
+    if (!need_store(api, out))
+        return;
+    char err[512] = "";
+    int stop_rc = srv_sample_stop(api->registry, id, err, sizeof err);
+    struct srv_sample_rec rec = { 0 };
+    int rc = srv_store_sample_get(api->store, id, &rec);
+    if (rc == 1) {
+        srv_reply_error(out, 404, "no such sample: %" PRId64, id);
+        return;
+    }
+    if (rc != 0) {
+        srv_reply_error(out, 500, "sample %" PRId64 ": %s", id, srv_store_errmsg(api->store));
+        return;
+    }
+    if (stop_rc != 0)
+        srv_reply_error(out, 409, "sample %" PRId64 ": not going (%s)", id,
+                        rec.state ? rec.state : "unknown");
+    else
+        srv_reply_json(out, 200, sample_json(&rec));
+    srv_sample_rec_fini(&rec);
+}

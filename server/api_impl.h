@@ -120,6 +120,8 @@ void srv_api_samples_start(const struct srv_api_config *api, const struct srv_re
                            int64_t id, struct srv_reply *out);
 void srv_api_samples_list(const struct srv_api_config *api, const struct srv_request *rq,
                           int64_t id, struct srv_reply *out);
+void srv_api_sample_stop(const struct srv_api_config *api, const struct srv_request *rq, int64_t id,
+                         struct srv_reply *out);
 void srv_api_sample_get(const struct srv_api_config *api, const struct srv_request *rq, int64_t id,
                         struct srv_reply *out);
 

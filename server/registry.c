@@ -731,3 +731,39 @@ srv_sample_start(struct srv_registry *r, const int64_t *ids, size_t n, double hz
         *id = run_id;
     return rc;
 }
+
+/* The slot of the going run ID, or MAX_RUNS.  With R's lock held. */
+static size_t
+run_slot_locked(struct srv_registry *r, int64_t id)
+{
+    for (size_t i = 0; i < MAX_RUNS; i++)
+        if (r->runs[i] != NULL && srv_run_id(r->runs[i]) == id)
+            return i;
+    return MAX_RUNS;
+}
+
+int
+srv_sample_stop(struct srv_registry *r, int64_t id, char *err, size_t errlen)
+{
+    pthread_mutex_lock(&r->mu);
+    size_t i = run_slot_locked(r, id);
+    bool going = i < MAX_RUNS && !srv_run_finished(r->runs[i]);
+    if (going)
+        srv_run_stop(r->runs[i]);
+    pthread_mutex_unlock(&r->mu);
+    if (!going)
+        return srv_fail(err, errlen, SRV_ENOTFOUND, "no sample run %" PRId64 " is going", id);
+    /* Found again by id each time: a finished run may be reaped (freed) by
+     * another request's srv_sample_start meanwhile. */
+    uint64_t until = deadline(r);
+    for (;;) {
+        pthread_mutex_lock(&r->mu);
+        i = run_slot_locked(r, id);
+        bool done = i == MAX_RUNS || srv_run_finished(r->runs[i]);
+        pthread_mutex_unlock(&r->mu);
+        if (done || srv_now_us() >= until)
+            return 0;
+        struct timespec ts = { .tv_nsec = 10 * 1000000 };
+        nanosleep(&ts, NULL);
+    }
+}

@@ -101,4 +101,10 @@ int srv_target_pause(struct srv_registry *r, int64_t id, char *err, size_t errle
 int srv_sample_start(struct srv_registry *r, const int64_t *ids, size_t n, double hz,
                      double seconds, int64_t *id, char *err, size_t errlen);
 
+/* End sample run ID now: its links end at their next sample and leave
+ * their targets as found; the run is then "interrupted".  Waits for it to
+ * end, at most the walk deadline.  Returns 0, or SRV_ENOTFOUND when no run
+ * with ID is going (ended, or never started) with the message in ERR. */
+int srv_sample_stop(struct srv_registry *r, int64_t id, char *err, size_t errlen);
+
 #endif /* RSPWALK_SERVER_REGISTRY_H */

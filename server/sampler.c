@@ -238,6 +238,12 @@ srv_run_stop(struct srv_run *run)
     pthread_mutex_unlock(&run->mu);
 }
 
+int64_t
+srv_run_id(const struct srv_run *run)
+{
+    return run->id;
+}
+
 bool
 srv_run_finished(struct srv_run *run)
 {

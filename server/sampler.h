@@ -30,6 +30,9 @@ int srv_run_start(const struct srv_link_env *env, int deadline_ms, int64_t id,
  * found.  Does not wait. */
 void srv_run_stop(struct srv_run *run);
 
+/* The run's id. */
+int64_t srv_run_id(const struct srv_run *run);
+
 /* Whether the run has ended (srv_run_free will not wait). */
 bool srv_run_finished(struct srv_run *run);
 

@@ -287,11 +287,11 @@ fi
 # ---- the store: snapshots and samples kept; a new registry has its targets back --
 t0=$(ms)
 nsnap=$(sqlite3 "$tmp/store.db" "SELECT count(*) FROM snapshots")
-nsamp=$(sqlite3 "$tmp/store.db" "SELECT count(*) FROM sample_stacks")
+nsamp=$(sqlite3 "$tmp/store.db" "SELECT coalesce(sum(samples), 0) FROM sample_counts")
 ntgt=$(sqlite3 "$tmp/store.db" "SELECT count(*) FROM targets")
 # c and run were deleted, and their history with them.
 [ "$nsnap" -ge 3 ] && [ "$nsamp" -ge 10 ] && [ "$ntgt" = 3 ] ||
-    fail store "$ntgt targets (3), $nsnap snapshots (3 or more), $nsamp sample stacks (10 or more)"
+    fail store "$ntgt targets (3), $nsnap snapshots (3 or more), $nsamp samples stored (10 or more)"
 start_driver 2
 cmd info
 if py "sorted(t['target'] for t in d) == sorted(['127.0.0.1:${stub_port[a]}', '127.0.0.1:${stub_port[b]}', '127.0.0.1:${stub_port[idle]}'])" <(echo "${R#ok }") &&

@@ -263,12 +263,13 @@ test_open_sets_wal_schema_version_and_indexes(void **state)
     srv_store_close(f->st);
     f->st = NULL;
     assert_int_equal(raw_int(f->path, "SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
-    assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 1);
+    assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 2);
     assert_int_equal(raw_int(f->path, "PRAGMA application_id"), 0x52535744);
     assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
                                       " AND name IN ('snapshots_by_target',"
-                                      " 'sample_stacks_by_sample', 'sample_stacks_by_target')"),
-                     3);
+                                      " 'sample_stacks_by_sample', 'sample_stacks_by_target',"
+                                      " 'sample_paths_by_target', 'sample_counts_by_target')"),
+                     5);
     /* The history queries search those indexes, never scan a table. */
     assert_plan_uses(f->path,
                      "SELECT id, doc FROM snapshots WHERE target_id = 1 AND id > 0 ORDER BY id"
@@ -891,6 +892,97 @@ test_reopen_marks_running_runs_interrupted(void **state)
     srv_sample_rec_fini(&r);
 }
 
+/* ---- sample runs as folded paths ----------------------------------------- */
+
+static int
+seen_path(void *arg, const struct srv_path_rec *r)
+{
+    struct seen *s = arg;
+    s->other[s->n] = r->count;
+    snprintf(s->text[s->n], sizeof s->text[0], "%lld|%s|%s|%s", (long long)r->target_id, r->target,
+             r->thread, r->path);
+    s->n++;
+    return s->stop_at && s->n == s->stop_at ? 7 : 0;
+}
+
+static void
+test_sample_paths_add_up_and_count_ticks(void **state)
+{
+    struct fx *f = *state;
+    fx_open(f);
+    int64_t t = add_target(f, "127.0.0.1:1", NULL), u = add_target(f, "127.0.0.1:2", NULL), run;
+    assert_int_equal(srv_store_sample_new(f->st, "[1, 2]", 1000, 1, 100, &run), 0);
+    struct srv_path_rec b1[] = {
+        { .thread = "p1.1", .path = "main\t/bin/a\nf\t/bin/a", .count = 3 },
+        { .thread = "p1.2", .path = "main\t/bin/a", .count = 1 },
+    };
+    struct srv_path_rec b2[] = {
+        { .thread = "p1.1", .path = "main\t/bin/a\nf\t/bin/a", .count = 2 },
+    };
+    assert_int_equal(srv_store_sample_paths_add(f->st, run, t, 150, 3, b1, 2), 0);
+    assert_int_equal(srv_store_sample_paths_add(f->st, run, t, 180, 2, b2, 1), 0);
+    assert_int_equal(srv_store_sample_paths_add(f->st, run, u, 170, 4, b2, 1), 0);
+    /* A batch of samples where no thread was walked counts its ticks alone. */
+    assert_int_equal(srv_store_sample_paths_add(f->st, run, u, 175, 1, NULL, 0), 0);
+
+    struct srv_sample_rec r;
+    assert_int_equal(srv_store_sample_get(f->st, run, &r), 0);
+    assert_int_equal(r.ticks, 10);
+    srv_sample_rec_fini(&r);
+    struct seen s = { 0 };
+    assert_int_equal(srv_store_sample_paths(f->st, run, seen_path, &s), 0);
+    assert_int_equal(s.n, 3);
+    assert_string_equal(s.text[0], "1|127.0.0.1:1|p1.1|main\t/bin/a\nf\t/bin/a");
+    assert_int_equal(s.other[0], 5);
+    assert_string_equal(s.text[1], "1|127.0.0.1:1|p1.2|main\t/bin/a");
+    assert_int_equal(s.other[1], 1);
+    assert_string_equal(s.text[2], "2|127.0.0.1:2|p1.1|main\t/bin/a\nf\t/bin/a");
+    assert_int_equal(s.other[2], 2);
+    s = (struct seen){ .stop_at = 2 };
+    assert_int_equal(srv_store_sample_paths(f->st, run, seen_path, &s), 7);
+
+    /* A dead server's run ends at its last committed batch; a deleted
+     * target's paths go with it. */
+    fx_reopen(f);
+    assert_int_equal(srv_store_sample_get(f->st, run, &r), 0);
+    assert_string_equal(r.state, "interrupted");
+    assert_int_equal(r.ended_us, 180);
+    srv_sample_rec_fini(&r);
+    assert_int_equal(srv_store_target_delete(f->st, t), 0);
+    s = (struct seen){ 0 };
+    assert_int_equal(srv_store_sample_paths(f->st, run, seen_path, &s), 0);
+    assert_int_equal(s.n, 1);
+    assert_int_equal(srv_store_sample_get(f->st, run, &r), 0);
+    assert_int_equal(r.ticks, 5);
+    srv_sample_rec_fini(&r);
+}
+
+static void
+test_sample_paths_bad_batch_is_refused_whole(void **state)
+{
+    struct fx *f = *state;
+    fx_open(f);
+    int64_t t = add_target(f, "127.0.0.1:1", NULL), run;
+    assert_int_equal(srv_store_sample_new(f->st, "[1]", 10, 1, 1, &run), 0);
+    struct srv_path_rec bad[] = {
+        { .thread = "p1.1", .path = "main\t", .count = 1 },
+        { .thread = "p1.1", .path = NULL, .count = 1 },
+    };
+    assert_int_equal(srv_store_sample_paths_add(f->st, run, t, 5, 2, bad, 2), -1);
+    assert_non_null(strstr(srv_store_errmsg(f->st), "path 1 has no thread, no path or no count"));
+    /* Nothing of a refused batch stays: neither its first path nor its ticks. */
+    struct seen s = { 0 };
+    assert_int_equal(srv_store_sample_paths(f->st, run, seen_path, &s), 0);
+    assert_int_equal(s.n, 0);
+    struct srv_sample_rec r;
+    assert_int_equal(srv_store_sample_get(f->st, run, &r), 0);
+    assert_int_equal(r.ticks, 0);
+    srv_sample_rec_fini(&r);
+    assert_int_equal(srv_store_sample_paths_add(f->st, run, 42, 5, 1, bad, 1), -1);
+    assert_non_null(strstr(srv_store_errmsg(f->st), "is not in the store"));
+    assert_int_equal(srv_store_sample_paths_add(f->st, run + 1, t, 5, 1, bad, 1), -1);
+}
+
 /* ---- threads ------------------------------------------------------------ */
 
 struct adder {
@@ -983,6 +1075,8 @@ main(void)
         T(test_restart_keeps_everything),
         T(test_target_delete_cascades_to_snapshots_and_sample_stacks),
         T(test_reopen_marks_running_runs_interrupted),
+        T(test_sample_paths_add_up_and_count_ticks),
+        T(test_sample_paths_bad_batch_is_refused_whole),
         T(test_threads_add_concurrently_and_all_are_stored),
     };
 #undef T

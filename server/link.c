@@ -130,7 +130,7 @@ serve_walks(struct srv_target *t, struct srv_req *first)
     int rc = 0;
 
     if (!srv_target_cached(t, &first->key, &doc)) {
-        rc = srv_walk_run(t, &first->key, SRV_REQ_WALK, false, &doc, &time_us, err, sizeof err);
+        rc = srv_walk_run(t, &first->key, &doc, &time_us, err, sizeof err);
         fresh = rc == 0;
     }
     if (fresh && t->env->store != NULL && t->persisted)
@@ -160,11 +160,6 @@ serve(struct srv_target *t, struct srv_req *q)
     case SRV_REQ_WALK:
         serve_walks(t, q);
         return;
-    case SRV_REQ_SAMPLE:
-        q->rc = srv_walk_run(t, &q->key, SRV_REQ_SAMPLE, q->leave_stopped, &q->doc, &q->time_us,
-                             q->err, sizeof q->err);
-        q->fresh = q->rc == 0;
-        break;
     case SRV_REQ_PAUSE:
     case SRV_REQ_RESUME:
         q->rc = srv_walk_control(t, q->kind == SRV_REQ_RESUME, q->err, sizeof q->err);

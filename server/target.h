@@ -41,7 +41,7 @@ struct srv_walk_key {
     size_t max_frames;
 };
 
-/* Waits for several requests at once (one srv_stacks_all, one sample tick).
+/* Waits for several requests at once (one srv_stacks_all, one sample run).
  * Lives on the waiting thread's stack; a link touches it only for a request
  * that was not abandoned, under that target's lock. */
 struct srv_waiter {
@@ -51,8 +51,7 @@ struct srv_waiter {
 };
 
 enum srv_req_kind {
-    SRV_REQ_WALK,   /* the document; a running target is stopped and resumed */
-    SRV_REQ_SAMPLE, /* the same, every thread; resumed unless LEAVE_STOPPED */
+    SRV_REQ_WALK, /* the document; a running target is stopped and resumed */
     SRV_REQ_PAUSE,
     SRV_REQ_RESUME,
     SRV_REQ_SAMPLE_RUN, /* a whole sample run (struct srv_sample_req) */
@@ -78,7 +77,6 @@ struct srv_req {
     struct srv_req *next; /* in the target's queue */
     enum srv_req_kind kind;
     struct srv_walk_key key;
-    bool leave_stopped;
     struct srv_waiter *waiter; /* borrowed while posted */
     bool done, abandoned;      /* under the target's lock */
     /* Results, valid once done. */

@@ -183,8 +183,8 @@ render(struct srv_target *t, const struct srv_walk_key *key, uint64_t start_us, 
 }
 
 int
-srv_walk_run(struct srv_target *t, const struct srv_walk_key *key, enum srv_req_kind kind,
-             bool leave_stopped, char **doc, int64_t *time_us, char *err, size_t errlen)
+srv_walk_run(struct srv_target *t, const struct srv_walk_key *key, char **doc, int64_t *time_us,
+             char *err, size_t errlen)
 {
     struct sw_proc *p = sw_walker_proc(t->w);
     const struct rsp_stats *stats = rsp_session_stats(sw_proc_rsp_session(p));
@@ -199,8 +199,7 @@ srv_walk_run(struct srv_target *t, const struct srv_walk_key *key, enum srv_req_
     rc = render(t, key, start_us, doc, err, errlen);
     if (t->w == NULL) /* the link broke */
         return rc;
-    bool resume = kind == SRV_REQ_SAMPLE ? !leave_stopped : paused;
-    if (resume) {
+    if (paused) {
         int rr = p->debug ? p->debug->resume(p, SW_TID_DEFAULT, 0) : SW_EUNSUP;
         if (rr < 0) {
             free(*doc);
@@ -208,10 +207,6 @@ srv_walk_run(struct srv_target *t, const struct srv_walk_key *key, enum srv_req_
             return srv_walk_fail(t, rr, "resuming", sw_proc_errmsg(p), err, errlen);
         }
         srv_target_publish(t, SRV_RUNNING, NULL, -1);
-    } else if (paused) {
-        /* A sample's last tick of a target found stopped: it stays so. */
-        const struct rsp_stop *st = rsp_last_stop(sw_proc_rsp_session(p));
-        srv_target_publish(t, SRV_STOPPED, NULL, st ? st->signal : -1);
     }
     /* The session counts the interrupt and its stop reply as a round trip. */
     uint64_t rts = stats->round_trips - rt0;
@@ -222,7 +217,7 @@ srv_walk_run(struct srv_target *t, const struct srv_walk_key *key, enum srv_req_
         t->last_round_trips = rts;
     }
     pthread_mutex_unlock(&t->mu);
-    if (rc == 0 && !resume)
+    if (rc == 0 && !paused)
         srv_target_cache_put(t, key, *doc, p->stop_gen);
     return rc;
 }

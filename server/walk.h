@@ -9,13 +9,12 @@
 #include "server/target.h"
 
 /* Walk T with KEY's options into *DOC (the stack document; caller frees
- * with free()).  KIND SRV_REQ_WALK: a running target is stopped for the
- * walk and resumed after it, a stopped one stays stopped (and the document
- * is cached).  SRV_REQ_SAMPLE: stopped if it runs, walked, and resumed
- * unless LEAVE_STOPPED.  *TIME_US: CLOCK_REALTIME microseconds the walk
- * began.  Returns 0 or an enum srv_err with the message in ERR. */
-int srv_walk_run(struct srv_target *t, const struct srv_walk_key *key, enum srv_req_kind kind,
-                 bool leave_stopped, char **doc, int64_t *time_us, char *err, size_t errlen);
+ * with free()).  A running target is stopped for the walk and resumed
+ * after it, a stopped one stays stopped (and the document is cached).
+ * *TIME_US: CLOCK_REALTIME microseconds the walk began.  Returns 0 or an
+ * enum srv_err with the message in ERR. */
+int srv_walk_run(struct srv_target *t, const struct srv_walk_key *key, char **doc, int64_t *time_us,
+                 char *err, size_t errlen);
 
 /* Resume T (RESUME) or stop it.  Returns 0 or an enum srv_err. */
 int srv_walk_control(struct srv_target *t, bool resume, char *err, size_t errlen);

@@ -48,6 +48,8 @@ CLI_SRCS := $(sort $(wildcard cli/*.c))
 # not into the library (its names are dap_*).
 DAP_SRCS := $(sort $(wildcard dap/*.c))
 DAP_LIBS := -ljansson
+# The RSP door (door/, rspwalk --rsp-listen): linked into rspwalk, not into the library.
+DOOR_SRCS := $(sort $(wildcard door/*.c))
 # rspwalkd: the stack server (server/), on libmicrohttpd, jansson and SQLite.
 SERVER_SRCS := $(sort $(wildcard server/*.c))
 SERVER_LIBS := -lmicrohttpd -ljansson -lsqlite3 -lpthread
@@ -76,6 +78,7 @@ $(1)_LIB_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(LIB_SRCS))
 $(1)_CLI_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(CLI_SRCS))
 $(1)_SERVER_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(SERVER_SRCS)) build/$(1)/server/web_assets.o
 $(1)_DAP_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(DAP_SRCS))
+$(1)_DOOR_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(DOOR_SRCS))
 $(1)_SERVER_LIB_OBJS := $$(filter-out build/$(1)/server/main.o,$$($(1)_SERVER_OBJS))
 $(1)_TOOL_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(TOOL_SRCS))
 
@@ -97,9 +100,9 @@ build/$(1)/librspwalk.a: $$($(1)_LIB_OBJS)
 	@mkdir -p $$(@D)
 	$$(Q)rm -f $$@ && ar rcs $$@ $$^
 
-build/$(1)/rspwalk: $$($(1)_CLI_OBJS) $$($(1)_DAP_OBJS) build/$(1)/librspwalk.a
+build/$(1)/rspwalk: $$($(1)_CLI_OBJS) $$($(1)_DAP_OBJS) $$($(1)_DOOR_OBJS) build/$(1)/librspwalk.a
 	$$(if $$(Q),@echo "  LD[$(1)] $$@")
-	$$(Q)$(2) $$($(1)_CFLAGS) -o $$@ $$($(1)_CLI_OBJS) $$($(1)_DAP_OBJS) build/$(1)/librspwalk.a \
+	$$(Q)$(2) $$($(1)_CFLAGS) -o $$@ $$($(1)_CLI_OBJS) $$($(1)_DAP_OBJS) $$($(1)_DOOR_OBJS) build/$(1)/librspwalk.a \
 	    $$(LIBS) $$(DAP_LIBS) $$($(1)_LDFLAGS)
 
 build/$(1)/rspwalkd: $$($(1)_SERVER_OBJS) $$($(1)_DAP_OBJS) build/$(1)/librspwalk.a
@@ -274,9 +277,9 @@ check-symbols: build/release/librspwalk.a build/release/librspwalk.so
 	if [ -n "$$bad" ]; then echo "check-symbols: the shared library exports:"; echo "$$bad"; exit 1; fi; \
 	echo "check-symbols: every symbol has a module prefix"
 
-FORMAT_SRCS = $(filter-out %.def,$(LIB_SRCS) $(CLI_SRCS) $(DAP_SRCS) $(SERVER_SRCS) $(TOOL_SRCS) $(UNIT_SRCS) $(FUZZ_SRCS) \
+FORMAT_SRCS = $(filter-out %.def,$(LIB_SRCS) $(CLI_SRCS) $(DAP_SRCS) $(DOOR_SRCS) $(SERVER_SRCS) $(TOOL_SRCS) $(UNIT_SRCS) $(FUZZ_SRCS) \
               $(wildcard $(addsuffix /*.h,$(LIB_DIRS)) \
-              cli/*.h dap/*.h server/*.h tests/tools/*.h tests/unit/*/*.h tests/warm/*.c) $(PUBLIC_HDRS) $(wildcard fixtures/src/*.c fixtures/src/kernel/*.c))
+              cli/*.h dap/*.h door/*.h server/*.h tests/tools/*.h tests/unit/*/*.h tests/warm/*.c) $(PUBLIC_HDRS) $(wildcard fixtures/src/*.c fixtures/src/kernel/*.c))
 format:
 	$(Q)clang-format -i $(FORMAT_SRCS)
 format-check:

@@ -15,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "dap/dap.h"
+#include "door/door.h"
 #include "rspwalk/rspwalk.h"
 
 enum {
@@ -39,6 +40,7 @@ enum {
     OPT_LIB_PATH,
     OPT_SAMPLE,
     OPT_DAP,
+    OPT_RSP_LISTEN,
 };
 
 /* gdb's signal numbers (include/gdb/signals.def), which RSP uses. */
@@ -72,6 +74,7 @@ usage(FILE *f)
         "Usage: rspwalk [OPTIONS] TARGET\n"
         "  or:  rspwalk [OPTIONS] --pid N\n"
         "  or:  rspwalk [OPTIONS] --dap\n"
+        "  or:  rspwalk [OPTIONS] --rsp-listen HOST:PORT TARGET\n"
         "Walk the call stacks of a program behind a GDB remote stub.\n\n"
         "  TARGET             HOST:PORT | [V6ADDR]:PORT | unix:PATH | /dev/ttyX[@BAUD] | "
         "'|COMMAND'\n\n"
@@ -110,6 +113,9 @@ usage(FILE *f)
         "                     TARGET), detach leaving it running\n"
         "      --dap          serve the Debug Adapter Protocol on stdin/stdout (no TARGET:\n"
         "                     the client's attach request names it), for editors\n"
+        "      --rsp-listen HOST:PORT  serve gdb or lldb as a GDB stub on HOST:PORT (loopback\n"
+        "                     only), passing its packets through to TARGET and answering\n"
+        "                     the stop's register and memory reads from one walk\n"
         "  -h, --help         this text\n"
         "  -V, --version      the version\n",
         f);
@@ -240,6 +246,7 @@ main(int argc, char **argv)
         { "steppers", required_argument, NULL, OPT_STEPPERS },
         { "sample", required_argument, NULL, OPT_SAMPLE },
         { "dap", no_argument, NULL, OPT_DAP },
+        { "rsp-listen", required_argument, NULL, OPT_RSP_LISTEN },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -247,6 +254,7 @@ main(int argc, char **argv)
     struct cli_opts o = { .format = CLI_TEXT, .timeout_ms = 10000, .start_us = cli_now_us() };
     const char *pass_list = default_pass;
     bool dap = false;
+    const char *rsp_listen = NULL;
     int c;
 
     opterr = 0;
@@ -340,6 +348,9 @@ main(int argc, char **argv)
         case OPT_DAP:
             dap = true;
             break;
+        case OPT_RSP_LISTEN:
+            rsp_listen = optarg;
+            break;
         case 'h':
             usage(stdout);
             return EXIT_OK;
@@ -380,6 +391,27 @@ main(int argc, char **argv)
         dcfg.cache_dir = o.cache_dir;
         dcfg.log = stderr;
         return dap_serve_fd(0, 1, &dcfg) < 0 ? EXIT_FAIL : EXIT_OK;
+    }
+    if (rsp_listen != NULL) {
+        if (dap || optind != argc - 1 || o.pid != 0 || o.attach != NULL || o.cont || o.thread ||
+            o.sample_seconds > 0) {
+            fprintf(stderr, "rspwalk: --rsp-listen takes one TARGET and no --dap, --pid, --attach, "
+                            "--continue, --thread or --sample: the front end drives the target\n");
+            return EXIT_USAGE;
+        }
+        struct door_config rcfg = {
+            .listen = rsp_listen,
+            .target = argv[optind],
+            .exe = o.exe,
+            .sysroot = o.sysroot,
+            .lib_path = o.lib_path,
+            .debug_dir = o.debug_dir,
+            .cache_dir = o.cache_dir,
+            .timeout_ms = o.timeout_ms,
+            .max_frames = o.max_frames,
+            .log = stderr,
+        };
+        return door_serve(&rcfg) < 0 ? EXIT_FAIL : EXIT_OK;
     }
     char pid_target[64];
     if (o.pid != 0) {

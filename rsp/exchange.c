@@ -430,7 +430,7 @@ judge_reply(struct rsp_exchange *x, enum rsp_pkt kind, const char *label, const 
 {
     if (r->len == 0) {
         /* Empty means unsupported; generic qXfer objects are judged one by one. */
-        if (kind != RSP_PKT_XFER_OTHER)
+        if (kind != RSP_PKT_XFER_OTHER && kind != RSP_PKT_PASS)
             x->unsup[kind] = true;
         return sw_fail(x->err, SW_EUNSUP, "'%s': not supported by the stub (empty reply)", label);
     }

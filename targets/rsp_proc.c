@@ -645,6 +645,21 @@ sw_proc_rsp_session(struct sw_proc *p)
     return p && (p->ops == &rsp_proc_ops || p->ops == &rsp_proc_shared_ops) ? to_rp(p)->s : NULL;
 }
 
+void
+sw_proc_rsp_retake_stop(struct sw_proc *p)
+{
+    struct rsp_session *s = sw_proc_rsp_session(p);
+    if (s == NULL)
+        return;
+    const struct rsp_stop *st = rsp_last_stop(s);
+    if (st != NULL) {
+        (void)tgt_rsp_take_stop(to_rp(p), st);
+    } else {
+        tgt_rsp_drop_caches(to_rp(p));
+        p->stop_gen++;
+    }
+}
+
 bool
 sw_proc_rsp_thread_stopped(struct sw_proc *p, sw_tid tid)
 {

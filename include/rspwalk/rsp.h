@@ -436,6 +436,30 @@ SW_API int rsp_session_fd(const struct rsp_session *s);
  * output, an ack): rsp_wait_stop with timeout 0 then says SW_ETIMEDOUT. */
 SW_API int rsp_session_event_fd(struct rsp_session *s);
 
+/* ---- passing a front end's packets through (rsp/pass.c; rspwalk --rsp-listen) ---- */
+
+/* Send PAYLOAD of LEN bytes (escaped as on the wire, without '$' and the
+ * checksum) as it is and wait for its reply, whatever it is: 0 with *REPLY
+ * (run-lengths expanded, '}' escapes kept, so that it can be framed again
+ * as it is; valid until the session's next request) and *RLEN, empty and
+ * "E NN" replies included; else a link error (SW_ECONN, SW_ETIMEDOUT,
+ * SW_EPROTO) naming the packet.  A packet that only reads ('m', 'g', 'p',
+ * '?', 'qXfer:...:read', 'vFile:', and 'q' queries but qRcmd) keeps what the
+ * session holds of the stop; any other drops it (rsp_session_forget_stop).
+ * Not for resumes, whose reply is a stop: rsp_pass_resume. */
+SW_API int rsp_pass_request(struct rsp_session *s, const char *payload, size_t len,
+                            const char **reply, size_t *rlen);
+/* Send resume PAYLOAD ('c', 'C', 's', 'S', 'vCont;...') as it is, waiting
+ * only for its ack; what the session holds of the stop is dropped.  The
+ * stop comes through rsp_pass_wait_stop (rsp_interrupt stops it early). */
+SW_API int rsp_pass_resume(struct rsp_session *s, const char *payload, size_t len);
+/* Wait up to TIMEOUT_MS for the stop reply after rsp_pass_resume or
+ * rsp_interrupt ('O' console packets skipped): 0 with *REPLY as
+ * rsp_pass_request gives it, taken in as rsp_last_stop when it parses (a
+ * 'W' or 'X' exit too); SW_ETIMEDOUT when none came, or a link error. */
+SW_API int rsp_pass_wait_stop(struct rsp_session *s, int timeout_ms, const char **reply,
+                              size_t *rlen);
+
 /* Parse a stop reply PKT of LEN bytes (pure).  Returns 0 or SW_EPROTO. */
 SW_API int rsp_stop_parse(const char *pkt, size_t len, struct rsp_stop *out, struct sw_errbuf *err);
 

@@ -60,6 +60,13 @@ SW_API int sw_proc_rsp_new_shared(struct rsp_session *s, int64_t pid,
 /* The session under P (borrowed), or NULL if P is not an RSP process. */
 SW_API struct rsp_session *sw_proc_rsp_session(struct sw_proc *p);
 
+/* The session under P took a stop, or the target was written to, outside P
+ * (rsp_pass_request and rsp_pass_resume: a stub in front of P's passing a
+ * front end's packets through): take rsp_last_stop in again, dropping what P
+ * keeps of the stop and moving its stop_gen.  A no-op when P is not an RSP
+ * process. */
+SW_API void sw_proc_rsp_retake_stop(struct sw_proc *p);
+
 /* Signals (gdb numbers) passed to the target without stopping when
  * handle_debug_event sees them. */
 SW_API int sw_proc_rsp_set_pass(struct sw_proc *p, const int *sigs, size_t n);

@@ -1,0 +1,40 @@
+/* door/door.h -- the RSP door: a GDB stub for a front end, a client of the real stub.
+ *
+ * `rspwalk --rsp-listen HOST:PORT TARGET` serves one front end (gdb, lldb)
+ * at a time on HOST:PORT and passes its packets through to the stub at
+ * TARGET, except the register and memory reads of the current stop, which
+ * it answers from one walk of every thread, and qXfer:rspwalk-stacks (the
+ * stack document).  What is answered and how: docs/usage.md, "The RSP door".
+ * Not part of librspwalk: it uses only the public API (include/rspwalk/).
+ */
+#ifndef RSPWALK_DOOR_H
+#define RSPWALK_DOOR_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* How the door works.  Every pointer is borrowed for door_serve's run. */
+struct door_config {
+    const char *listen;    /* HOST:PORT, a loopback address (port 0: any) */
+    const char *target;    /* the stub: the CLI's TARGET */
+    const char *exe;       /* local executable; NULL: ask the stub */
+    const char *sysroot;   /* NULL: none */
+    const char *lib_path;  /* NULL: none */
+    const char *debug_dir; /* NULL: the walker's default */
+    const char *cache_dir; /* NULL: the walker's default */
+    int timeout_ms;        /* per upstream read; 0: 10000 */
+    size_t max_frames;     /* per walk; 0: the walker's default */
+    /* One line per front end served and per failure; the first line is
+     * "rspwalk: door: listening on HOST:PORT" (the port the kernel chose
+     * when PORT is 0).  NULL: stderr. */
+    FILE *log;
+};
+
+/* Connect to CFG->target, listen on CFG->listen and serve front ends one
+ * after another until the stub's link ends (a front end's detach or kill
+ * usually ends it).  Returns 0 when the link ended after serving, or -1
+ * with the cause logged: a listen address that is not loopback or cannot
+ * be bound, a stub that cannot be reached, a link lost mid-request. */
+int door_serve(const struct door_config *cfg);
+
+#endif /* RSPWALK_DOOR_H */

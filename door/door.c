@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -800,8 +801,11 @@ handle(struct door *d, const char *pkt, size_t len)
         if (pkt[0] != 'Z' && pkt[0] != 'z' && sync_hg(d) < 0)
             return -1;
         int rc = pass(d, pkt, len);
-        if (pkt[0] != 'p')
-            sw_proc_rsp_retake_stop(sw_walker_proc(d->w));
+        /* Writes change what the process read (not its library list); the
+         * stub hides its breakpoints from reads, so they change nothing the
+         * walker keeps. */
+        if (strchr("MXGP", pkt[0]) != NULL)
+            sw_proc_rsp_forget_reads(sw_walker_proc(d->w));
         return rc;
     }
     if ((len > 0 && (pkt[0] == 'D' || pkt[0] == 'k')) || starts(pkt, len, "vKill")) {
@@ -986,6 +990,10 @@ door_serve(const struct door_config *cfg)
             rc = -1;
             break;
         }
+        /* An ack and its reply are two writes: without this, the second
+         * waits for the front end's delayed ack of the first. */
+        int one = 1;
+        (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         d.fd = fd;
         rc = serve_one(&d);
         close(fd);

@@ -660,6 +660,13 @@ sw_proc_rsp_retake_stop(struct sw_proc *p)
     }
 }
 
+void
+sw_proc_rsp_forget_reads(struct sw_proc *p)
+{
+    if (sw_proc_rsp_session(p) != NULL)
+        tgt_rsp_drop_caches(to_rp(p));
+}
+
 bool
 sw_proc_rsp_thread_stopped(struct sw_proc *p, sw_tid tid)
 {

@@ -67,6 +67,12 @@ SW_API struct rsp_session *sw_proc_rsp_session(struct sw_proc *p);
  * process. */
 SW_API void sw_proc_rsp_retake_stop(struct sw_proc *p);
 
+/* The target's registers or memory were written outside P (rsp_pass_request
+ * of 'G', 'P', 'M', 'X'): drop the registers and memory P keeps of this
+ * stop, which stays the same stop (stop_gen does not move, so a walker
+ * keeps its library list).  A no-op when P is not an RSP process. */
+SW_API void sw_proc_rsp_forget_reads(struct sw_proc *p);
+
 /* Signals (gdb numbers) passed to the target without stopping when
  * handle_debug_event sees them. */
 SW_API int sw_proc_rsp_set_pass(struct sw_proc *p, const int *sigs, size_t n);

@@ -97,8 +97,7 @@ struct door {
     uint64_t packets, answered, rt0;
 };
 
-static void __attribute__((format(printf, 2, 3)))
-door_log(struct door *d, const char *fmt, ...)
+static void __attribute__((format(printf, 2, 3))) door_log(struct door *d, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -269,9 +268,9 @@ door_warm(struct door *d)
     d->mem = calloc(nr ? nr : 1, sizeof *d->mem);
     for (size_t i = 0; i < nr; i++) {
         if (rc == 0 && ranges[i].rc == 0 && d->mem != NULL)
-            d->mem[d->nmem++] =
-                (struct door_range){ .addr = ranges[i].addr, .len = ranges[i].len,
-                                     .data = ranges[i].buf };
+            d->mem[d->nmem++] = (struct door_range){ .addr = ranges[i].addr,
+                                                     .len = ranges[i].len,
+                                                     .data = ranges[i].buf };
         else
             free(ranges[i].buf);
     }
@@ -463,7 +462,8 @@ read_packet(struct door *d)
     }
 }
 
-/* ---- packets ---------------------------------------------------------------------------------- */
+/* ---- packets ----------------------------------------------------------------------------------
+ */
 
 static bool
 starts(const char *p, size_t len, const char *prefix)
@@ -599,8 +599,7 @@ on_m(struct door *d, const char *pkt, size_t len)
         memcpy(tmp, pkt + 1, len - 1);
         tmp[len - 1] = '\0';
         addr = strtoull(tmp, &end, 16);
-        if (*end == ',' && (n = strtoull(end + 1, &end, 16), *end == '\0') && n > 0 &&
-            n <= 65536) {
+        if (*end == ',' && (n = strtoull(end + 1, &end, 16), *end == '\0') && n > 0 && n <= 65536) {
             if (door_warm(d) < 0)
                 return -1;
             uint8_t *b = malloc(n);
@@ -871,8 +870,9 @@ door_listen(struct door *d, const char *spec)
     int fd = -1;
     for (struct addrinfo *a = ai; a != NULL; a = a->ai_next) {
         if (!is_loopback(a->ai_addr)) {
-            door_log(d, "--rsp-listen '%s': not a loopback address (the door has no "
-                        "authentication: it listens on this host only)",
+            door_log(d,
+                     "--rsp-listen '%s': not a loopback address (the door has no "
+                     "authentication: it listens on this host only)",
                      spec);
             freeaddrinfo(ai);
             return -1;
@@ -940,8 +940,11 @@ serve_one(struct door *d)
 int
 door_serve(const struct door_config *cfg)
 {
-    struct door d = { .cfg = cfg, .log = cfg->log ? cfg->log : stderr, .fd = -1,
-                      .stopped = true, .up_synced = true };
+    struct door d = { .cfg = cfg,
+                      .log = cfg->log ? cfg->log : stderr,
+                      .fd = -1,
+                      .stopped = true,
+                      .up_synced = true };
     struct rsp_session_config scfg;
     struct sw_errbuf e = { 0 };
     struct rsp_session *rs = NULL;

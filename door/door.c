@@ -951,12 +951,9 @@ door_serve(const struct door_config *cfg)
     struct sw_proc *p = NULL;
     rsp_session_config_init(&scfg);
     scfg.timeout_ms = cfg->timeout_ms > 0 ? cfg->timeout_ms : 10000;
-    int lfd = door_listen(&d, cfg->listen);
-    if (lfd < 0)
-        return -1;
+    /* The stub first: "listening" then means ready to serve. */
     if (rsp_session_open(cfg->target, &scfg, &rs, &e) < 0) {
         door_log(&d, "%s", e.msg);
-        close(lfd);
         return -1;
     }
     struct sw_rsp_config pcfg;
@@ -964,7 +961,6 @@ door_serve(const struct door_config *cfg)
     pcfg.exe = cfg->exe;
     if (sw_proc_rsp_new(rs, &pcfg, &p, &e) < 0) { /* closes RS on failure */
         door_log(&d, "%s", e.msg);
-        close(lfd);
         return -1;
     }
     struct sw_walker_config wcfg;
@@ -977,7 +973,11 @@ door_serve(const struct door_config *cfg)
     wcfg.max_frames = cfg->max_frames;
     if (sw_walker_new(p, &wcfg, &d.w, &e) < 0) { /* frees P on failure */
         door_log(&d, "%s", e.msg);
-        close(lfd);
+        return -1;
+    }
+    int lfd = door_listen(&d, cfg->listen);
+    if (lfd < 0) {
+        sw_walker_free(d.w);
         return -1;
     }
     d.s = rs;

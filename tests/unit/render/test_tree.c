@@ -258,6 +258,34 @@ test_tree_frames_without_function_are_named_by_pc(void **state)
     sw_tree_free(t);
 }
 
+/* Names from the target may hold any bytes: the JSON stays valid UTF-8. */
+static void
+test_tree_json_names_that_are_not_utf8_become_replacement_characters(void **state)
+{
+    (void)state;
+    static const struct sw_tree_frame p[] = {
+        { "main", PROG, 0x1000 },
+        { "caf\xc3\xa9", NULL, 0 },      /* UTF-8: kept */
+        { "bad\xff\xc3(\x7f", NULL, 0 }, /* 0xff, a cut sequence, DEL */
+        { "over\xc0\xaflong", NULL, 0 }, /* an overlong '/' */
+        { "sur\xed\xa0\x80rogate", NULL, 0 },
+    };
+    struct sw_tree *t;
+    assert_int_equal(sw_tree_new(&t), 0);
+    assert_int_equal(sw_tree_add_task(t, "t\x80", 0, NULL, NULL), 0);
+    assert_int_equal(sw_tree_add_path(t, 0, p, 5, 1), 0);
+    char *s = written(t, SW_TREE_JSON);
+    assert_non_null(strstr(s, "\"caf\xc3\xa9\""));
+    assert_non_null(strstr(s, "\"bad\\ufffd\\ufffd(\\u007f\""));
+    assert_non_null(strstr(s, "\"over\\ufffd\\ufffdlong\""));
+    assert_non_null(strstr(s, "\"sur\\ufffd\\ufffd\\ufffdrogate\""));
+    assert_non_null(strstr(s, "\"t\\ufffd\""));
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+        assert_true(*c < 0x80 || (c[0] == 0xc3 && c[1] == 0xa9) || (c[-1] == 0xc3 && c[0] == 0xa9));
+    free(s);
+    sw_tree_free(t);
+}
+
 static void
 test_tree_merge_equals_one_tree_of_all_tasks(void **state)
 {
@@ -390,6 +418,7 @@ main(void)
         cmocka_unit_test(test_tree_task_ranges_join_in_any_order),
         cmocka_unit_test(test_tree_million_tasks_in_two_states_keep_few_ranges),
         cmocka_unit_test(test_tree_frames_without_function_are_named_by_pc),
+        cmocka_unit_test(test_tree_json_names_that_are_not_utf8_become_replacement_characters),
         cmocka_unit_test(test_tree_merge_equals_one_tree_of_all_tasks),
         cmocka_unit_test(test_tree_bad_task_and_format_are_einval),
         cmocka_unit_test(test_tree_deep_paths_need_no_deep_recursion),

@@ -56,7 +56,8 @@ mem_cache_add(struct tgt_rsp_proc *rp, sw_addr addr, size_t len, const uint8_t *
             return SW_ENOMEM;
         memcpy(copy, data, len);
     }
-    rp->mem[rp->nmem++] = (struct tgt_mem_range){ .addr = addr, .len = len, .data = copy };
+    rp->mem[rp->nmem++] =
+        (struct tgt_mem_range){ .addr = addr, .len = len, .data = copy, .used_hi = addr };
     return 0;
 }
 
@@ -77,9 +78,9 @@ mem_cache_copy(struct tgt_rsp_proc *rp, sw_addr addr, uint8_t *buf, size_t len, 
     *unreadable = false;
     while (done < len) {
         sw_addr a = addr + done;
-        const struct tgt_mem_range *hit = NULL;
+        struct tgt_mem_range *hit = NULL;
         for (size_t i = 0; i < rp->nmem && hit == NULL; i++) {
-            const struct tgt_mem_range *m = &rp->mem[i];
+            struct tgt_mem_range *m = &rp->mem[i];
             if (a >= m->addr && a - m->addr < m->len)
                 hit = m;
         }
@@ -90,8 +91,11 @@ mem_cache_copy(struct tgt_rsp_proc *rp, sw_addr addr, uint8_t *buf, size_t len, 
         }
         size_t off = (size_t)(a - hit->addr);
         size_t n = hit->len - off < len - done ? hit->len - off : len - done;
-        if (buf != NULL)
+        if (buf != NULL) {
             memcpy(buf + done, hit->data + off, n);
+            if (a + n > hit->used_hi)
+                hit->used_hi = a + n;
+        }
         done += n;
     }
     return true;

@@ -32,7 +32,8 @@ struct tgt_gcache {
 struct tgt_mem_range {
     sw_addr addr;
     size_t len;
-    uint8_t *data; /* owned; NULL for a range known to be unreadable */
+    uint8_t *data;   /* owned; NULL for a range known to be unreadable */
+    sw_addr used_hi; /* the end of the highest byte a read took from it; ADDR: none */
 };
 
 /* One thread of the last stop, for the next stop's fetch (targets/rsp_warm.c). */

@@ -26,6 +26,13 @@
 /* The stopped thread's window starts at its SP rounded down to this, as a
  * read at SP would (rsp_mem.c's TGT_MIN_BLOCK). */
 #define WARM_ALIGN 64
+/* A stack kept for the next stop ends this far above the highest byte its
+ * walk took, not at the end of the windows that held it: a window is as long
+ * as a packet allows (9 KiB on gdbserver) and a thread's stack bottom rarely
+ * moves, so the rest would be read, sent as hex and decoded at every stop
+ * for nothing (8 of 11 KiB a parked thread).  A walk that goes further
+ * reads the rest as it goes. */
+#define WARM_TAIL 256
 
 bool
 tgt_warm_wanted(struct tgt_rsp_proc *rp)
@@ -59,6 +66,17 @@ stack_run(const struct tgt_rsp_proc *rp, sw_addr sp, sw_addr *lo, sw_addr *hi)
                 grew = true;
             }
         }
+    }
+    sw_addr used = *lo;
+    for (size_t i = 0; i < rp->nmem; i++) {
+        const struct tgt_mem_range *m = &rp->mem[i];
+        if (m->data != NULL && m->addr >= *lo && m->addr < *hi && m->used_hi > used)
+            used = m->used_hi;
+    }
+    if (used > sp) {
+        sw_addr end = (used + WARM_TAIL + WARM_ALIGN - 1) & ~(sw_addr)(WARM_ALIGN - 1);
+        if (end < *hi)
+            *hi = end;
     }
     if (*hi - *lo > WARM_MAX_STACK)
         *hi = *lo + WARM_MAX_STACK;

@@ -653,7 +653,11 @@ sw_proc_rsp_retake_stop(struct sw_proc *p)
         return;
     const struct rsp_stop *st = rsp_last_stop(s);
     if (st != NULL) {
-        (void)tgt_rsp_take_stop(to_rp(p), st);
+        struct tgt_rsp_proc *rp = to_rp(p);
+        /* What the last stop read goes out again with this stop's first
+         * read, as after a resume of P's own (take_event). */
+        if (tgt_rsp_take_stop(rp, st))
+            rp->warm.due = tgt_warm_wanted(rp);
     } else {
         tgt_rsp_drop_caches(to_rp(p));
         p->stop_gen++;
@@ -661,10 +665,40 @@ sw_proc_rsp_retake_stop(struct sw_proc *p)
 }
 
 void
+sw_proc_rsp_prepare_resume(struct sw_proc *p)
+{
+    if (sw_proc_rsp_session(p) == NULL)
+        return;
+    struct tgt_rsp_proc *rp = to_rp(p);
+    tgt_warm_record(rp);
+    rp->warm.all_regs = true; /* the front end reads the stopped thread's 'g' too */
+    tgt_rsp_drop_caches(rp);
+}
+
+void
 sw_proc_rsp_forget_reads(struct sw_proc *p)
 {
     if (sw_proc_rsp_session(p) != NULL)
         tgt_rsp_drop_caches(to_rp(p));
+}
+
+void
+sw_proc_rsp_forget_regs(struct sw_proc *p, sw_tid tid)
+{
+    if (sw_proc_rsp_session(p) == NULL)
+        return;
+    struct tgt_rsp_proc *rp = to_rp(p);
+    size_t k = 0;
+    for (size_t i = 0; i < rp->ngcache; i++) {
+        if (rp->gcache[i].tid == tid)
+            sw_free(rp->gcache[i].data);
+        else
+            rp->gcache[k++] = rp->gcache[i];
+    }
+    rp->ngcache = k;
+    /* What the stop carried of its thread is no longer that thread's. */
+    if (rp->stop.has_thread && (sw_tid)rp->stop.thread.tid == tid)
+        rp->stop.nexpedited = 0;
 }
 
 bool

@@ -49,7 +49,8 @@ struct tgt_warm {
     size_t nthreads;
     struct sw_mem_req *reads; /* owned: sw_proc_ops.stop_reads' ranges (ADDR, LEN) */
     size_t nreads;
-    bool due; /* a stop was taken in: the plan goes out with its first read */
+    bool due;      /* a stop was taken in: the plan goes out with its first read */
+    bool all_regs; /* the stopped thread's 'g' too (a front end reads it) */
 };
 
 struct tgt_rsp_proc {

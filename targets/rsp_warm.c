@@ -33,6 +33,9 @@
  * for nothing (8 of 11 KiB a parked thread).  A walk that goes further
  * reads the rest as it goes. */
 #define WARM_TAIL 256
+/* With a front end's reads planned too (warm.all_regs), the stopped thread's
+ * window starts this far below its SP: the door reads as much below it. */
+#define WARM_FRONT_BELOW 256
 
 bool
 tgt_warm_wanted(struct tgt_rsp_proc *rp)
@@ -179,7 +182,8 @@ plan_stack(struct tgt_rsp_proc *rp, const struct tgt_warm_thread *t, struct rsp_
     bool stopped =
         rp->stop.has_thread && (sw_tid)rp->stop.thread.tid == t->tid && sp_held(rp, t->tid, &sp);
     if (stopped) {
-        sw_addr start = sp & ~(sw_addr)(WARM_ALIGN - 1);
+        sw_addr below = rp->warm.all_regs && sp > WARM_FRONT_BELOW ? WARM_FRONT_BELOW : 0;
+        sw_addr start = (sp - below) & ~(sw_addr)(WARM_ALIGN - 1);
         if (start < lo && lo - start <= WARM_MAX_STACK)
             lo = start; /* deeper than last time: the bytes in between too */
         else if (start < lo || start >= hi)
@@ -221,8 +225,8 @@ tgt_warm_fetch(struct tgt_rsp_proc *rp)
         sw_addr sp;
         /* The stopped thread's registers came with the stop: a 'g' only if
          * its walk needs more than those, as prefetch_threads decides. */
-        if (!(rp->stop.has_thread && (sw_tid)rp->stop.thread.tid == t->tid &&
-              sp_held(rp, t->tid, &sp)))
+        if (rp->warm.all_regs || !(rp->stop.has_thread && (sw_tid)rp->stop.thread.tid == t->tid &&
+                                   sp_held(rp, t->tid, &sp)))
             ids[nids++] = t->id;
         plan_stack(rp, t, ranges, &k, cap, chunk);
     }

@@ -67,11 +67,26 @@ SW_API struct rsp_session *sw_proc_rsp_session(struct sw_proc *p);
  * process. */
 SW_API void sw_proc_rsp_retake_stop(struct sw_proc *p);
 
+/* The target is about to be resumed outside P (rsp_pass_resume of a front
+ * end's packet): keep, as P's own resume does, the threads and stack ranges
+ * this stop read, so that the next stop's first read fetches them in one
+ * pipelined write (sw_proc_rsp_retake_stop arms it), the stopped thread's
+ * 'g' included, which a front end reads; then drop what P keeps of this
+ * stop.  A no-op when P is not an RSP process. */
+SW_API void sw_proc_rsp_prepare_resume(struct sw_proc *p);
+
 /* The target's registers or memory were written outside P (rsp_pass_request
  * of 'G', 'P', 'M', 'X'): drop the registers and memory P keeps of this
  * stop, which stays the same stop (stop_gen does not move, so a walker
  * keeps its library list).  A no-op when P is not an RSP process. */
 SW_API void sw_proc_rsp_forget_reads(struct sw_proc *p);
+
+/* Thread TID's registers were written outside P (rsp_pass_request of 'P'
+ * or 'G' with TID selected): drop the registers P keeps of TID, and the
+ * stop's expedited ones if TID stopped; its memory and the other threads'
+ * registers stay (a register write changes neither).  A no-op when P is not
+ * an RSP process. */
+SW_API void sw_proc_rsp_forget_regs(struct sw_proc *p, sw_tid tid);
 
 /* Signals (gdb numbers) passed to the target without stopping when
  * handle_debug_event sees them. */

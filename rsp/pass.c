@@ -11,9 +11,12 @@
 
 #include "rspwalk/rsp.h"
 
+#include "rsp/cursor.h"
 #include "rsp/exchange.h"
 #include "rsp/session.h"
 #include "rsp/stop.h"
+#include "rsp/threads.h"
+#include "util/util.h"
 
 static bool
 starts(const char *p, size_t len, const char *prefix)
@@ -48,6 +51,39 @@ only_reads(const char *p, size_t len)
     }
 }
 
+/* Drop the registers kept of the thread a 'P' or 'G' writes (the Hg
+ * thread), or all of them when which one that is is not known: the other
+ * threads' registers, the stop's objects and memory stay. */
+static void
+regs_written(struct rsp_session *s)
+{
+    struct rsp_thread_id id = s->hg;
+    size_t k = 0;
+    for (size_t i = 0; i < s->nregs; i++) {
+        if (!s->hg_valid || (s->regs[i].id.pid == id.pid && s->regs[i].id.tid == id.tid))
+            sw_free(s->regs[i].buf);
+        else
+            s->regs[k++] = s->regs[i];
+    }
+    s->nregs = k;
+}
+
+/* 'Hg' passed through and answered REPLY: the selection the session keeps. */
+static void
+hg_passed(struct rsp_session *s, const char *p, size_t len, const char *reply, size_t rlen)
+{
+    struct rsp_cur c;
+    struct rsp_thread_id id;
+    s->hg_valid = false;
+    if (rlen != 2 || memcmp(reply, "OK", 2) != 0)
+        return;
+    rsp_cur_init(&c, "Hg", p + 2, len - 2);
+    if (!rsp_thread_id_read(&c, &id) || !rsp_cur_eof(&c) || id.tid <= 0)
+        return; /* "any" or "all": the stub's choice */
+    s->hg = rsp_thread_resolve(s, id);
+    s->hg_valid = true;
+}
+
 int
 rsp_pass_request(struct rsp_session *s, const char *payload, size_t len, const char **reply,
                  size_t *rlen)
@@ -55,9 +91,20 @@ rsp_pass_request(struct rsp_session *s, const char *payload, size_t len, const c
     struct rsp_reply r = { 0 };
     *reply = "";
     *rlen = 0;
-    if (!only_reads(payload, len))
+    /* A thread selection, a register write or a breakpoint changes no
+     * memory as read: what the stop read of memory and objects stays. */
+    bool hg = starts(payload, len, "Hg");
+    if (len > 0 && (payload[0] == 'P' || payload[0] == 'G'))
+        regs_written(s);
+    else if (starts(payload, len, "H"))
+        s->hg_valid = false;
+    else if (len > 0 && (payload[0] == 'Z' || payload[0] == 'z'))
+        ; /* the stub hides its breakpoints from reads */
+    else if (!only_reads(payload, len))
         rsp_caches_drop(s);
     int rc = rsp_request(&s->x, RSP_PKT_PASS, payload, len, &r);
+    if (hg)
+        hg_passed(s, payload, len, r.p != NULL ? r.p : "", r.p != NULL ? r.len : 0);
     if (rc < 0 && rc != SW_EUNSUP && rc != SW_ESTUB)
         return rc;
     if (r.p != NULL) {

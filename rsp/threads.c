@@ -99,6 +99,12 @@ rsp_thread_is_selected(const struct rsp_session *s, struct rsp_thread_id id)
     return s->hg_valid && s->hg.pid == id.pid && s->hg.tid == id.tid;
 }
 
+bool
+rsp_thread_selected(const struct rsp_session *s, struct rsp_thread_id id)
+{
+    return rsp_thread_is_selected(s, rsp_thread_resolve(s, id));
+}
+
 int
 rsp_thread_select(struct rsp_session *s, struct rsp_thread_id id)
 {

@@ -236,6 +236,11 @@ SW_API void rsp_session_forget_stop(struct rsp_session *s);
 /* The last stop reply (from '?' or a resume). */
 SW_API const struct rsp_stop *rsp_last_stop(const struct rsp_session *s);
 
+/* Whether thread ID is known to be the stub's general thread (the last 'Hg'
+ * that S sent or passed through and the stub accepted, or the thread of the
+ * last stop on stubs whose stop reply selects it). */
+SW_API bool rsp_thread_selected(const struct rsp_session *s, struct rsp_thread_id id);
+
 /* Format ID as the stub writes it, into BUF of LEN bytes. */
 SW_API void rsp_thread_id_format(const struct rsp_session *s, struct rsp_thread_id id, char *buf,
                                  size_t len);

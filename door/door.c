@@ -5,7 +5,8 @@
  * thread once (with the walker's prefetch) and reads each walked stack in
  * one batch; 'Hg', 'g' and 'm' are then answered from those registers and
  * ranges, and anything they do not cover is passed through.  Every resume,
- * write and breakpoint packet, and every stop, drops what was read.
+ * memory write and stop drops what was read; a register write drops only
+ * the registers of the thread written (breakpoints are hidden from reads).
  */
 #include "door/door.h"
 
@@ -87,6 +88,7 @@ struct door {
     size_t nmem;
     char *doc; /* owned: the stack document, made on first ask */
     size_t doclen;
+    struct door_buf xreq, xreply; /* the last qXfer:threads read passed through, and its reply */
 
     /* The front end's general thread (0: the stopped thread, as after a
      * stop), and whether the stub's is known to be the same. */
@@ -165,6 +167,25 @@ door_drop(struct door *d)
     d->doc = NULL;
     d->nregs = d->nmem = d->ntids = d->doclen = 0;
     d->warm = false;
+    d->xreq.len = 0;
+}
+
+/* Thread TID's registers are being written: its 'g' is passed through from
+ * now on, and the stack document is made again; the stacks read stay. */
+static void
+door_regs_written(struct door *d, int64_t tid)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < d->nregs; i++) {
+        if (d->regs[i].tid == tid || tid <= 0)
+            free(d->regs[i].hex);
+        else
+            d->regs[k++] = d->regs[i];
+    }
+    d->nregs = k;
+    free(d->doc);
+    d->doc = NULL;
+    d->doclen = 0;
 }
 
 /* Add [LO, HI) to RANGES in pieces of DOOR_CHUNK bytes (buffers allocated). */
@@ -211,6 +232,12 @@ door_warm(struct door *d)
     d->up_synced = false; /* the walk selects threads of its own */
     struct rsp_thread_id *ids = NULL;
     size_t n = 0;
+    /* The process's list first: it sends the stop's planned fetch (the
+     * list, registers and stacks in one write), whose list reply the
+     * session's then answers. */
+    sw_tid one;
+    (void)sw_proc_threads(sw_walker_proc(d->w), &one, 1, &n);
+    n = 0;
     if (rsp_threads(d->s, &ids, &n) < 0 || n == 0) {
         free(ids);
         return 0;
@@ -264,10 +291,19 @@ door_warm(struct door *d)
         }
         sw_stack_fini(&st);
     }
-    int rc = nr ? rsp_mem_read_batch(d->s, ranges, nr) : 0;
+    /* Through the process: what its walk and the stop's fetch read is
+     * served from its cache, the rest in one batch. */
+    struct sw_mem_req *reqs = calloc(nr ? nr : 1, sizeof *reqs);
+    int rc = reqs == NULL ? SW_ENOMEM : 0;
+    for (size_t i = 0; i < nr && reqs != NULL; i++)
+        reqs[i] = (struct sw_mem_req){ .addr = ranges[i].addr,
+                                       .len = ranges[i].len,
+                                       .buf = ranges[i].buf };
+    if (rc == 0 && nr > 0)
+        rc = sw_proc_read_mem_batch(sw_walker_proc(d->w), reqs, nr);
     d->mem = calloc(nr ? nr : 1, sizeof *d->mem);
     for (size_t i = 0; i < nr; i++) {
-        if (rc == 0 && ranges[i].rc == 0 && d->mem != NULL)
+        if (rc == 0 && reqs[i].rc == 0 && d->mem != NULL)
             d->mem[d->nmem++] = (struct door_range){ .addr = ranges[i].addr,
                                                      .len = ranges[i].len,
                                                      .data = ranges[i].buf };
@@ -275,8 +311,9 @@ door_warm(struct door *d)
             free(ranges[i].buf);
     }
     free(ranges);
-    if (rc < 0 && rc != SW_EMEM) {
-        door_log(d, "reading the stacks ahead: %s", rsp_session_errmsg(d->s));
+    free(reqs);
+    if (rc < 0 && rc != SW_EMEM && rc != SW_ENOMEM) {
+        door_log(d, "reading the stacks ahead: %s", sw_proc_errmsg(sw_walker_proc(d->w)));
         return -1;
     }
     return 0;
@@ -515,6 +552,10 @@ sync_hg(struct door *d)
         return 0;
     const struct rsp_stop *st = rsp_last_stop(d->s);
     struct rsp_thread_id id = { .pid = st && st->has_thread ? st->thread.pid : 0, .tid = tid };
+    if (rsp_thread_selected(d->s, id)) {
+        d->up_synced = true; /* the walk left it selected, or never moved it */
+        return 0;
+    }
     char req[80] = "Hg";
     rsp_thread_id_format(d->s, id, req + 2, sizeof req - 2);
     const char *r;
@@ -536,6 +577,42 @@ pass(struct door *d, const char *pkt, size_t len)
         return -1;
     }
     return send_packet(d, r, rl);
+}
+
+/* qXfer:threads:read: the same request at the same stop gets the same
+ * reply (a register write or a breakpoint changes no thread). */
+static int
+on_xfer_threads(struct door *d, const char *pkt, size_t len)
+{
+    if (d->stopped && d->xreq.len > 0 && d->xreq.len == len && memcmp(d->xreq.p, pkt, len) == 0) {
+        d->answered++;
+        return send_packet(d, d->xreply.p, d->xreply.len);
+    }
+    const char *r;
+    size_t rl;
+    if (rsp_pass_request(d->s, pkt, len, &r, &rl) < 0) {
+        door_log(d, "%s", rsp_session_errmsg(d->s));
+        return -1;
+    }
+    d->xreq.len = d->xreply.len = 0;
+    if (d->stopped && rl > 0 && (r[0] == 'm' || r[0] == 'l') &&
+        (buf_add(&d->xreq, pkt, len) < 0 || buf_add(&d->xreply, r, rl) < 0))
+        d->xreq.len = 0; /* not kept: asked again */
+    return send_packet(d, r, rl);
+}
+
+/* 'T': a thread listed at this stop is alive until the next resume. */
+static int
+on_thread_alive(struct door *d, const char *pkt, size_t len)
+{
+    int64_t tid;
+    if (d->stopped && d->warm && parse_tid(pkt + 1, len - 1, &tid) && tid > 0)
+        for (size_t i = 0; i < d->ntids; i++)
+            if ((int64_t)d->tids[i] == tid) {
+                d->answered++;
+                return send_str(d, "OK");
+            }
+    return pass(d, pkt, len);
 }
 
 static const struct door_regs *
@@ -710,6 +787,8 @@ static int
 on_resume(struct door *d, const char *pkt, size_t len)
 {
     door_drop(d);
+    /* The walk's threads and stacks are planned for the next stop's fetch. */
+    sw_proc_rsp_prepare_resume(sw_walker_proc(d->w));
     if (rsp_pass_resume(d->s, pkt, len) < 0) {
         door_log(d, "%s", rsp_session_errmsg(d->s));
         return -1;
@@ -787,6 +866,10 @@ handle(struct door *d, const char *pkt, size_t len)
         return on_stacks(d, pkt, len);
     if (starts(pkt, len, "Hg"))
         return on_hg(d, pkt, len);
+    if (starts(pkt, len, "qXfer:threads:read:"))
+        return on_xfer_threads(d, pkt, len);
+    if (len > 1 && pkt[0] == 'T')
+        return on_thread_alive(d, pkt, len);
     if (len == 1 && pkt[0] == 'g')
         return on_g(d, pkt, len);
     if (len > 1 && pkt[0] == 'm')
@@ -794,17 +877,23 @@ handle(struct door *d, const char *pkt, size_t len)
     if (is_resume(pkt, len))
         return on_resume(d, pkt, len);
     if (len > 0 && strchr("MXGPZzp", pkt[0]) != NULL) {
-        /* Writes and breakpoints: what was read no longer holds. */
-        if (pkt[0] != 'p')
+        /* The stub hides its breakpoints from reads: 'Z' and 'z' change
+         * nothing read.  A register write ('P', 'G': gdb moving the PC back
+         * over a breakpoint) changes the registers of the thread written,
+         * and the walk's frames, not memory or the other threads. */
+        if (pkt[0] == 'M' || pkt[0] == 'X')
             door_drop(d);
         if (pkt[0] != 'Z' && pkt[0] != 'z' && sync_hg(d) < 0)
             return -1;
+        int64_t tid = d->fe_tid > 0 ? d->fe_tid : stop_tid(d);
+        if (pkt[0] == 'P' || pkt[0] == 'G')
+            door_regs_written(d, tid);
         int rc = pass(d, pkt, len);
-        /* Writes change what the process read (not its library list); the
-         * stub hides its breakpoints from reads, so they change nothing the
-         * walker keeps. */
-        if (strchr("MXGP", pkt[0]) != NULL)
+        /* Memory writes change what the process read (not its library list). */
+        if (pkt[0] == 'M' || pkt[0] == 'X')
             sw_proc_rsp_forget_reads(sw_walker_proc(d->w));
+        else if (pkt[0] == 'P' || pkt[0] == 'G')
+            sw_proc_rsp_forget_regs(sw_walker_proc(d->w), (sw_tid)tid);
         return rc;
     }
     if ((len > 0 && (pkt[0] == 'D' || pkt[0] == 'k')) || starts(pkt, len, "vKill")) {
@@ -1009,6 +1098,8 @@ door_serve(const struct door_config *cfg)
     free(d.pkt.p);
     free(d.out.p);
     free(d.last.p);
+    free(d.xreq.p);
+    free(d.xreply.p);
     free(d.reply.p);
     sw_walker_free(d.w);
     return rc;

@@ -232,3 +232,7 @@ if [ "$d" -ge 5 ] && [ "$d" -ge $((5 * r)) ]; then
 else
     echo "FAIL x86_64-door-roundtrips: $msg (want at least 5x fewer through the door)"
 fi
+# IT_KEEP=1: the relay logs, to count what went upstream.
+if [ "$IT_KEEP" = 1 ]; then
+    mkdir -p "$IT_ROOT/build/integration/door" && cp "$IT_TMP"/relay-*.log "$IT_ROOT/build/integration/door/"
+fi

@@ -2,8 +2,9 @@
  *
  * Scripted stub (tests/tools/fake_transport.c): replies come back run-length
  * expanded with their escapes kept, empty and error replies are replies like
- * any other and are never remembered as unsupported, writes drop the stop's
- * register cache, and a resume's stop is taken in as the last stop.
+ * any other and are never remembered as unsupported, a register write drops
+ * the written thread's registers only, and a resume's stop is taken in as the
+ * last stop.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -75,9 +76,9 @@ test_pass_write_drops_the_register_cache(void **state)
 {
     (void)state;
     struct fake_script *fs;
+    /* The selection stays: the second 'g' needs no 'Hg'. */
     struct rsp_session *s = open_text(PROLOGUE "-> Hgp1f.1f\n<- OK\n-> g\n<- 0100\n"
                                                "-> P0=0200\n<- OK\n"
-                                               "-> Hgp1f.1f\n<- OK\n"
                                                "-> g\n<- 0200\n",
                                       &fs);
     struct rsp_thread_id t = { 0x1f, 0x1f };
@@ -88,8 +89,38 @@ test_pass_write_drops_the_register_cache(void **state)
     assert_int_equal(rsp_regs_read(s, t, &b, &len), 0);
     assert_int_equal(b[0], 1);
     assert_int_equal(rsp_pass_request(s, "P0=0200", 7, &r, &n), 0);
-    assert_int_equal(rsp_regs_read(s, t, &b, &len), 0); /* read again, Hg too */
+    assert_int_equal(rsp_regs_read(s, t, &b, &len), 0); /* read again */
     assert_int_equal(b[0], 2);
+    fake_script_finish(s, fs, true);
+}
+
+static void
+test_pass_register_write_keeps_the_other_threads(void **state)
+{
+    (void)state;
+    struct fake_script *fs;
+    /* Thread 20 read, then 1f selected by the front end and written: 20's
+     * registers stay, 1f's are read again, and a breakpoint drops nothing. */
+    struct rsp_session *s = open_text(PROLOGUE "-> Hgp1f.20\n<- OK\n-> g\n<- 0300\n"
+                                               "-> Hgp1f.1f\n<- OK\n"
+                                               "-> G0400\n<- OK\n"
+                                               "-> Z0,1000,1\n<- OK\n"
+                                               "-> g\n<- 0400\n",
+                                      &fs);
+    struct rsp_thread_id t20 = { 0x1f, 0x20 }, t1f = { 0x1f, 0x1f };
+    const uint8_t *b;
+    size_t len;
+    const char *r;
+    size_t n;
+    assert_int_equal(rsp_regs_read(s, t20, &b, &len), 0);
+    assert_int_equal(rsp_pass_request(s, "Hgp1f.1f", 8, &r, &n), 0);
+    assert_true(rsp_thread_selected(s, t1f));
+    assert_int_equal(rsp_pass_request(s, "G0400", 5, &r, &n), 0);
+    assert_int_equal(rsp_pass_request(s, "Z0,1000,1", 9, &r, &n), 0);
+    assert_true(rsp_regs_cached(s, t20));
+    assert_false(rsp_regs_cached(s, t1f));
+    assert_int_equal(rsp_regs_read(s, t1f, &b, &len), 0); /* no 'Hg': still selected */
+    assert_int_equal(b[0], 4);
     fake_script_finish(s, fs, true);
 }
 
@@ -119,6 +150,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pass_request_replies_as_sent_empty_and_errors_included),
         cmocka_unit_test(test_pass_write_drops_the_register_cache),
+        cmocka_unit_test(test_pass_register_write_keeps_the_other_threads),
         cmocka_unit_test(test_pass_resume_takes_the_stop_in),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -179,6 +179,36 @@ mem_fetch_window(struct tgt_rsp_proc *rp, sw_addr addr, size_t need)
     return rc;
 }
 
+/* Whether [ADDR, ADDR+LEN) is one of the ranges checked at each stop
+ * (sw_proc_stop_reads: a library list's link-map entries).  Those are read
+ * exactly: they lie anywhere in a module's data, often near the end of its
+ * mapping, where a window would cross it and be refused once. */
+static const struct sw_mem_req *
+stop_read(const struct tgt_rsp_proc *rp, sw_addr addr, size_t len)
+{
+    for (size_t i = 0; i < rp->warm.nreads; i++)
+        if (addr >= rp->warm.reads[i].addr && len <= rp->warm.reads[i].len &&
+            addr - rp->warm.reads[i].addr <= rp->warm.reads[i].len - len)
+            return &rp->warm.reads[i];
+    return NULL;
+}
+
+/* Read stop read R whole into the cache (unreadable: remembered so). */
+static int
+stop_read_fetch(struct tgt_rsp_proc *rp, const struct sw_mem_req *r)
+{
+    uint8_t *b = sw_malloc(r->len);
+    if (b == NULL)
+        return sw_fail(&rp->base.err, SW_ENOMEM, "reading memory: out of memory");
+    int rc = rsp_mem_read(rp->s, r->addr, b, r->len);
+    if (rc == 0 || rc == SW_EMEM)
+        rc = mem_cache_add(rp, r->addr, r->len, rc == 0 ? b : NULL) < 0 ? SW_ENOMEM : 0;
+    else
+        rc = proc_fail_from_session(rp, rc);
+    sw_free(b);
+    return rc;
+}
+
 int
 tgt_rsp_read_mem(struct sw_proc *p, sw_addr addr, void *buf, size_t len)
 {
@@ -204,6 +234,12 @@ tgt_rsp_read_mem(struct sw_proc *p, sw_addr addr, void *buf, size_t len)
             return 0;
         if (unreadable)
             break;
+        const struct sw_mem_req *sr = tries == 0 ? stop_read(rp, addr, len) : NULL;
+        if (sr != NULL) {
+            if ((rc = stop_read_fetch(rp, sr)) < 0)
+                return rc;
+            continue; /* served from the cache, or found unreadable */
+        }
         rc = mem_fetch_window(rp, miss, (size_t)(addr + len - miss));
         if (rc == SW_EMEM)
             break;

@@ -447,6 +447,31 @@ test_rsp_proc_read_past_a_window_costs_one_more_window(void **state)
 }
 
 static void
+test_rsp_proc_stop_read_is_read_exactly(void **state)
+{
+    (void)state;
+    struct rp_fixture fx;
+    char *t = script_head("");
+    char m[300];
+    m_reply(m, 0x2ff0);
+    m[32] = '\0'; /* 16 bytes */
+    /* A link-map entry 16 bytes below a mapping's end: its exact bytes, not
+     * a window the stub would refuse. */
+    sprintf(t + strlen(t), "-> m2ff0,10\n<- %s\n", m);
+    rp_open(&fx, t, NULL, 0);
+    struct sw_mem_req r = { .addr = 0x2ff0, .len = 16 };
+    assert_int_equal(sw_proc_stop_reads(fx.p, &r, 1), 0);
+    uint64_t rt0 = rp_stats(&fx)->round_trips;
+    uint8_t buf[8];
+    assert_int_equal(fx.p->ops->read_mem(fx.p, 0x2ff8, buf, 8), 0);
+    assert_int_equal(buf[0], 0xf8);
+    assert_int_equal(fx.p->ops->read_mem(fx.p, 0x2ff0, buf, 8), 0); /* kept */
+    assert_int_equal(rp_stats(&fx)->round_trips, rt0 + 1);
+    assert_true(fake_script_done(fx.fs));
+    rp_close(&fx);
+}
+
+static void
 test_rsp_proc_window_stops_at_the_main_stack_end(void **state)
 {
     (void)state;
@@ -875,6 +900,7 @@ main(void)
         cmocka_unit_test(test_rsp_proc_no_cache_reads_every_time),
         cmocka_unit_test(test_rsp_proc_other_thread_costs_one_pipelined_round_trip),
         cmocka_unit_test(test_rsp_proc_read_past_a_window_costs_one_more_window),
+        cmocka_unit_test(test_rsp_proc_stop_read_is_read_exactly),
         cmocka_unit_test(test_rsp_proc_window_stops_at_the_main_stack_end),
         cmocka_unit_test(
             test_rsp_proc_batch_is_one_round_trip_and_carries_the_stopped_threads_window),

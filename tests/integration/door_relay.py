@@ -6,7 +6,8 @@ usage: door_relay.py [--delay-ms N] --log FILE UPSTREAM
 Connects to UPSTREAM (HOST:PORT), listens on 127.0.0.1 port 0, prints the port on stdout,
 relays one client's bytes both ways, each chunk held N ms (default 0) before it goes on.  The
 log gets one line per '$' packet the client sends ("> payload", cut at 60 characters) and a
-line "STOP" for each stop reply ('T', 'S', 'W', 'X') the stub sends and "<" for any other,
+line "STOP" for each stop reply ('T', 'S', 'W', 'X') the stub sends, "< ENN" for an error
+reply and "<" for any other,
 so that the requests after a stop can be counted, and the round trips: a run of requests
 with no reply between them went out together (a client that pipelines) and waits once.  Exits when either side closes.  Python standard library only.
 """
@@ -56,6 +57,8 @@ def pump(src, dst, delay, scan, log, lock, up):
                         log.write("> %s\n" % p[:60].decode("latin-1"))
                     elif p[:1] in (b"T", b"S", b"W", b"X"):
                         log.write("STOP\n")
+                    elif p[:1] == b"E" and len(p) == 3:
+                        log.write("< %s\n" % p.decode("latin-1"))  # a refused request
                     else:
                         log.write("<\n")
                     log.flush()

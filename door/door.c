@@ -38,6 +38,8 @@
 /* Below the top frame's SP, the bytes read with each stack (the red zone,
  * and the aligned line a front end's cache reads the SP in). */
 #define DOOR_STACK_BELOW 256
+/* Around the stopped thread's PC, the code bytes read with the stacks. */
+#define DOOR_PC_AROUND 16
 /* The most bytes of one thread's stack read ahead. */
 #define DOOR_STACK_MAX (1u << 20)
 /* Ranges read ahead are cut at this size (a failed one costs only itself). */
@@ -220,6 +222,14 @@ ranges_cover(const struct rsp_mem_range *r, size_t n, uint64_t lo)
     return false;
 }
 
+/* The stopped thread (what the front end's thread 0 means after a stop). */
+static int64_t
+stop_tid(struct door *d)
+{
+    const struct rsp_stop *st = rsp_last_stop(d->s);
+    return st != NULL && st->has_thread ? st->thread.tid : 0;
+}
+
 /* Walk every thread once and keep its registers and stack.  Failures leave
  * less kept: what is not kept is passed through.  -1 only for a lost link
  * (logged). */
@@ -288,6 +298,15 @@ door_warm(struct door *d)
                 if (!ranges_cover(ranges, nr, lo))
                     (void)add_ranges(&ranges, &nr, &cap, lo, hi); /* what was added is read */
             }
+            /* The code around the stopped thread's PC, which gdb reads at a
+             * breakpoint (the stop's planned fetch holds the same lines). */
+            uint64_t pc = st.n > 0 ? st.frames[0].ra : 0;
+            if ((int64_t)d->tids[i] == stop_tid(d) && pc > DOOR_PC_AROUND) {
+                lo = (pc - DOOR_PC_AROUND) & ~(uint64_t)63;
+                if (!ranges_cover(ranges, nr, lo))
+                    (void)add_ranges(&ranges, &nr, &cap, lo,
+                                     (pc + DOOR_PC_AROUND + 63) & ~(uint64_t)63);
+            }
         }
         sw_stack_fini(&st);
     }
@@ -338,14 +357,6 @@ mem_lookup(struct door *d, uint64_t addr, size_t len, uint8_t *out)
         len -= take;
     }
     return true;
-}
-
-/* The stopped thread (what the front end's thread 0 means after a stop). */
-static int64_t
-stop_tid(struct door *d)
-{
-    const struct rsp_stop *st = rsp_last_stop(d->s);
-    return st != NULL && st->has_thread ? st->thread.tid : 0;
 }
 
 /* ---- the front end's side ------------------------------------------------------------------ */

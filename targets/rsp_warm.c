@@ -36,6 +36,8 @@
 /* With a front end's reads planned too (warm.all_regs), the stopped thread's
  * window starts this far below its SP: the door reads as much below it. */
 #define WARM_FRONT_BELOW 256
+/* ... and its code from this far before its PC to as far past it. */
+#define WARM_PC_AROUND 16
 
 bool
 tgt_warm_wanted(struct tgt_rsp_proc *rp)
@@ -86,16 +88,17 @@ stack_run(const struct tgt_rsp_proc *rp, sw_addr sp, sw_addr *lo, sw_addr *hi)
     return true;
 }
 
-/* TID's SP from what this stop holds (the stop reply's expedited registers,
+/* TID's register of ROLE (its SP, its PC) from what this stop holds (the
+ * stop reply's expedited registers,
  * a 'g' read), decoded as rsp_proc.c decodes it; false when that would take
  * a packet. */
 static bool
-sp_held(struct tgt_rsp_proc *rp, sw_tid tid, sw_addr *sp)
+role_held(struct tgt_rsp_proc *rp, sw_tid tid, int role, sw_addr *sp)
 {
     const struct arch_desc *a = rp->base.arch;
     const struct tgt_regmap *m = NULL;
     for (size_t i = 0; i < a->nregs && i < TGT_MAX_ROWS && m == NULL; i++)
-        if (a->regs[i].role == ARCH_ROLE_SP && rp->map[i].mapped)
+        if ((int)a->regs[i].role == role && rp->map[i].mapped)
             m = &rp->map[i];
     if (m == NULL)
         return false;
@@ -121,6 +124,12 @@ sp_held(struct tgt_rsp_proc *rp, sw_tid tid, sw_addr *sp)
         return false;
     *sp = arch_load(a, g + m->offset, m->size);
     return true;
+}
+
+static bool
+sp_held(struct tgt_rsp_proc *rp, sw_tid tid, sw_addr *sp)
+{
+    return role_held(rp, tid, ARCH_ROLE_SP, sp);
 }
 
 /* The plan's entry of TID, or NULL. */
@@ -213,7 +222,7 @@ tgt_warm_fetch(struct tgt_rsp_proc *rp)
     size_t chunk = rsp_mem_chunk(rp->s);
     /* Each planned stack: its margin and at most WARM_MAX_STACK of pieces. */
     size_t per = 2 + (WARM_MAX_STACK + chunk - 1) / (chunk ? chunk : 1);
-    size_t cap = rp->warm.nthreads * per + rp->warm.nreads;
+    size_t cap = rp->warm.nthreads * per + rp->warm.nreads + 2;
     ids = sw_calloc(rp->warm.nthreads ? rp->warm.nthreads : 1, sizeof *ids);
     ranges = sw_calloc(cap ? cap : 1, sizeof *ranges);
     if (ids == NULL || ranges == NULL || chunk == 0) {
@@ -230,6 +239,13 @@ tgt_warm_fetch(struct tgt_rsp_proc *rp)
             ids[nids++] = t->id;
         plan_stack(rp, t, ranges, &k, cap, chunk);
     }
+    /* A front end reads the code at the stopped thread's PC (gdb: the
+     * breakpoint instruction before it): the lines around it too. */
+    sw_addr pc;
+    if (rp->warm.all_regs && k < cap && rp->stop.has_thread &&
+        role_held(rp, (sw_tid)rp->stop.thread.tid, ARCH_ROLE_PC, &pc) && pc > WARM_PC_AROUND)
+        add_pieces(ranges, &k, cap, (pc - WARM_PC_AROUND) & ~(sw_addr)(WARM_ALIGN - 1),
+                   (pc + WARM_PC_AROUND + WARM_ALIGN - 1) & ~(sw_addr)(WARM_ALIGN - 1), chunk);
     for (size_t i = 0; i < rp->warm.nreads && k < cap; i++)
         if (rp->warm.reads[i].len > 0 && rp->warm.reads[i].len <= chunk)
             ranges[k++] = (struct rsp_mem_range){ .addr = rp->warm.reads[i].addr,

@@ -32,6 +32,7 @@ struct cli_opts {
     bool stats;
     bool no_cache;
     bool locals;          /* --locals: each frame's variables (cli/locals.c) */
+    bool lines;           /* --lines: each frame's source file and line (JSON) */
     const char *attach;   /* --attach PID[,PID...]: NULL for one process */
     const char *steppers; /* --steppers LIST (checked): NULL for the default steppers */
     long long pid;        /* --pid N: 0 if not given */

@@ -32,6 +32,7 @@ enum {
     OPT_PASS,
     OPT_NO_CACHE,
     OPT_LOCALS,
+    OPT_LINES,
     OPT_DEBUG_DIR,
     OPT_ATTACH,
     OPT_PID,
@@ -102,6 +103,7 @@ usage(FILE *f)
         "                     of compressed debug files, are kept by build-id\n"
         "                     (default $XDG_CACHE_HOME/rspwalk or ~/.cache/rspwalk)\n"
         "      --locals       print each frame's parameters and local variables\n"
+        "      --lines        with -f json, each frame's source file and line\n"
         "      --no-cache     read every register and memory range from the stub\n"
         "      --steppers LIST  only these steppers, comma-separated, tried in priority order:\n"
         "                     stackbottom,sighandler,debug,frame-func,analysis,wanderer\n"
@@ -239,6 +241,7 @@ main(int argc, char **argv)
         { "pass", required_argument, NULL, OPT_PASS },
         { "no-cache", no_argument, NULL, OPT_NO_CACHE },
         { "locals", no_argument, NULL, OPT_LOCALS },
+        { "lines", no_argument, NULL, OPT_LINES },
         { "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
         { "attach", required_argument, NULL, OPT_ATTACH },
         { "pid", required_argument, NULL, OPT_PID },
@@ -298,6 +301,9 @@ main(int argc, char **argv)
             break;
         case OPT_LOCALS:
             o.locals = true;
+            break;
+        case OPT_LINES:
+            o.lines = true;
             break;
         case OPT_TIMEOUT: {
             char *e;

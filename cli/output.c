@@ -132,6 +132,7 @@ render_opts(const struct cli_opts *o)
      * --stats adds them to the text. */
     return (struct sw_render_opts){ .target = o->target,
                                     .locals = o->locals,
+                                    .lines = o->lines,
                                     .stats = true,
                                     .start_us = o->start_us,
                                     .warn = warn_stderr };

@@ -155,7 +155,8 @@ json_locals(FILE *f, struct sw_walker *w, const struct sw_stack *st, size_t k)
 
 /* Frame K of ST as an object, its closing brace included. */
 static void
-json_frame(FILE *f, struct sw_walker *w, const struct sw_stack *st, size_t k, bool locals)
+json_frame(FILE *f, struct sw_walker *w, const struct sw_stack *st, size_t k, bool locals,
+           bool lines)
 {
     const struct sw_frame *fr = &st->frames[k];
     struct sw_symbol sym;
@@ -197,7 +198,9 @@ json_frame(FILE *f, struct sw_walker *w, const struct sw_stack *st, size_t k, bo
     /* Where gdb's backtrace says "at FILE:LINE": the line table's file, made
      * absolute with the compilation directory when it is relative. */
     struct sw_source_line src;
-    if (sw_frame_source(w, st, k, &src) == 0 && src.file != NULL) {
+    if (!lines) {
+        /* Not asked for: no members, the document as before. */
+    } else if (sw_frame_source(w, st, k, &src) == 0 && src.file != NULL) {
         fputs(", \"file\": ", f);
         if (src.file[0] != '/' && src.dir != NULL) {
             size_t len = strlen(src.dir) + strlen(src.file) + 2;
@@ -330,7 +333,7 @@ walk_threads(struct walk_run *r, struct sw_walker *w, const sw_tid *tids, size_t
             fputs(", \"frames\": [", f);
             for (size_t k = 0; rc == 0 && k < st.n; k++) {
                 fputs(k ? ",\n    " : "\n    ", f);
-                json_frame(f, w, &st, k, r->o->locals);
+                json_frame(f, w, &st, k, r->o->locals, r->o->lines);
             }
             uint64_t rt1 = s ? rsp_session_stats(s)->round_trips : 0;
             uint64_t pk1 = s ? rsp_session_stats(s)->packets_sent : 0;

@@ -47,7 +47,7 @@ int srv_arg_bool(const struct srv_request *rq, struct srv_reply *out, const char
 int srv_arg_ids(const struct srv_request *rq, struct srv_reply *out, const char *key, int64_t **ids,
                 size_t *n);
 
-/* The walk options of ?thread=&locals=&max_frames=; THREAD borrowed from RQ. */
+/* The walk options of ?thread=&locals=&lines=&max_frames=; THREAD borrowed from RQ. */
 int srv_arg_walk_opts(const struct srv_request *rq, struct srv_reply *out, struct srv_walk_opts *o);
 
 /* The request's body as a JSON object: 0 and *OBJ (json_decref), or -1 after

@@ -243,6 +243,7 @@ srv_arg_walk_opts(const struct srv_request *rq, struct srv_reply *out, struct sr
     }
     uint64_t max = 0;
     if (srv_arg_bool(rq, out, "locals", &o->locals) < 0 ||
+        srv_arg_bool(rq, out, "lines", &o->lines) < 0 ||
         srv_arg_uint(rq, out, "max_frames", 1, MAX_FRAMES_MAX, &max) < 0)
         return -1;
     o->max_frames = (size_t)max;

@@ -432,6 +432,7 @@ key_of(const struct srv_walk_opts *o)
     if (o != NULL) {
         k.thread = (char *)o->thread; /* borrowed: read only */
         k.locals = o->locals;
+        k.lines = o->lines;
         k.max_frames = o->max_frames;
     }
     return k;

@@ -72,6 +72,7 @@ int srv_targets_json(struct srv_registry *r, char **out, char *err, size_t errle
 struct srv_walk_opts {
     const char *thread; /* one thread by its label or number; NULL: all */
     bool locals;
+    bool lines;        /* each frame's source file and line */
     size_t max_frames; /* 0: the library's default */
 };
 

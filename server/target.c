@@ -26,7 +26,7 @@ key_eq(const struct srv_walk_key *a, const struct srv_walk_key *b)
         return false;
     if (a->thread != NULL && strcmp(a->thread, b->thread) != 0)
         return false;
-    return a->locals == b->locals && a->max_frames == b->max_frames;
+    return a->locals == b->locals && a->lines == b->lines && a->max_frames == b->max_frames;
 }
 
 static int
@@ -38,6 +38,7 @@ key_copy(struct srv_walk_key *dst, const struct srv_walk_key *src)
     if (src->thread != NULL && (dst->thread = strdup(src->thread)) == NULL)
         return -1;
     dst->locals = src->locals;
+    dst->lines = src->lines;
     dst->max_frames = src->max_frames;
     return 0;
 }

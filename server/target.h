@@ -38,6 +38,7 @@ struct srv_link_env {
 struct srv_walk_key {
     char *thread; /* owned; NULL: every thread */
     bool locals;
+    bool lines;
     size_t max_frames;
 };
 

@@ -164,6 +164,7 @@ render(struct srv_target *t, const struct srv_walk_key *key, uint64_t start_us, 
     struct sw_render_opts ro = {
         .target = t->target,
         .locals = key->locals,
+        .lines = key->lines,
         .stats = true,
         .start_us = start_us,
         .max_frames = key->max_frames,

@@ -34,7 +34,10 @@ struct sw_tree;
 struct sw_render_opts {
     const char *target; /* the document's "target" member, a tree task's target; NULL: null */
     bool locals;        /* each frame's "locals" (docs/json.md) */
-    bool stats;         /* the session's "stats" object; false: "stats": null */
+    /* Each frame's "file" and "line" from DWARF line tables (docs/json.md):
+     * a line table read per module, which a one-off run pays for. */
+    bool lines;
+    bool stats; /* the session's "stats" object; false: "stats": null */
     /* The document's members alone, without its braces and final newline, to
      * be embedded in a larger object ({"id": 3, <members>}). */
     bool members_only;

@@ -497,7 +497,7 @@
         box.setAttribute("aria-busy", "true");
         const walked = walkBegin(t.state === "running" ? [id] : []);
         try {
-            const doc = await api("GET", "v1/targets/" + encodeURIComponent(id) + "/stacks");
+            const doc = await api("GET", "v1/targets/" + encodeURIComponent(id) + "/stacks?lines=1");
             if (seq !== st.stacksSeq || st.selected !== id) return;
             st.stacksDoc = doc;
             st.stacksTarget = id;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "util/path.h"
 #include "util/util.h"
 #include "elf/elf_internal.h"
 #include "elf/debug_plain.h"
@@ -109,18 +110,23 @@ same_build_id(struct sw_elf *e, struct elf_file *f)
 }
 
 /* Open PATH as E's debug file if it exists and matches (build-id, else CRC
- * when CRC is given).  Returns 1 when it became the debug file, 0 when it is
- * absent or does not match, SW_ENOMEM. */
+ * when CRC is given).  A path named by a debug link (CRC given) is not
+ * opened through a symbolic link: the link's name is the file's, and the
+ * file's directory may be a sysroot's, whose links mean the target's paths.
+ * Returns 1 when it became the debug file, 0 when it is absent or does not
+ * match, SW_ENOMEM. */
 static int
 try_debug_file(struct sw_elf *e, const char *path, const uint32_t *crc)
 {
     struct elf_file f = { .fd = -1 };
-    struct sw_errbuf ignored;
+    struct sw_errbuf why;
 
     if (strcmp(path, e->path) == 0 || access(path, R_OK) != 0)
         return 0;
-    if (sw_elf_file_open(&f, path, &ignored) != 0)
+    if (sw_elf_file_open(&f, path, crc != NULL, &why) != 0) {
+        sw_debug(SW_DBG_CACHE, "elf: %s: debug file not used: %s", e->path, why.msg);
         goto reject;
+    }
     if (e->build_id_len == 0 && crc != NULL) {
         uLong c = crc32(0L, Z_NULL, 0);
         size_t left = f.rawlen;
@@ -182,6 +188,14 @@ find_debug_file(struct sw_elf *e, const char *debug_dir, bool from_memory)
     size_t crc_off = (linklen + 4) & ~(size_t)3;
     if (linklen == 0 || linklen == d->d_size || crc_off + 4 > d->d_size)
         return 0;
+    /* A file name, looked for in the file's directories only: a link with a
+     * '/' or "..", from a file the target may have served, could name any
+     * file of the host, to be read and checksummed. */
+    if (!sw_path_is_name(link, linklen)) {
+        sw_debug(SW_DBG_CACHE, "elf: %s: .gnu_debuglink '%.*s' is not a file name; not followed",
+                 e->path, (int)(linklen > 200 ? 200 : linklen), link);
+        return 0;
+    }
     const uint8_t *cp = (const uint8_t *)d->d_buf + crc_off;
     uint32_t crc = 0;
     for (int i = 0; i < 4; i++)
@@ -233,7 +247,7 @@ elf_load(struct sw_elfcache *c, struct sw_elf *e, const void *image, size_t len,
     if (image != NULL)
         rc = sw_elf_file_open_mem(&e->main, e->path, image, len, err);
     else
-        rc = sw_elf_file_open(&e->main, e->path, err);
+        rc = sw_elf_file_open(&e->main, e->path, false, err);
     if (rc == 0)
         rc = sw_elf_file_check_header(&e->main, e->path, &eh, err);
     if (rc == 0)

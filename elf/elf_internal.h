@@ -89,10 +89,12 @@ struct sw_elfcache {
 
 /* ---- one libelf handle (elf/file.c) -------------------------------------- */
 
-/* Open PATH for reading into F (F->fd -1 before).  Returns 0, SW_ENOENT,
- * SW_EIO, SW_EBADELF, with the message in ERR naming PATH.  Whatever was
- * opened is F's even on failure: close with sw_elf_file_close. */
-int sw_elf_file_open(struct elf_file *f, const char *path, struct sw_errbuf *err);
+/* Open PATH for reading into F (F->fd -1 before): only a regular file, never
+ * blocking on a FIFO or a device (util/path.h), with NOFOLLOW not through a
+ * symbolic link as its last component.  Returns 0, SW_ENOENT, SW_EIO,
+ * SW_EBADELF, with the message in ERR naming PATH.  Whatever was opened is
+ * F's even on failure: close with sw_elf_file_close. */
+int sw_elf_file_open(struct elf_file *f, const char *path, bool nofollow, struct sw_errbuf *err);
 /* Open a copy of the LEN bytes at IMAGE (named NAME in messages) into F.
  * Returns 0, SW_ENOMEM, SW_EBADELF; close with sw_elf_file_close. */
 int sw_elf_file_open_mem(struct elf_file *f, const char *name, const void *image, size_t len,

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/path.h"
 #include "util/util.h"
 
 void
@@ -30,20 +31,14 @@ sw_elf_file_close(struct elf_file *f)
 /* Open PATH for reading.  MMAP_PRIVATE (copy on write) because elf_compress
  * rewrites the section header of a compressed .debug_* section in place. */
 int
-sw_elf_file_open(struct elf_file *f, const char *path, struct sw_errbuf *err)
+sw_elf_file_open(struct elf_file *f, const char *path, bool nofollow, struct sw_errbuf *err)
 {
     struct stat st;
 
-    f->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (f->fd < 0) {
-        if (errno == ENOENT || errno == ENOTDIR)
-            return sw_fail(err, SW_ENOENT, "%s: no such file", path);
-        return sw_fail(err, SW_EIO, "%s: %s", path, strerror(errno));
-    }
-    if (fstat(f->fd, &st) != 0)
-        return sw_fail(err, SW_EIO, "%s: %s", path, strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        return sw_fail(err, SW_EBADELF, "%s: not a regular file", path);
+    int fd = sw_path_open_regular(path, nofollow, &st, err);
+    if (fd < 0)
+        return fd;
+    f->fd = fd;
     if (st.st_size == 0)
         return sw_fail(err, SW_EBADELF, "%s: not an ELF file (empty)", path);
     f->elf = elf_begin(f->fd, ELF_C_READ_MMAP_PRIVATE, NULL);

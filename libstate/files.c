@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rspwalk/proc.h"
@@ -22,40 +23,32 @@
 #include "elf/elf.h"
 #include "libstate/fetch.h"
 #include "libstate/module.h"
+#include "util/path.h"
 
 /* A build-id note: 12-byte header, "GNU\0", the descriptor. */
 #define SW_LS_NOTE_MAX (16 + SW_FETCH_MAX_BUILD_ID)
 
-/* TARGET_PATH under the sysroot ("" or NULL sysroot: the path itself).
- * Returns an owned string or NULL when out of memory. */
-static char *
-local_path(const struct sw_libstate *ls, const char *target_path)
-{
-    size_t a = ls->sysroot ? strlen(ls->sysroot) : 0, b = strlen(target_path);
-    if (a == 0 || (a == 1 && target_path[0] == '/')) /* no sysroot, or "/" */
-        return sw_strdup(target_path);
-    bool slash = target_path[0] != '/' && ls->sysroot[a - 1] != '/';
-    char *s = sw_malloc(a + b + 2);
-    if (s == NULL)
-        return NULL;
-    memcpy(s, ls->sysroot, a);
-    if (slash)
-        s[a++] = '/';
-    memcpy(s + a, target_path, b + 1);
-    return s;
-}
-
 /* Open PATH for a module into *ELF; a missing or unusable file, or one
  * built for another architecture than the target's, leaves *ELF NULL (the
  * module is listed without a file).  Returns 0 or SW_ENOMEM. */
+static int warn(struct sw_libstate *ls, const char *msg);
+
 static int
 open_module_file(struct sw_libstate *ls, const char *path, struct sw_elf **elf)
 {
     struct sw_errbuf err;
+    struct stat st;
 
     *elf = NULL;
-    if (access(path, F_OK) != 0)
+    if (stat(path, &st) != 0)
         return 0;
+    if (!S_ISREG(st.st_mode)) {
+        /* A FIFO or a device named as a library: never opened for reading
+         * (elf/file.c opens regular files only, and would refuse it too). */
+        char msg[sizeof ls->err.msg];
+        snprintf(msg, sizeof msg, "%s: not a regular file; not used", path);
+        return warn(ls, msg);
+    }
     int rc = sw_elfcache_open(ls->cache, path, elf, &err);
     if (rc != 0) {
         *elf = NULL;
@@ -207,7 +200,7 @@ search_lib_path(struct sw_libstate *ls, const char *target, char **local, struct
 {
     const char *base = strrchr(target, '/');
     base = base ? base + 1 : target;
-    if (ls->lib_path == NULL || *base == '\0')
+    if (ls->lib_path == NULL || !sw_path_is_name(base, strlen(base)))
         return 0;
     for (const char *p = ls->lib_path; *p != '\0';) {
         size_t n = strcspn(p, ":");
@@ -272,9 +265,20 @@ sw_ls_resolve(struct sw_libstate *ls, const char *target, bool defer, char **pat
         }
         return rc;
     }
-    char *local = local_path(ls, target);
-    if (local == NULL)
-        return SW_ENOMEM;
+    char *local = NULL;
+    struct sw_errbuf err;
+    rc = sw_path_in_root(ls->sysroot, target, &local, &err);
+    if (rc == SW_EINVAL) {
+        /* A name that climbs out of the sysroot, or a loop of links: no
+         * local file for it, and none fetched under its name. */
+        char msg[sizeof err.msg + sizeof "; not used"];
+        snprintf(msg, sizeof msg, "%s; not used", err.msg);
+        if ((rc = warn(ls, msg)) == 0)
+            rc = remember(ls, target, NULL);
+        return rc == 0 ? 0 : sw_fail(&ls->err, SW_ENOMEM, "checking %s: out of memory", target);
+    }
+    if (rc != 0)
+        return sw_err_copy(&ls->err, &err);
     rc = open_module_file(ls, local, elf);
     if (rc == 0 && *elf == NULL)
         rc = search_lib_path(ls, target, &local, elf);

@@ -110,6 +110,7 @@ cli_run_attach(const struct cli_opts *o)
                                      .debug_dir = o->debug_dir,
                                      .max_frames = o->max_frames,
                                      .cache_dir = o->cache_dir,
+                                     .cache_max_bytes = o->cache_max_bytes,
                                      .no_default_steppers = o->steppers != NULL };
     if (sw_walker_set_new(s, pids, n, &wcfg, &set, &err) < 0) {
         fprintf(stderr, "rspwalk: %s: %s\n", o->target, err.msg);

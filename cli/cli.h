@@ -24,7 +24,8 @@ struct cli_opts {
     const char *lib_path; /* --lib-path DIR[:DIR...]; NULL: none */
     const char *thread;
     const char *debug_dir;
-    const char *cache_dir; /* --cache-dir; NULL: the library's default */
+    const char *cache_dir;    /* --cache-dir; NULL: the library's default */
+    uint64_t cache_max_bytes; /* --cache-max MIB; 0: the library's default */
     enum cli_format format;
     size_t max_frames;
     int timeout_ms;

@@ -37,6 +37,7 @@ enum {
     OPT_ATTACH,
     OPT_PID,
     OPT_CACHE_DIR,
+    OPT_CACHE_MAX,
     OPT_STEPPERS,
     OPT_LIB_PATH,
     OPT_SAMPLE,
@@ -101,7 +102,10 @@ usage(FILE *f)
         "      --debug-dir DIR  separate debug files (default /usr/lib/debug)\n"
         "      --cache-dir DIR  where files read from the target, and uncompressed copies\n"
         "                     of compressed debug files, are kept by build-id\n"
-        "                     (default $XDG_CACHE_HOME/rspwalk or ~/.cache/rspwalk)\n"
+        "                     (default $XDG_CACHE_HOME/rspwalk or ~/.cache/rspwalk);\n"
+        "                     trusted state: keep it private to you\n"
+        "      --cache-max MIB  the cache directory's size limit; the entries least\n"
+        "                     recently used go first (default 1024)\n"
         "      --locals       print each frame's parameters and local variables\n"
         "      --lines        with -f json, each frame's source file and line\n"
         "      --no-cache     read every register and memory range from the stub\n"
@@ -246,6 +250,7 @@ main(int argc, char **argv)
         { "attach", required_argument, NULL, OPT_ATTACH },
         { "pid", required_argument, NULL, OPT_PID },
         { "cache-dir", required_argument, NULL, OPT_CACHE_DIR },
+        { "cache-max", required_argument, NULL, OPT_CACHE_MAX },
         { "steppers", required_argument, NULL, OPT_STEPPERS },
         { "sample", required_argument, NULL, OPT_SAMPLE },
         { "dap", no_argument, NULL, OPT_DAP },
@@ -331,6 +336,14 @@ main(int argc, char **argv)
             break;
         case OPT_CACHE_DIR:
             o.cache_dir = optarg;
+            break;
+        case OPT_CACHE_MAX:
+            if (!parse_uint(optarg, 1ull << 30, &v) || v == 0) {
+                fprintf(stderr, "rspwalk: --cache-max: want a size in MiB, 1 or more, not '%s'\n",
+                        optarg);
+                return EXIT_USAGE;
+            }
+            o.cache_max_bytes = (uint64_t)v * 1024 * 1024;
             break;
         case OPT_ATTACH:
             o.attach = optarg;
@@ -503,6 +516,7 @@ cli_run(const struct cli_opts *o)
                                      .debug_dir = o->debug_dir,
                                      .max_frames = o->max_frames,
                                      .cache_dir = o->cache_dir,
+                                     .cache_max_bytes = o->cache_max_bytes,
                                      .no_default_steppers = o->steppers != NULL };
     rc = sw_walker_new(p, &wcfg, &w, &err);
     if (rc < 0) {

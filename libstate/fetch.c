@@ -3,7 +3,8 @@
  * Reads a module's file through the ProcessState's read_file (RSP vFile),
  * takes its build-id from the bytes (elf/image.c: the note sits in the first
  * page, and a copy need not be written out to be identified) and keeps it
- * under CACHE/<build-id hex>/<basename>.  Not the module list (libstate.c)
+ * under CACHE/<build-id hex>/<basename>, checked against the target at
+ * each later use (libstate/cache.c).  Not the module list (libstate.c)
  * and not the ELF cache (elf/elf.c), which opens what this returns.
  */
 #include "libstate/fetch.h"
@@ -16,8 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/path.h"
 #include "util/util.h"
 #include "elf/image.h"
+#include "libstate/cache.h"
 /* The first read: the ELF header, the program headers and the build-id
  * note are in the first page of every file ld lays out (x86_64 libc 2.36:
  * the note ends at 0x3b4).  A file that puts them further is read again,
@@ -143,7 +146,7 @@ store(const char *dir, const char *final, const uint8_t *data, size_t len, struc
         off += (size_t)w;
     }
     int e = off < len ? errno : 0;
-    if (fchmod(fd, 0644) != 0 && e == 0)
+    if (fchmod(fd, 0600) != 0 && e == 0)
         e = errno;
     if (close(fd) != 0 && e == 0)
         e = errno;
@@ -158,14 +161,26 @@ store(const char *dir, const char *final, const uint8_t *data, size_t len, struc
     return rc;
 }
 
+/* CACHE_DIR itself mode 0700 when it is ours and open to others: a cache
+ * made by an older rspwalk, or by hand. */
+static void
+cache_dir_close_up(const char *cache_dir)
+{
+    struct stat st;
+    if (stat(cache_dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+        (st.st_mode & 077) != 0 && chmod(cache_dir, 0700) == 0)
+        sw_debug(SW_DBG_CACHE, "cache: %s made mode 0700", cache_dir);
+}
+
 int
-sw_fetch_file(struct sw_proc *p, const char *cache_dir, const char *target_path, const uint8_t *id,
-              size_t id_len, char **path, struct sw_errbuf *err)
+sw_fetch_file(struct sw_proc *p, const char *cache_dir, uint64_t max_bytes, const char *target_path,
+              const uint8_t *id, size_t id_len, char **path, struct sw_errbuf *err,
+              struct sw_errbuf *dropped)
 {
     const char *base = strrchr(target_path, '/');
     base = base ? base + 1 : target_path;
-    if (*base == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0 || id_len == 0 ||
-        id_len > SW_FETCH_MAX_BUILD_ID)
+    sw_err_clear(dropped);
+    if (!sw_path_is_name(base, strlen(base)) || id_len == 0 || id_len > SW_FETCH_MAX_BUILD_ID)
         return sw_fail(err, SW_EINVAL, "fetching '%s': no file name or build-id", target_path);
     size_t cl = strlen(cache_dir), bl = strlen(base);
     char *dir = sw_malloc(cl + 1 + 2 * id_len + 1);
@@ -183,10 +198,25 @@ sw_fetch_file(struct sw_proc *p, const char *cache_dir, const char *target_path,
     sw_hex_encode(id, id_len, dir + cl + 1);
     dir[cl + 1 + 2 * id_len] = '\0';
     snprintf(final, cl + 1 + 2 * id_len + 1 + bl + 1, "%s/%s", dir, base);
-    if (access(final, F_OK) == 0) {
-        sw_debug(SW_DBG_CACHE, "libstate: %s: cached as %s", target_path, final);
-        rc = 0;
-        goto done;
+    struct stat st;
+    if (lstat(final, &st) == 0) {
+        struct sw_errbuf why;
+        rc = sw_cache_verify(p, target_path, final, &why);
+        if (rc == 0) {
+            sw_debug(SW_DBG_CACHE, "libstate: %s: cached as %s, checked against the target",
+                     target_path, final);
+            sw_cache_touch(dir);
+            goto done;
+        }
+        if (sw_is_link_error(rc)) {
+            rc = sw_err_copy(err, &why);
+            goto out;
+        }
+        /* Another file than the target's under its build-id: a target that
+         * lied when it was stored, or a damaged copy.  The entry goes, with
+         * what was made from it, and the target's file is read again. */
+        sw_fail(dropped, rc, "%s; the cached copy was removed and fetched again", why.msg);
+        sw_cache_drop(dir);
     }
     rc = read_whole(p, target_path, &data, &len, err);
     if (rc != 0)
@@ -207,6 +237,8 @@ sw_fetch_file(struct sw_proc *p, const char *cache_dir, const char *target_path,
     if (rc != 0)
         goto out;
     sw_debug(SW_DBG_CACHE, "libstate: %s: fetched %zu bytes into %s", target_path, len, final);
+    cache_dir_close_up(cache_dir);
+    sw_cache_evict(cache_dir, max_bytes ? max_bytes : SW_CACHE_DEFAULT_MAX_BYTES, dir);
 done:
     *path = final;
     final = NULL;

@@ -30,16 +30,22 @@ int sw_fetch_target_build_id(struct sw_proc *p, const char *target_path,
                              struct sw_errbuf *err);
 
 /* The local copy of TARGET_PATH whose build-id is ID: CACHE_DIR/<hex>/<basename>
- * if that file exists (no read from the target), else the whole file read
- * with P's read_file, checked to carry ID, written to a temporary file in
- * the build-id directory and renamed into place (so a reader never sees a
- * partial file, and two rspwalk processes fetching at once both succeed).
- * Directories are created as needed.  *PATH: caller frees with sw_free.
- * Returns 0, SW_EUNSUP, SW_ENOENT, SW_EBADELF (the file's build-id is not
- * ID), SW_EIO (the cache cannot be written), SW_ENOMEM or a link error, the
- * message in ERR. */
-int sw_fetch_file(struct sw_proc *p, const char *cache_dir, const char *target_path,
-                  const uint8_t *id, size_t id_len, char **path, struct sw_errbuf *err);
+ * if that file exists and is the target's file (libstate/cache.h's check:
+ * size and the bytes walks read, a few small reads), else the whole file
+ * read with P's read_file, checked to carry ID, written mode 0600 to a
+ * temporary file in the build-id directory and renamed into place (so a
+ * reader never sees a partial file, and two rspwalk processes fetching at
+ * once both succeed).  A cached copy that is not the target's is removed
+ * and fetched again, and DROPPED's message says so (empty otherwise).
+ * Directories are made mode 0700 as needed; after a store, entries least
+ * recently used are evicted until the cache holds at most MAX_BYTES (0:
+ * SW_CACHE_DEFAULT_MAX_BYTES).  *PATH: caller frees with sw_free.  Returns
+ * 0, SW_EINVAL (no file name, or no build-id), SW_EUNSUP, SW_ENOENT,
+ * SW_EBADELF (the file's build-id is not ID), SW_EIO (the cache cannot be
+ * written), SW_ENOMEM or a link error, the message in ERR. */
+int sw_fetch_file(struct sw_proc *p, const char *cache_dir, uint64_t max_bytes,
+                  const char *target_path, const uint8_t *id, size_t id_len, char **path,
+                  struct sw_errbuf *err, struct sw_errbuf *dropped);
 
 /* The default cache directory: $XDG_CACHE_HOME/rspwalk when that is an
  * absolute path, else $HOME/.cache/rspwalk.  Returns an owned string (free

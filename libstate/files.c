@@ -117,7 +117,13 @@ fetch_copy(struct sw_libstate *ls, const char *target, const uint8_t *id, size_t
         return 0;
     }
     char *fetched = NULL;
-    int rc = sw_fetch_file(ls->proc, ls->cache_dir, target, id, id_len, &fetched, &err);
+    struct sw_errbuf dropped;
+    int rc = sw_fetch_file(ls->proc, ls->cache_dir, ls->cache_max_bytes, target, id, id_len,
+                           &fetched, &err, &dropped);
+    if (dropped.msg[0] != '\0' && warn(ls, dropped.msg) != 0) {
+        sw_free(fetched);
+        return sw_fail(&ls->err, SW_ENOMEM, "checking %s: out of memory", target);
+    }
     if (rc != 0) {
         if (sw_is_link_error(rc) || rc == SW_ENOMEM)
             return sw_err_copy(&ls->err, &err);

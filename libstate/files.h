@@ -26,6 +26,7 @@ struct sw_libstate {
     char *lib_path;            /* directories searched by file name, ':'-separated; NULL: none */
     char *exe;                 /* NULL: ask the target */
     char *cache_dir;           /* files fetched from the target; NULL: none */
+    uint64_t cache_max_bytes;  /* CACHE_DIR's size limit; 0: the default */
     /* Target files already matched to a local file (PATH NULL: none), so a
      * refresh asks the target about each file once. */
     struct resolved *resolved;

@@ -142,6 +142,7 @@ sw_libstate_new(struct sw_proc *p, const struct sw_libstate_config *cfg, struct 
     } else {
         ls->cache_dir = sw_fetch_default_cache_dir(); /* NULL: no HOME, no fetching */
     }
+    ls->cache_max_bytes = cfg ? cfg->cache_max_bytes : 0;
     if (cfg && cfg->modcache) {
         sw_modcache_ref(cfg->modcache);
         ls->mc = cfg->modcache;

@@ -2,7 +2,8 @@
  *
  * For what is kept by build-id below a cache directory: files fetched from
  * the target (libstate/fetch.c) and uncompressed debug files
- * (elf/debug_plain.c).  Not what goes into them.
+ * (elf/debug_plain.c).  Made mode 0700: what they hold is trusted by later
+ * runs (docs/usage.md, --cache-dir).  Not what goes into them.
  */
 #include "util/util.h"
 
@@ -19,7 +20,7 @@ sw_dirs_make(char *path, struct sw_errbuf *err)
             continue;
         char c = *s;
         *s = '\0';
-        int r = mkdir(path, 0755);
+        int r = mkdir(path, 0700);
         int e = errno;
         *s = c;
         if (r != 0 && e != EEXIST) {

@@ -119,7 +119,8 @@ int sw_buf_printf(struct sw_buf *b, const char *fmt, ...) __attribute__((format(
 /* Keep data NUL-terminated after the last byte (not counted in len). */
 int sw_buf_terminate(struct sw_buf *b);
 
-/* mkdir -p PATH (modified while it runs, restored): the cache directories.
+/* mkdir -p PATH (modified while it runs, restored): the cache directories,
+ * each one made mode 0700.
  * Returns 0 or SW_EIO naming the directory that cannot be made, in ERR. */
 int sw_dirs_make(char *path, struct sw_errbuf *err);
 

@@ -166,6 +166,7 @@ sw_walker_new(struct sw_proc *proc, const struct sw_walker_config *cfg, struct s
                                        .debug_dir = cfg->debug_dir,
                                        .lib_path = cfg->lib_path,
                                        .cache_dir = cfg->cache_dir,
+                                       .cache_max_bytes = cfg->cache_max_bytes,
                                        .modcache = cfg->modcache };
     rc = sw_libstate_new(proc, &lcfg, &w->libs);
     if (rc < 0) {

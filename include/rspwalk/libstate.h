@@ -62,6 +62,10 @@ struct sw_libstate_config {
      * default): a cache of this library state's own, from DEBUG_DIR and
      * CACHE_DIR. */
     struct sw_modcache *modcache;
+    /* The most bytes CACHE_DIR holds: after each file fetched into it, the
+     * entries least recently used are removed until it holds no more.  0:
+     * 1 GiB. */
+    uint64_t cache_max_bytes;
 };
 
 /* Fill CFG with the defaults (all zero). */

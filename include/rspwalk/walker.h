@@ -76,6 +76,9 @@ struct sw_walker_config {
      * shared with other walkers, which may walk in other threads at the
      * same time.  NULL (the default): a cache of this walker's own. */
     struct sw_modcache *modcache;
+    /* sw_libstate_config's cache_max_bytes: CACHE_DIR's size limit; 0:
+     * 1 GiB. */
+    uint64_t cache_max_bytes;
 };
 
 /* Fill CFG with the defaults (all zero). */

@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -1163,19 +1165,131 @@ test_libstate_cached_file_reused_without_reading_the_whole_file(void **state)
     assert_int_equal(stat(LIBM, &st), 0);
     assert_true(fetched >= (size_t)st.st_size);
 
-    /* A new library state (a new rspwalk run) over the same cache: only the
-     * first page is read, for the build-id. */
+    /* A new library state (a new rspwalk run) over the same cache: the
+     * first page is read, for the build-id, and the copy is checked against
+     * the target's file where walks read it (libstate/cache.h): under a
+     * third of libm's bytes. */
     sw_libstate_free(ls);
     f->ls = NULL;
     ls = new_ls(f, &cfg);
     assert_int_equal(sw_libstate_refresh(ls), 0);
     assert_string_equal(find_lib(ls, LIBM)->path, first);
-    assert_true(fake_proc_file_bytes(f->proc) - fetched <= 4096);
+    assert_true(fake_proc_file_bytes(f->proc) - fetched < (size_t)st.st_size / 3);
     /* A later refresh of the same state asks the target nothing. */
     size_t before = fake_proc_file_bytes(f->proc);
     assert_int_equal(sw_libstate_refresh(ls), 0);
     assert_int_equal(fake_proc_file_bytes(f->proc), before);
     assert_string_equal(find_lib(ls, LIBM)->path, first);
+}
+
+/* Whether files A and B hold the same bytes. */
+static bool
+same_bytes(const char *a, const char *b)
+{
+    char cmd[17100];
+    snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s'", a, b);
+    return system(cmd) == 0;
+}
+
+/* A cached copy with the right build-id and other symbol names (what a
+ * lying target could have stored): found out at the next use, removed,
+ * and the target's own file fetched in its place, with a warning. */
+static void
+test_libstate_poisoned_cache_entry_replaced_by_the_targets_file(void **state)
+{
+    struct fixture *f = *state;
+    char sys[4200], cache[4200], first[4200];
+    make_fetch_dirs(f, sys, cache, sizeof sys);
+    struct sw_libstate_config cfg = { .sysroot = sys, .cache_dir = cache };
+    fake_proc_add_module(f->proc, LIBM, LIBM_BIAS);
+    fake_proc_add_file(f->proc, LIBM, LIBM);
+    struct sw_libstate *ls = new_ls(f, &cfg);
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    snprintf(first, sizeof first, "%s", find_lib(ls, LIBM)->path);
+    sw_libstate_free(ls);
+    f->ls = NULL;
+
+    /* One byte of a version name in .dynstr changed, the size kept. */
+    FILE *fp = fopen(first, "r+b");
+    assert_non_null(fp);
+    static char bytes[4 << 20];
+    size_t n = fread(bytes, 1, sizeof bytes, fp);
+    assert_true(n > 0 && n < sizeof bytes);
+    const char *at = memmem(bytes, n, "GLIBC_2.2.5", 12);
+    assert_non_null(at);
+    assert_int_equal(fseek(fp, at - bytes, SEEK_SET), 0);
+    assert_int_equal(fputc('X', fp), 'X');
+    assert_int_equal(fclose(fp), 0);
+    assert_false(same_bytes(first, LIBM));
+
+    ls = new_ls(f, &cfg);
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_string_equal(find_lib(ls, LIBM)->path, first);
+    assert_true(same_bytes(first, LIBM));
+    const char *const *msgs;
+    assert_int_equal(sw_libstate_warnings(ls, &msgs), 1);
+    assert_non_null(strstr(msgs[0], "not the target's"));
+    assert_non_null(strstr(msgs[0], "fetched again"));
+}
+
+/* What the cache holds is private: directories 0700, files 0600. */
+static void
+test_libstate_cache_directories_and_files_are_private(void **state)
+{
+    struct fixture *f = *state;
+    char sys[4200], cache[4200], dir[4200];
+    make_fetch_dirs(f, sys, cache, sizeof sys);
+    struct sw_libstate_config cfg = { .sysroot = sys, .cache_dir = cache };
+    fake_proc_add_module(f->proc, LIBM, LIBM_BIAS);
+    fake_proc_add_file(f->proc, LIBM, LIBM);
+    struct sw_libstate *ls = new_ls(f, &cfg);
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    const char *path = find_lib(ls, LIBM)->path;
+    struct stat st;
+    assert_int_equal(stat(cache, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0700);
+    snprintf(dir, sizeof dir, "%s", path);
+    *strrchr(dir, '/') = '\0';
+    assert_int_equal(stat(dir, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0700);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+}
+
+/* A cache over its limit loses its least recently used entries, never the
+ * one just stored. */
+static void
+test_libstate_cache_over_its_limit_evicts_the_oldest_entry(void **state)
+{
+    struct fixture *f = *state;
+    char sys[4200], cache[4200], libm_copy[4200];
+    make_fetch_dirs(f, sys, cache, sizeof sys);
+    struct sw_libstate_config cfg = { .sysroot = sys, .cache_dir = cache, .cache_max_bytes = 1 };
+    fake_proc_add_module(f->proc, LIBM, LIBM_BIAS);
+    fake_proc_add_file(f->proc, LIBM, LIBM);
+    struct sw_libstate *ls = new_ls(f, &cfg);
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    snprintf(libm_copy, sizeof libm_copy, "%s", find_lib(ls, LIBM)->path);
+    assert_int_equal(access(libm_copy, R_OK), 0); /* the one just stored stays */
+    sw_libstate_free(ls);
+    f->ls = NULL;
+    /* Used an hour ago: entries used in the last minute are kept. */
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s", libm_copy);
+    *strrchr(dir, '/') = '\0';
+    struct timespec ago[2];
+    clock_gettime(CLOCK_REALTIME, &ago[0]);
+    ago[0].tv_sec -= 3600;
+    ago[1] = ago[0];
+    assert_int_equal(utimensat(AT_FDCWD, dir, ago, 0), 0);
+
+    fake_proc_remove_module(f->proc, LIBM);
+    fake_proc_add_module(f->proc, LIBC, LIBC_BIAS);
+    fake_proc_add_file(f->proc, LIBC, LIBC);
+    ls = new_ls(f, &cfg);
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_int_equal(access(find_lib(ls, LIBC)->path, R_OK), 0);
+    assert_int_not_equal(access(libm_copy, F_OK), 0); /* evicted: older, over the limit */
 }
 
 static void
@@ -1334,6 +1448,9 @@ main(void)
         T(test_libstate_allocation_failures_with_loader_and_vdso_keep_list),
         T(test_libstate_missing_library_fetched_into_cache_by_build_id),
         T(test_libstate_cached_file_reused_without_reading_the_whole_file),
+        T(test_libstate_poisoned_cache_entry_replaced_by_the_targets_file),
+        T(test_libstate_cache_directories_and_files_are_private),
+        T(test_libstate_cache_over_its_limit_evicts_the_oldest_entry),
         T(test_libstate_local_file_with_other_build_id_reported_and_not_used),
         T(test_libstate_matching_local_file_used_without_fetch),
         T(test_libstate_read_file_unsupported_keeps_local_lookup),

@@ -100,20 +100,20 @@ sw_path_in_root(const char *root, const char *name, char **out, struct sw_errbuf
     *out = NULL;
     while (rl > 0 && root[rl - 1] == '/')
         rl--;
+    if (rl == 0) {
+        /* The host's own paths: nothing to confine them to, the kernel
+         * resolves them, and a relative one stays relative to the working
+         * directory (a module named by a relative path). */
+        *out = sw_strdup(name);
+        return *out ? 0 : sw_fail(err, SW_ENOMEM, "'%s': out of memory", name);
+    }
     rc = sw_path_normalize(name, &norm);
     if (rc == SW_EINVAL)
-        return sw_fail(err, SW_EINVAL, "'%s': names a path above the %s", name,
-                       rl ? "sysroot" : "root");
+        return sw_fail(err, SW_EINVAL, "'%s': names a path above the sysroot", name);
     if (rc != 0)
         return sw_fail(err, rc, "'%s': out of memory", name);
-    if (rl == 0) {
-        /* The host's "/": the kernel resolves the path the same way, and the
-         * name the target gave stays the one shown. */
-        *out = norm;
-        return 0;
-    }
     /* DONE: ROOT then the components resolved so far; TODO: those left. */
-    if ((rc = pstr_put(&done, 0, root ? root : "", rl)) != 0 ||
+    if ((rc = pstr_put(&done, 0, root, rl)) != 0 ||
         (rc = pstr_put(&todo, 0, name, strlen(name))) != 0)
         goto nomem;
     size_t pos = 0;
@@ -142,7 +142,7 @@ sw_path_in_root(const char *root, const char *name, char **out, struct sw_errbuf
             continue;
         if (++links > SW_PATH_MAX_LINKS) {
             rc = sw_fail(err, SW_EINVAL, "'%s': more than %d symbolic links under %s", name,
-                         SW_PATH_MAX_LINKS, rl ? root : "/");
+                         SW_PATH_MAX_LINKS, root);
             goto out;
         }
         char target[4096];

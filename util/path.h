@@ -29,17 +29,17 @@ bool sw_path_is_name(const char *name, size_t len);
 int sw_path_normalize(const char *path, char **out);
 
 /* NAME, a path in the target's file system, as a local path under ROOT (a
- * sysroot; NULL, "" or "/" for the host's own "/"), resolved the way a
- * chroot to ROOT would resolve it: a NAME whose ".." climbs above the
- * target's "/" by its text is refused (SW_EINVAL), else each link met under
- * ROOT followed with an absolute link taken from ROOT and a relative one from
- * its directory, a ".." never leaving ROOT.  Components past one that does
- * not exist are appended as they are (the open then fails as missing).
- * Returns 0, SW_EINVAL (the message in ERR names NAME and the cause: above
- * the root, or more than SW_PATH_MAX_LINKS links) or SW_ENOMEM.  *OUT is a
- * path with no symbolic link left under ROOT (without a ROOT: NAME
- * normalised, links left to the kernel, which resolves them the same way):
- * caller frees with sw_free. */
+ * sysroot), resolved the way a chroot to ROOT would resolve it: a NAME
+ * whose ".." climbs above the target's "/" by its text is refused
+ * (SW_EINVAL), else each symbolic link met under ROOT is followed, an
+ * absolute one from ROOT and a relative one from its directory, a ".."
+ * never leaving ROOT.  Components past one that does not exist are
+ * appended as they are (the open then fails as missing).  ROOT NULL, "" or
+ * "/": the host's own paths, NAME as it is (the kernel resolves it, and a
+ * relative NAME stays relative).  Returns 0, SW_EINVAL (the message in ERR
+ * names NAME and the cause: above the sysroot, or more than
+ * SW_PATH_MAX_LINKS links) or SW_ENOMEM.  *OUT (no symbolic link left
+ * under ROOT): caller frees with sw_free. */
 int sw_path_in_root(const char *root, const char *name, char **out, struct sw_errbuf *err);
 
 /* Open PATH for reading only if it is a regular file: opened with

@@ -170,11 +170,11 @@ test_path_in_root_without_sysroot_is_the_host_path(void **state)
     (void)state;
     struct sw_errbuf err;
     char *out = NULL;
-    assert_int_equal(sw_path_in_root(NULL, "/nonexistent-sw/../x//y", &out, &err), 0);
-    assert_string_equal(out, "/x/y");
+    assert_int_equal(sw_path_in_root(NULL, "/usr/../lib//x", &out, &err), 0);
+    assert_string_equal(out, "/usr/../lib//x");
     sw_free(out);
-    assert_int_equal(sw_path_in_root("/", "/nonexistent-sw/a", &out, &err), 0);
-    assert_string_equal(out, "/nonexistent-sw/a");
+    assert_int_equal(sw_path_in_root("/", "build/x.elf", &out, &err), 0);
+    assert_string_equal(out, "build/x.elf");
     sw_free(out);
 }
 

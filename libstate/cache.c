@@ -28,6 +28,8 @@
 /* One read_file call compares at most this much (the backend splits it into
  * PacketSize preads). */
 #define VERIFY_CHUNK (256u * 1024)
+/* Ranges closer than this are compared as one (compare_sections). */
+#define RANGE_JOIN_GAP 4096u
 /* An entry used this recently is not evicted (sw_cache_evict). */
 #define CACHE_IN_USE_SEC 60
 
@@ -77,37 +79,66 @@ compare_range(struct sw_proc *p, const char *target_path, const uint8_t *local, 
     return 0;
 }
 
-/* Compare the ELF file IMAGE[0, SIZE) with the target's where walks read. */
+/* A byte range of the file to compare. */
+struct range {
+    uint64_t off, end;
+};
+
+static int
+range_before(const void *a, const void *b)
+{
+    const struct range *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Compare the ELF file IMAGE[0, SIZE) with the target's where walks read:
+ * the ranges sorted, and joined across gaps of up to RANGE_JOIN_GAP bytes
+ * (reading a gap costs less than the round trip a range's short tail would). */
 static int
 compare_sections(struct sw_proc *p, const char *target_path, uint8_t *image, size_t size,
                  uint8_t *buf, struct sw_errbuf *err)
 {
     Elf *elf = elf_memory((char *)image, size);
     GElf_Ehdr eh;
-    size_t shstrndx, shnum;
-    int rc;
+    size_t shstrndx, shnum, n = 0;
+    struct range *rs = NULL;
+    int rc = 0;
 
     if (elf == NULL || elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &eh) == NULL ||
         elf_getshdrstrndx(elf, &shstrndx) != 0 || elf_getshdrnum(elf, &shnum) != 0) {
         rc = sw_fail(err, SW_EBADELF, "not an ELF file");
         goto out;
     }
-    uint64_t head = size < 4096 ? size : 4096;
-    rc = compare_range(p, target_path, image, 0, head, buf, err);
+    rs = sw_calloc(shnum + 2, sizeof *rs);
+    if (rs == NULL) {
+        rc = sw_fail(err, SW_ENOMEM, "out of memory");
+        goto out;
+    }
+    rs[n++] = (struct range){ 0, size < 4096 ? size : 4096 };
     uint64_t shsize = (uint64_t)shnum * eh.e_shentsize;
-    if (rc == 0 && eh.e_shoff != 0 && eh.e_shoff <= size && shsize <= size - eh.e_shoff)
-        rc = compare_range(p, target_path, image, eh.e_shoff, shsize, buf, err);
+    if (eh.e_shoff != 0 && eh.e_shoff <= size && shsize <= size - eh.e_shoff)
+        rs[n++] = (struct range){ eh.e_shoff, eh.e_shoff + shsize };
     Elf_Scn *scn = NULL;
     GElf_Shdr sh;
-    while (rc == 0 && (scn = elf_nextscn(elf, scn)) != NULL) {
+    while ((scn = elf_nextscn(elf, scn)) != NULL && n < shnum + 2) {
         if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type == SHT_NOBITS || sh.sh_offset > size ||
             sh.sh_size > size - sh.sh_offset)
             continue; /* libelf refuses such a section to the walk too */
-        const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
-        if (section_read_by_walks(name, sh.sh_type))
-            rc = compare_range(p, target_path, image, sh.sh_offset, sh.sh_size, buf, err);
+        if (section_read_by_walks(elf_strptr(elf, shstrndx, sh.sh_name), sh.sh_type))
+            rs[n++] = (struct range){ sh.sh_offset, sh.sh_offset + sh.sh_size };
+    }
+    qsort(rs, n, sizeof *rs, range_before);
+    for (size_t i = 0; i < n && rc == 0;) {
+        struct range r = rs[i++];
+        while (i < n && rs[i].off <= r.end + RANGE_JOIN_GAP) {
+            if (rs[i].end > r.end)
+                r.end = rs[i].end;
+            i++;
+        }
+        rc = compare_range(p, target_path, image, r.off, r.end - r.off, buf, err);
     }
 out:
+    sw_free(rs);
     elf_end(elf);
     return rc;
 }

@@ -208,7 +208,9 @@ sw_fetch_file(struct sw_proc *p, const char *cache_dir, uint64_t max_bytes, cons
             sw_cache_touch(dir);
             goto done;
         }
-        if (sw_is_link_error(rc)) {
+        if (rc != SW_EBADELF) {
+            /* Not settled (the link, the target's file system, this
+             * host's): the entry is kept, and not used this time. */
             rc = sw_err_copy(err, &why);
             goto out;
         }

@@ -82,13 +82,17 @@ while True:
 '
 
 # start_stub: gdbserver on the fixture; sets gs and port.
+# Each stub has a log of its own: the shell truncates a reused one only once the child runs.
+nstub=0
 start_stub() {
-    local i
+    local i log
     port=
-    gdbserver 127.0.0.1:0 "$prog" >"$work/gs.log" 2>&1 &
+    nstub=$((nstub + 1))
+    log=$work/gs.$nstub.log
+    gdbserver 127.0.0.1:0 "$prog" >"$log" 2>&1 &
     gs=$!
     for i in $(seq 100); do
-        port=$(grep -o 'Listening on port [0-9]*' "$work/gs.log" | head -1 | awk '{print $4}')
+        port=$(grep -o 'Listening on port [0-9]*' "$log" 2>/dev/null | head -1 | awk '{print $4}')
         [ -n "$port" ] && return 0
         sleep 0.1
     done
@@ -100,11 +104,10 @@ start_stub() {
 start_proxy() {
     local i
     pport=
-    : >"$work/px.port"
-    python3 -c "$PROXY" "$port" "$libc" "$1" >"$work/px.port" 2>"$work/px.err" &
+    python3 -c "$PROXY" "$port" "$libc" "$1" >"$work/px.$nstub.port" 2>"$work/px.err" &
     px=$!
     for i in $(seq 100); do
-        pport=$(head -n 1 "$work/px.port")
+        pport=$(head -n 1 "$work/px.$nstub.port" 2>/dev/null)
         [ -n "$pport" ] && return 0
         sleep 0.05
     done

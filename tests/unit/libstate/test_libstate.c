@@ -1283,6 +1283,12 @@ test_libstate_cache_over_its_limit_evicts_the_oldest_entry(void **state)
     ago[1] = ago[0];
     assert_int_equal(utimensat(AT_FDCWD, dir, ago, 0), 0);
 
+    /* Not entries (no build-id's hex name): never the cache's to remove. */
+    char other[8500];
+    snprintf(other, sizeof other, "%s/notes", cache);
+    assert_int_equal(mkdir(other, 0700), 0);
+    assert_int_equal(utimensat(AT_FDCWD, other, ago, 0), 0);
+
     fake_proc_remove_module(f->proc, LIBM);
     fake_proc_add_module(f->proc, LIBC, LIBC_BIAS);
     fake_proc_add_file(f->proc, LIBC, LIBC);
@@ -1290,6 +1296,7 @@ test_libstate_cache_over_its_limit_evicts_the_oldest_entry(void **state)
     assert_int_equal(sw_libstate_refresh(ls), 0);
     assert_int_equal(access(find_lib(ls, LIBC)->path, R_OK), 0);
     assert_int_not_equal(access(libm_copy, F_OK), 0); /* evicted: older, over the limit */
+    assert_int_equal(access(other, F_OK), 0);
 }
 
 static void

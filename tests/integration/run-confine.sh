@@ -22,7 +22,7 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
-for peer in gdbserver python3 objcopy; do
+for peer in gdbserver python3 readelf; do
     if ! command -v "$peer" >/dev/null; then
         echo "FAIL confine: missing peer: $peer (apt-get install gdbserver python3 binutils)"
         exit 1

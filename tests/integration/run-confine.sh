@@ -16,6 +16,7 @@ rspwalk=${RSPWALK:-build/release/rspwalk}
 work=$(mktemp -d)
 gs=
 px=
+# shellcheck disable=SC2317  # called by the EXIT trap
 cleanup() {
     [ -n "$px" ] && kill "$px" 2>/dev/null
     [ -n "$gs" ] && kill "$gs" 2>/dev/null
@@ -85,13 +86,13 @@ while True:
 # Each stub has a log of its own: the shell truncates a reused one only once the child runs.
 nstub=0
 start_stub() {
-    local i log
+    local log
     port=
     nstub=$((nstub + 1))
     log=$work/gs.$nstub.log
     gdbserver 127.0.0.1:0 "$prog" >"$log" 2>&1 &
     gs=$!
-    for i in $(seq 100); do
+    for _ in $(seq 100); do
         port=$(grep -o 'Listening on port [0-9]*' "$log" 2>/dev/null | head -1 | awk '{print $4}')
         [ -n "$port" ] && return 0
         sleep 0.1
@@ -102,11 +103,10 @@ start_stub() {
 
 # start_proxy NEW_NAME: the proxy in front of gdbserver naming libc NEW_NAME; sets px, pport.
 start_proxy() {
-    local i
     pport=
     python3 -c "$PROXY" "$port" "$libc" "$1" >"$work/px.$nstub.port" 2>"$work/px.err" &
     px=$!
-    for i in $(seq 100); do
+    for _ in $(seq 100); do
         pport=$(head -n 1 "$work/px.$nstub.port" 2>/dev/null)
         [ -n "$pport" ] && return 0
         sleep 0.05

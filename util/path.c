@@ -148,8 +148,10 @@ sw_path_in_root(const char *root, const char *name, char **out, struct sw_errbuf
         char target[4096];
         ssize_t tl = readlink(done.s, target, sizeof target);
         if (tl <= 0 || (size_t)tl >= sizeof target) {
-            missing = true; /* unreadable: opened as it is, and refused there */
-            continue;
+            /* Followed by the kernel, it could lead anywhere. */
+            rc = sw_fail(err, SW_EINVAL, "'%s': a symbolic link under %s cannot be read", name,
+                         root);
+            goto out;
         }
         /* The link replaces its component: an absolute one restarts at ROOT. */
         done.len = at;
@@ -165,8 +167,6 @@ sw_path_in_root(const char *root, const char *name, char **out, struct sw_errbuf
         next = swap;
         pos = 0;
     }
-    if (done.len == 0 && (rc = pstr_put(&done, 0, "/", 1)) != 0)
-        goto nomem;
     *out = done.s;
     done.s = NULL;
     rc = 0;

@@ -38,8 +38,8 @@ int sw_path_normalize(const char *path, char **out);
  * "/": the host's own paths, NAME as it is (the kernel resolves it, and a
  * relative NAME stays relative).  Returns 0, SW_EINVAL (the message in ERR
  * names NAME and the cause: above the sysroot, more than
- * SW_PATH_MAX_LINKS links, a link that cannot be read) or SW_ENOMEM.  *OUT (no symbolic link left
- * under ROOT): caller frees with sw_free. */
+ * SW_PATH_MAX_LINKS links, a link that cannot be read) or SW_ENOMEM.
+ * *OUT (no symbolic link left under ROOT): caller frees with sw_free. */
 int sw_path_in_root(const char *root, const char *name, char **out, struct sw_errbuf *err);
 
 /* Open PATH for reading only if it is a regular file: opened with

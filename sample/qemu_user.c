@@ -89,3 +89,20 @@ sw_qemu_user_signal(struct sw_qemu_user *q, sw_tid tid)
              (uint64_t)tid, q->host_pid, strerror(errno));
     return SW_EIO;
 }
+
+bool
+sw_qemu_user_thread_on_cpu(const struct sw_qemu_user *q, sw_tid tid)
+{
+    char path[96], buf[512];
+    snprintf(path, sizeof path, "/proc/%" PRId64 "/task/%" PRIu64 "/stat", q->host_pid,
+             (uint64_t)tid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    /* "TID (COMM) STATE ...": COMM may hold spaces and parentheses. */
+    const char *rp = strrchr(buf, ')');
+    return rp != NULL && rp[1] == ' ' && rp[2] == 'R';
+}

@@ -31,6 +31,10 @@ int sw_qemu_user_find(struct sw_proc *p, struct sw_qemu_user *q);
  * SW_ENOENT when the thread is gone, or SW_EIO with the reason in Q->msg. */
 int sw_qemu_user_signal(struct sw_qemu_user *q, sw_tid tid);
 
+/* Whether guest thread TID of Q's process is running or runnable on the
+ * host (state R in /proc), not blocked in a system call. */
+bool sw_qemu_user_thread_on_cpu(const struct sw_qemu_user *q, sw_tid tid);
+
 /* Whether TID can be a thread: QEMU lists half-born and exiting threads
  * with ids like p1.ffffffff, which no thread has. */
 bool sw_qemu_user_tid_valid(sw_tid tid);

@@ -426,12 +426,23 @@ stop(struct run *r)
             sw_fail(r->err, rc, "stopping: %s", sw_proc_errmsg(r->p));
         return rc;
     }
-    /* A guest thread that is still listed: the next one round the list. */
+    /* A guest thread that is still listed: the next one round the list
+     * that is on a CPU, else the next one. */
+    size_t pick = r->next_victim;
+    for (size_t k = 0; k < r->nthreads; k++) {
+        size_t i = (r->next_victim + k) % r->nthreads;
+        if (sw_qemu_user_thread_on_cpu(&r->qemu, r->threads[i].tid)) {
+            pick = i;
+            break;
+        }
+    }
+    r->next_victim = pick;
     for (size_t tries = 0; tries <= r->nthreads; tries++) {
         if (r->nthreads == 0)
             break;
         struct known_thread *kt = &r->threads[r->next_victim++ % r->nthreads];
         rc = sw_qemu_user_signal(&r->qemu, kt->tid);
+        sw_debug(SW_DBG_PKT, "-! SIGINT to guest thread %s", kt->label);
         if (rc == SW_ENOENT) { /* the thread is gone: read the list at this stop */
             r->list_stale = true;
             continue;

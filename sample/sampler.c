@@ -34,6 +34,10 @@
  * user mode reports no thread events, and the list costs a round trip a
  * thread. */
 #define SAMPLE_THREAD_LIST_US 500000
+/* How long a signal stop waits for a guest thread on a CPU to aim at, and
+ * how often it looks (sample/qemu_user.c reads /proc). */
+#define SAMPLE_ON_CPU_WAIT_US 5000
+#define SAMPLE_ON_CPU_POLL_US 50
 /* Frame names kept by address: a power of two, larger than the distinct
  * frames of a profile that fits on a screen. */
 #define SAMPLE_NAME_SLOTS  4096
@@ -414,6 +418,22 @@ resume(struct run *r)
     return 0;
 }
 
+static void
+sleep_until(uint64_t when_us)
+{
+    struct timespec ts = { .tv_sec = (time_t)(when_us / 1000000),
+                           .tv_nsec = (long)(when_us % 1000000) * 1000 };
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0)
+        ;
+}
+
+static void
+pause_for(uint64_t us)
+{
+    if (us > 0)
+        sleep_until(sw_now_us() + us);
+}
+
 /* Stop the target: 0 when it stopped, SW_ETIMEDOUT when the stop did not
  * come (the target runs on), else a failure with the message in R->err. */
 static int
@@ -427,14 +447,24 @@ stop(struct run *r)
         return rc;
     }
     /* A guest thread that is still listed: the next one round the list
-     * that is on a CPU, else the next one. */
+     * that is on a CPU.  QEMU 7.2 answers a signal to a thread blocked in a
+     * system call (or on QEMU's own lock, as every thread is for a moment
+     * after a stop) with a stray reply later, which desynchronises the
+     * link; so such a thread is signalled only when none has run for
+     * SAMPLE_ON_CPU_WAIT_US. */
     size_t pick = r->next_victim;
-    for (size_t k = 0; k < r->nthreads; k++) {
-        size_t i = (r->next_victim + k) % r->nthreads;
-        if (sw_qemu_user_thread_on_cpu(&r->qemu, r->threads[i].tid)) {
-            pick = i;
-            break;
+    uint64_t give_up = sw_now_us() + SAMPLE_ON_CPU_WAIT_US;
+    for (bool found = false; !found && r->nthreads > 0;) {
+        for (size_t k = 0; k < r->nthreads && !found; k++) {
+            size_t i = (r->next_victim + k) % r->nthreads;
+            if (sw_qemu_user_thread_on_cpu(&r->qemu, r->threads[i].tid)) {
+                pick = i;
+                found = true;
+            }
         }
+        if (found || sw_now_us() >= give_up)
+            break;
+        pause_for(SAMPLE_ON_CPU_POLL_US);
     }
     r->next_victim = pick;
     for (size_t tries = 0; tries <= r->nthreads; tries++) {
@@ -460,15 +490,6 @@ stop(struct run *r)
                    (int64_t)r->qemu.host_pid);
 }
 
-static void
-sleep_until(uint64_t when_us)
-{
-    struct timespec ts = { .tv_sec = (time_t)(when_us / 1000000),
-                           .tv_nsec = (long)(when_us % 1000000) * 1000 };
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0)
-        ;
-}
-
 /* A random number in [0, N) (N > 0), uniform enough for jitter. */
 static uint64_t
 rand_below(struct run *r, uint64_t n)
@@ -477,13 +498,6 @@ rand_below(struct run *r, uint64_t n)
     r->rng ^= r->rng >> 7;
     r->rng ^= r->rng << 17;
     return r->rng % n;
-}
-
-static void
-pause_for(uint64_t us)
-{
-    if (us > 0)
-        sleep_until(sw_now_us() + us);
 }
 
 static bool

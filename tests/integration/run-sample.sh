@@ -22,6 +22,11 @@
 #   qemu-aarch64/runs  SAMPLE_QEMU_RUNS (default 20) runs with eight busy workers at the maximum
 #                      rate: each ends with status 0, every stopped thread walked to the bottom,
 #                      no walk failed, no stop missed (no desync).
+#   qemu-aarch64/fast  one busy worker at the maximum rate and at 1000 Hz, 3 s each,
+#                      SAMPLE_QEMU_FAST_RUNS (default 1) times: status 0 (the last stop, which
+#                      leaves the target stopped as it was found, came), no reply taken for
+#                      another's (no "cannot parse", no "stub replied"), every stopped thread
+#                      walked to the bottom, no stop missed.
 # Kills only what it started.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -221,3 +226,25 @@ for i in $(seq "$runs"); do
     [ -z "$worst" ] && worst=$j
 done
 report qemu-aarch64/runs "$why" "$runs runs of 8 busy workers, e.g. $worst"
+
+why= details=()
+fast=${SAMPLE_QEMU_FAST_RUNS:-1}
+for i in $(seq "$fast"); do
+    for spec in 3@max 3@1000; do
+        name=qfast$i-${spec#3@}
+        if ! qemu_sample "$name" 1 "$spec" json; then
+            why="run $i, $spec: rspwalk exited: $(head -c 300 "$work/$name.out.err")"
+            break 2
+        fi
+        if grep -E -q 'cannot parse|stub replied|protocol' "$work/$name.out.err"; then
+            why="run $i, $spec: $(head -c 300 "$work/$name.out.err")"
+            break 2
+        fi
+        if ! j=$("$check" json "$work/$name.out"); then
+            why="run $i, $spec: $j"
+            break 2
+        fi
+        [ "$i" = 1 ] && details+=("$spec: $j")
+    done
+done
+report qemu-aarch64/fast "$why" "$fast runs at max and 1000 Hz of one busy worker" "${details[@]}"

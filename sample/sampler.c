@@ -454,7 +454,8 @@ stop(struct run *r)
      * SAMPLE_ON_CPU_WAIT_US. */
     size_t pick = r->next_victim;
     uint64_t give_up = sw_now_us() + SAMPLE_ON_CPU_WAIT_US;
-    for (bool found = false; !found && r->nthreads > 0;) {
+    bool found = false;
+    while (r->nthreads > 0) {
         for (size_t k = 0; k < r->nthreads && !found; k++) {
             size_t i = (r->next_victim + k) % r->nthreads;
             if (sw_qemu_user_thread_on_cpu(&r->qemu, r->threads[i].tid)) {
@@ -467,6 +468,8 @@ stop(struct run *r)
         pause_for(SAMPLE_ON_CPU_POLL_US);
     }
     r->next_victim = pick;
+    if (!found)
+        r->list_stale = true; /* threads started since the list was read may be the busy ones */
     for (size_t tries = 0; tries <= r->nthreads; tries++) {
         if (r->nthreads == 0)
             break;

@@ -38,6 +38,8 @@
  * how often it looks (sample/qemu_user.c reads /proc). */
 #define SAMPLE_ON_CPU_WAIT_US 5000
 #define SAMPLE_ON_CPU_POLL_US 50
+/* Replies that are not the stop skipped while a signal stop is awaited. */
+#define SAMPLE_STRAY_REPLIES 4
 /* Frame names kept by address: a power of two, larger than the distinct
  * frames of a profile that fits on a screen. */
 #define SAMPLE_NAME_SLOTS  4096
@@ -484,6 +486,17 @@ stop(struct run *r)
             return sw_fail(r->err, rc, "stopping: %s", r->qemu.msg);
         r->st->round_trips++; /* the signal is this stop's interrupt */
         rc = r->p->debug->handle_debug_event(r->p, true);
+        /* QEMU 7.2 user mode now and then sends one reply of the stop
+         * before twice (or an extra empty one), so that every later
+         * request was answered by its predecessor's reply and the last
+         * one's arrives here, where the stop is awaited: skip it, the stop
+         * follows. */
+        for (int k = 0; k < SAMPLE_STRAY_REPLIES && r->p->debug->is_terminated(r->p) == false &&
+                        (rc == SW_EPROTO || rc == SW_ESTUB || rc == SW_EUNSUP);
+             k++) {
+            sw_debug(SW_DBG_PKT, "-! not a stop reply (%s): skipped", sw_proc_errmsg(r->p));
+            rc = r->p->debug->handle_debug_event(r->p, true);
+        }
         if (rc < 0)
             sw_fail(r->err, rc, "stopping thread %s with a signal: %s", kt->label,
                     sw_proc_errmsg(r->p));

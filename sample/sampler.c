@@ -10,6 +10,7 @@
 #include "rspwalk/sampler.h"
 
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,12 +35,21 @@
  * user mode reports no thread events, and the list costs a round trip a
  * thread. */
 #define SAMPLE_THREAD_LIST_US 500000
-/* How long a signal stop waits for a guest thread on a CPU to aim at, and
- * how often it looks (sample/qemu_user.c reads /proc). */
-#define SAMPLE_ON_CPU_WAIT_US 5000
-#define SAMPLE_ON_CPU_POLL_US 50
-/* Replies that are not the stop skipped while a signal stop is awaited. */
-#define SAMPLE_STRAY_REPLIES 4
+/* How a signal stop waits for the thread stopped last to leave QEMU's stub
+ * (stub_wait_left): the guard after the resume, the longest wait, and how
+ * often it looks (sample/qemu_user.c reads /proc). */
+#define SAMPLE_STUB_GUARD_US  100
+#define SAMPLE_STUB_LEAVE_US  50000
+#define SAMPLE_ON_CPU_POLL_US 20
+/* A signal stop: how often its wait looks at QEMU's stub, and for how long
+ * (then the session's timeout alone); how long bringing the stub back in
+ * step may take, the quiet that ends a drain, and the threads looked at. */
+#define SAMPLE_STOP_CHECK_MS   50
+#define SAMPLE_STOP_WAIT_US    2000000
+#define SAMPLE_RESYNC_US       2000000
+#define SAMPLE_RESYNC_QUIET_MS 20
+#define SAMPLE_RESYNC_THREADS  64
+#define SAMPLE_RESYNC_TRIES    4
 /* Frame names kept by address: a power of two, larger than the distinct
  * frames of a profile that fits on a screen. */
 #define SAMPLE_NAME_SLOTS  4096
@@ -86,6 +96,9 @@ struct run {
     uint64_t list_us; /* when the thread list was read (signal stops) */
     bool list_stale;
     size_t next_victim; /* the thread a signal stop goes to next */
+    sw_tid prev_stopped;
+    sw_tid in_stub;      /* the thread stopped last, until it is seen out of the stub */
+    uint64_t resumed_us; /* when the last resume was acknowledged */
 
     sw_tid *tids; /* owned: scratch for sw_threads, CAPTIDS */
     size_t captids;
@@ -402,9 +415,12 @@ walk_sample(struct run *r, size_t n, bool all_stopped, uint64_t t_us, uint64_t r
     }
     r->st->samples++;
     /* A link that failed under a walk ends the run, as does memory that ran
-     * out; a walk that failed alone (a thread gone meanwhile) does not. */
+     * out; a walk that failed alone (a thread gone meanwhile) does not.  A
+     * stub's error under QEMU user is its stub out of step (the caller
+     * brings it back). */
     if (status == SW_ECONN || status == SW_ETIMEDOUT || status == SW_EPROTO ||
-        status == SW_EEXITED || status == SW_ENOMEM)
+        status == SW_EEXITED || status == SW_ENOMEM ||
+        (status == SW_ESTUB && r->st->stop == SW_SAMPLE_STOP_SIGNAL))
         return sw_fail(r->err, status, "%s", msg);
     return 0;
 }
@@ -417,6 +433,7 @@ resume(struct run *r)
     int rc = r->p->debug->resume(r->p, SW_TID_DEFAULT, 0);
     if (rc < 0)
         return sw_fail(r->err, rc, "resuming: %s", sw_proc_errmsg(r->p));
+    r->resumed_us = sw_now_us();
     return 0;
 }
 
@@ -436,6 +453,111 @@ pause_for(uint64_t us)
         sleep_until(sw_now_us() + us);
 }
 
+/* QEMU 7.2's user-mode stub keeps its state in globals: a thread that
+ * stops sets "not running" and reads the socket until a resume sets
+ * "running".  The thread a resume let go acks the resume before it sets
+ * "running" and leaves; a thread that stops in between clears it again,
+ * and both then read the socket, taking each other's bytes (a reply sent
+ * twice, a request lost).  So a signal waits until the thread last stopped
+ * is out of the stub: in another system call, gone, or running for
+ * SAMPLE_STUB_GUARD_US since the resume (its way out takes microseconds).
+ * Where /proc does not tell, the guard alone. */
+static void
+stub_wait_left(struct run *r)
+{
+    if (r->in_stub == SW_TID_DEFAULT)
+        return;
+    uint64_t give_up = r->resumed_us + SAMPLE_STUB_LEAVE_US;
+    for (;;) {
+        uint64_t now = sw_now_us();
+        enum sw_qemu_where w = sw_qemu_user_where(&r->qemu, r->in_stub);
+        if (w == SW_QEMU_GONE || w == SW_QEMU_SYSCALL)
+            break;
+        if ((w == SW_QEMU_RUNNING || w == SW_QEMU_UNKNOWN) &&
+            now >= r->resumed_us + SAMPLE_STUB_GUARD_US)
+            break;
+        if (now >= give_up) {
+            sw_debug(SW_DBG_PKT,
+                     "-! thread %" PRIu64 " still in the stub %" PRIu64 " us after the resume",
+                     (uint64_t)r->in_stub, now - r->resumed_us);
+            break;
+        }
+        pause_for(SAMPLE_ON_CPU_POLL_US);
+    }
+    r->in_stub = SW_TID_DEFAULT;
+}
+
+/* Wait for the stop a signal asked for, checking QEMU's stub meanwhile: a
+ * stop that is late while a thread of the stub waits for the ack of a
+ * packet we never saw (another thread's read took our ack) is a stub out
+ * of step: SW_EPROTO.  Else handle_debug_event's verdict. */
+static int
+wait_signal_stop(struct run *r)
+{
+    int fd = rsp_session_event_fd(r->s);
+    uint64_t t0 = sw_now_us();
+    while (fd >= 0) {
+        struct pollfd pfd = { .fd = fd, .events = POLLIN };
+        int k = poll(&pfd, 1, SAMPLE_STOP_CHECK_MS);
+        if (k != 0)
+            break;
+        sw_tid tids[SAMPLE_RESYNC_THREADS];
+        enum sw_qemu_where where[SAMPLE_RESYNC_THREADS];
+        size_t n = sw_qemu_user_stub_threads(&r->qemu, tids, where, SAMPLE_RESYNC_THREADS);
+        for (size_t i = 0; i < n; i++)
+            if (where[i] == SW_QEMU_IN_STUB_ACK)
+                return sw_fail(&r->p->err, SW_EPROTO,
+                               "thread %" PRIu64 " waits in QEMU's stub for an ack of a packet "
+                               "that never came",
+                               (uint64_t)tids[i]);
+        if (sw_now_us() - t0 >= SAMPLE_STOP_WAIT_US)
+            break; /* handle_debug_event's own timeout decides */
+    }
+    return r->p->debug->handle_debug_event(r->p, true);
+}
+
+/* Bring QEMU's stub back in step after WHY: take in and ack what it sends,
+ * ack the thread waiting for an ack, resume the threads stopped in it (a
+ * resume lets every reader go, as the stub's "running" flag is shared; a
+ * bare ack wakes a reader and means nothing to it), until /proc shows no
+ * thread in the stub.  The stop is lost and the target runs; the caller
+ * stops it again.  A stub that stays out of step ends the run. */
+static int
+qemu_resync(struct run *r, const char *why)
+{
+    char reason[160];
+    snprintf(reason, sizeof reason, "%s", why);
+    sw_debug(SW_DBG_PKT, "-! QEMU's stub out of step (%s): resynchronising", reason);
+    r->st->resyncs++;
+    r->in_stub = r->prev_stopped = SW_TID_DEFAULT;
+    uint64_t give_up = sw_now_us() + SAMPLE_RESYNC_US;
+    for (;;) {
+        int rc = rsp_session_drain(r->s, SAMPLE_RESYNC_QUIET_MS);
+        if (rc < 0)
+            return sw_fail(r->err, rc, "QEMU's stub out of step (%s), then: %s", reason,
+                           rsp_session_errmsg(r->s));
+        sw_tid tids[SAMPLE_RESYNC_THREADS];
+        enum sw_qemu_where where[SAMPLE_RESYNC_THREADS];
+        size_t n = sw_qemu_user_stub_threads(&r->qemu, tids, where, SAMPLE_RESYNC_THREADS);
+        if (n == 0)
+            return 0;
+        if (sw_now_us() >= give_up)
+            return sw_fail(r->err, SW_EPROTO,
+                           "QEMU's stub out of step (%s): %zu threads still in it after %d ms",
+                           reason, n, SAMPLE_RESYNC_US / 1000);
+        bool reading = false;
+        for (size_t i = 0; i < n; i++)
+            reading |= where[i] == SW_QEMU_IN_STUB;
+        if (reading && (rc = r->p->debug->resume(r->p, SW_TID_DEFAULT, 0)) < 0)
+            return sw_fail(r->err, rc, "QEMU's stub out of step (%s), resuming: %s", reason,
+                           sw_proc_errmsg(r->p));
+        r->resumed_us = sw_now_us();
+        if ((rc = rsp_session_send_ack(r->s)) < 0)
+            return sw_fail(r->err, rc, "QEMU's stub out of step (%s), then: %s", reason,
+                           rsp_session_errmsg(r->s));
+    }
+}
+
 /* Stop the target: 0 when it stopped, SW_ETIMEDOUT when the stop did not
  * come (the target runs on), else a failure with the message in R->err. */
 static int
@@ -449,32 +571,17 @@ stop(struct run *r)
         return rc;
     }
     /* A guest thread that is still listed: the next one round the list
-     * that is on a CPU.  QEMU 7.2 answers a signal to a thread blocked in a
-     * system call (or on QEMU's own lock, as every thread is for a moment
-     * after a stop) with a stray reply later, which desynchronises the
-     * link; so such a thread is signalled only when none has run for
-     * SAMPLE_ON_CPU_WAIT_US. */
-    size_t pick = r->next_victim;
-    uint64_t give_up = sw_now_us() + SAMPLE_ON_CPU_WAIT_US;
-    bool found = false;
-    while (r->nthreads > 0) {
-        for (size_t k = 0; k < r->nthreads && !found; k++) {
-            size_t i = (r->next_victim + k) % r->nthreads;
-            if (sw_qemu_user_thread_on_cpu(&r->qemu, r->threads[i].tid)) {
-                pick = i;
-                found = true;
-            }
+     * that is on a CPU (a CPU profile is wanted), else the next one. */
+    stub_wait_left(r);
+    for (size_t k = 0; k < r->nthreads; k++) {
+        size_t i = (r->next_victim + k) % r->nthreads;
+        if (sw_qemu_user_thread_on_cpu(&r->qemu, r->threads[i].tid)) {
+            r->next_victim = i;
+            break;
         }
-        if (found || sw_now_us() >= give_up)
-            break;
-        pause_for(SAMPLE_ON_CPU_POLL_US);
     }
-    r->next_victim = pick;
-    if (!found)
-        r->list_stale = true; /* threads started since the list was read may be the busy ones */
-    for (size_t tries = 0; tries <= r->nthreads; tries++) {
-        if (r->nthreads == 0)
-            break;
+    size_t tries = 0, resyncs = 0;
+    while (r->nthreads > 0 && tries++ <= r->nthreads) {
         struct known_thread *kt = &r->threads[r->next_victim++ % r->nthreads];
         rc = sw_qemu_user_signal(&r->qemu, kt->tid);
         sw_debug(SW_DBG_PKT, "-! SIGINT to guest thread %s", kt->label);
@@ -485,22 +592,35 @@ stop(struct run *r)
         if (rc < 0)
             return sw_fail(r->err, rc, "stopping: %s", r->qemu.msg);
         r->st->round_trips++; /* the signal is this stop's interrupt */
-        rc = r->p->debug->handle_debug_event(r->p, true);
-        /* QEMU 7.2 user mode now and then sends one reply of the stop
-         * before twice (or an extra empty one), so that every later
-         * request was answered by its predecessor's reply and the last
-         * one's arrives here, where the stop is awaited: skip it, the stop
-         * follows. */
-        for (int k = 0; k < SAMPLE_STRAY_REPLIES && r->p->debug->is_terminated(r->p) == false &&
-                        (rc == SW_EPROTO || rc == SW_ESTUB || rc == SW_EUNSUP);
-             k++) {
-            sw_debug(SW_DBG_PKT, "-! not a stop reply (%s): skipped", sw_proc_errmsg(r->p));
-            rc = r->p->debug->handle_debug_event(r->p, true);
+        rc = wait_signal_stop(r);
+        const char *why = NULL;
+        char msg[200];
+        sw_tid prev = r->prev_stopped;
+        if (rc == SW_EPROTO || rc == SW_ESTUB || rc == SW_EUNSUP) {
+            snprintf(msg, sizeof msg, "%s", sw_proc_errmsg(r->p));
+            why = msg;
+        } else if (rc < 0) {
+            return sw_fail(r->err, rc, "stopping thread %s with a signal: %s", kt->label,
+                           sw_proc_errmsg(r->p));
+        } else {
+            r->in_stub = r->prev_stopped = r->p->default_tid;
+            if (r->qemu.stub_fd < 0)
+                sw_qemu_user_learn_stub(&r->qemu, r->in_stub);
+            /* The thread stopped before, back in the stub: it came out too
+             * late (stub_wait_left), and the two now share the socket. */
+            if (prev != SW_TID_DEFAULT && prev != r->in_stub &&
+                sw_qemu_user_where(&r->qemu, prev) == SW_QEMU_IN_STUB)
+                why = "the thread stopped before is in the stub again";
         }
-        if (rc < 0)
-            sw_fail(r->err, rc, "stopping thread %s with a signal: %s", kt->label,
-                    sw_proc_errmsg(r->p));
-        return rc;
+        if (why == NULL)
+            return 0;
+        if (++resyncs > SAMPLE_RESYNC_TRIES)
+            return sw_fail(r->err, SW_EPROTO, "stopping thread %s with a signal: %s (%zu times)",
+                           kt->label, why, resyncs);
+        if ((rc = qemu_resync(r, why)) < 0)
+            return rc;
+        tries = 0;
+        stub_wait_left(r);
     }
     return sw_fail(r->err, SW_ENOENT, "stopping: no guest thread of %" PRId64 " left to signal",
                    (int64_t)r->qemu.host_pid);
@@ -641,7 +761,7 @@ sw_sample_run(struct sw_walker *w, const struct sw_sample_config *cfg,
     int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
     if (slack >= 0)
         prctl(PR_SET_TIMERSLACK, SAMPLE_TIMER_SLACK_NS, 0, 0, 0);
-    unsigned failed_in_row = 0;
+    unsigned failed_in_row = 0, resyncs_in_row = 0;
 
     /* The signal stops need the guest threads to aim at: the list of the
      * stop the run starts from, or of the first one. */
@@ -702,8 +822,22 @@ sw_sample_run(struct sw_walker *w, const struct sw_sample_config *cfg,
         running = false;
         size_t n;
         if ((rc = sample_threads(&r, &n)) < 0 ||
-            (rc = walk_sample(&r, n, r.st->stop == SW_SAMPLE_STOP_INTERRUPT, ts - t0, rt0)) < 0)
-            goto out;
+            (rc = walk_sample(&r, n, r.st->stop == SW_SAMPLE_STOP_INTERRUPT, ts - t0, rt0)) < 0) {
+            /* Under QEMU user, a reply that makes no sense is the stub out
+             * of step (stop): brought back, the run goes on. */
+            bool step = rc == SW_EPROTO || rc == SW_ESTUB || rc == SW_ETIMEDOUT;
+            if (r.st->stop != SW_SAMPLE_STOP_SIGNAL || !step ||
+                ++resyncs_in_row > SAMPLE_RESYNC_TRIES)
+                goto out;
+            char why[sizeof r.err->msg];
+            snprintf(why, sizeof why, "%s", r.err->msg);
+            if ((rc = qemu_resync(&r, why)) < 0)
+                goto out;
+            r.err->msg[0] = '\0';
+            running = true;
+            continue;
+        }
+        resyncs_in_row = 0;
         r.st->stopped_us += sw_now_us() - ts;
         if (r.cfg->progress != NULL && sw_now_us() - last_progress >= progress_us) {
             last_progress = sw_now_us();

@@ -71,6 +71,7 @@ struct sw_sample_stats {
     uint64_t round_trips;     /* the run's, every stop's included (a QEMU signal counts one) */
     uint64_t stops_failed;    /* stops that did not come, the target left running */
     uint64_t late_ticks;      /* ticks missed because a sample took longer than the period */
+    uint64_t resyncs;         /* QEMU user's stub brought back in step (a stop or sample lost) */
     uint64_t elapsed_us;      /* from the first stop asked for to the last resume */
     uint64_t stopped_us;      /* time the target spent stopped for samples */
     enum sw_sample_stop stop; /* the method used (never AUTO) */

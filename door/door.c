@@ -9,6 +9,7 @@
  * the registers of the thread written (breakpoints are hidden from reads).
  */
 #include "door/door.h"
+#include "door/lldb.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -38,6 +39,9 @@
 /* Below the top frame's SP, the bytes read with each stack (the red zone,
  * and the aligned line a front end's cache reads the SP in). */
 #define DOOR_STACK_BELOW 256
+/* Front ends read memory in aligned lines: gdb's cache 64 bytes, lldb's
+ * 512.  Ranges read ahead are widened to whole lines of the larger. */
+#define DOOR_LINE 512
 /* Around the stopped thread's PC, the code bytes read with the stacks. */
 #define DOOR_PC_AROUND 16
 /* The most bytes of one thread's stack read ahead. */
@@ -91,6 +95,8 @@ struct door {
     char *doc; /* owned: the stack document, made on first ask */
     size_t doclen;
     struct door_buf xreq, xreply; /* the last qXfer:threads read passed through, and its reply */
+    struct door_memo memo;        /* read-only queries answered at this stop */
+    bool tlist_sent;              /* qfThreadInfo was answered whole: qsThreadInfo ends it */
 
     /* The front end's general thread (0: the stopped thread, as after a
      * stop), and whether the stub's is known to be the same. */
@@ -170,6 +176,8 @@ door_drop(struct door *d)
     d->nregs = d->nmem = d->ntids = d->doclen = 0;
     d->warm = false;
     d->xreq.len = 0;
+    d->tlist_sent = false;
+    door_memo_clear(&d->memo);
 }
 
 /* Thread TID's registers are being written: its 'g' is passed through from
@@ -292,8 +300,8 @@ door_warm(struct door *d)
             }
             if (lo <= hi && hi - lo < DOOR_STACK_MAX) {
                 /* The front end's cache lines around the top frame's SP. */
-                lo = (lo - DOOR_STACK_BELOW) & ~(uint64_t)63;
-                hi = (hi + DOOR_STACK_TAIL + 63) & ~(uint64_t)63;
+                lo = (lo - DOOR_STACK_BELOW) & ~(uint64_t)(DOOR_LINE - 1);
+                hi = (hi + DOOR_STACK_TAIL + DOOR_LINE - 1) & ~(uint64_t)(DOOR_LINE - 1);
                 /* Threads' stacks do not overlap; a repeat is skipped whole. */
                 if (!ranges_cover(ranges, nr, lo))
                     (void)add_ranges(&ranges, &nr, &cap, lo, hi); /* what was added is read */
@@ -302,10 +310,11 @@ door_warm(struct door *d)
              * breakpoint (the stop's planned fetch holds the same lines). */
             uint64_t pc = st.n > 0 ? st.frames[0].ra : 0;
             if ((int64_t)d->tids[i] == stop_tid(d) && pc > DOOR_PC_AROUND) {
-                lo = (pc - DOOR_PC_AROUND) & ~(uint64_t)63;
+                lo = (pc - DOOR_PC_AROUND) & ~(uint64_t)(DOOR_LINE - 1);
                 if (!ranges_cover(ranges, nr, lo))
                     (void)add_ranges(&ranges, &nr, &cap, lo,
-                                     (pc + DOOR_PC_AROUND + 63) & ~(uint64_t)63);
+                                     (pc + DOOR_PC_AROUND + DOOR_LINE - 1) &
+                                         ~(uint64_t)(DOOR_LINE - 1));
             }
         }
         sw_stack_fini(&st);
@@ -577,16 +586,25 @@ sync_hg(struct door *d)
     return 0;
 }
 
-/* Pass PKT through and send the stub's reply back. */
+/* Pass PKT through and send the stub's reply back.  A read-only query
+ * asked again at the same stop is answered with the reply kept (a failed
+ * memory read only: the others the walk's ranges answer or not). */
 static int
 pass(struct door *d, const char *pkt, size_t len)
 {
     const char *r;
     size_t rl;
+    bool memo = d->stopped && door_memo_wanted(pkt, len);
+    if (memo && door_memo_get(&d->memo, pkt, len, &r, &rl)) {
+        d->answered++;
+        return send_packet(d, r, rl);
+    }
     if (rsp_pass_request(d->s, pkt, len, &r, &rl) < 0) {
         door_log(d, "%s", rsp_session_errmsg(d->s));
         return -1;
     }
+    if (memo && (pkt[0] != 'm' || (rl > 0 && r[0] == 'E')))
+        (void)door_memo_put(&d->memo, pkt, len, r, rl); /* not kept: asked again */
     return send_packet(d, r, rl);
 }
 
@@ -704,6 +722,175 @@ on_m(struct door *d, const char *pkt, size_t len)
         }
     }
     return sync_hg(d) < 0 ? -1 : pass(d, pkt, len);
+}
+
+/* ---- lldb's packets (formatted by door/lldb.c) ------------------------------------------- */
+
+/* The stop as door/lldb.c reads it: *V's arrays are allocated (freed with
+ * lldb_view_fini), their contents borrowed from D until the next drop. */
+static int
+lldb_view_init(struct door *d, struct door_lldb_stop *v)
+{
+    *v = (struct door_lldb_stop){ .tdesc = rsp_session_tdesc(d->s), .stop = rsp_last_stop(d->s) };
+    struct door_lldb_thread *t = calloc(d->ntids ? d->ntids : 1, sizeof *t);
+    struct door_lldb_range *m = calloc(d->nmem ? d->nmem : 1, sizeof *m);
+    if (t == NULL || m == NULL) {
+        free(t);
+        free(m);
+        return -1;
+    }
+    for (size_t i = 0; i < d->ntids; i++) {
+        const struct door_regs *rg = regs_of(d, (int64_t)d->tids[i]);
+        t[i] = (struct door_lldb_thread){ .tid = (int64_t)d->tids[i],
+                                          .regs_hex = rg != NULL ? rg->hex : NULL };
+    }
+    for (size_t i = 0; i < d->nmem; i++)
+        m[i] = (struct door_lldb_range){ .addr = d->mem[i].addr,
+                                         .len = d->mem[i].len,
+                                         .data = d->mem[i].data };
+    v->threads = t;
+    v->nthreads = d->ntids;
+    v->mem = m;
+    v->nmem = d->nmem;
+    return 0;
+}
+
+static void
+lldb_view_fini(struct door_lldb_stop *v)
+{
+    free((void *)v->threads);
+    free((void *)v->mem);
+}
+
+/* jThreadsInfo: every walked thread with its registers and stack, so that
+ * lldb's unwinder reads neither (lldb caches the chunks until it resumes).
+ * Not stopped, or no thread walked: passed through. */
+static int
+on_jthreads(struct door *d, const char *pkt, size_t len)
+{
+    if (d->stopped) {
+        if (door_warm(d) < 0)
+            return -1;
+        struct door_lldb_stop v;
+        char *out = NULL;
+        size_t olen = 0;
+        if (d->ntids > 0 && lldb_view_init(d, &v) == 0) {
+            int rc = door_lldb_threads_info(&v, &out, &olen);
+            lldb_view_fini(&v);
+            if (rc == 0) {
+                d->answered++;
+                rc = send_packet(d, out, olen);
+                free(out);
+                return rc;
+            }
+        }
+    }
+    return pass(d, pkt, len);
+}
+
+/* qThreadStopInfoTID: a walked thread's stop reply, its registers expedited. */
+static int
+on_thread_stop_info(struct door *d, const char *pkt, size_t len)
+{
+    const size_t pre = strlen("qThreadStopInfo");
+    int64_t tid;
+    if (d->stopped && parse_tid(pkt + pre, len - pre, &tid) && tid > 0) {
+        if (door_warm(d) < 0)
+            return -1;
+        struct door_lldb_stop v;
+        char *out = NULL;
+        size_t olen = 0;
+        if (lldb_view_init(d, &v) == 0) {
+            int rc = door_lldb_thread_stop_info(&v, tid, &out, &olen);
+            lldb_view_fini(&v);
+            if (rc == 0) {
+                d->answered++;
+                rc = send_packet(d, out, olen);
+                free(out);
+                return rc;
+            }
+        }
+    }
+    return pass(d, pkt, len);
+}
+
+/* qfThreadInfo at a stop: every walked thread in one reply (gdbserver sends
+ * one a reply, lldb asks until 'l'); the qsThreadInfo after it ends the list. */
+static int
+on_thread_list(struct door *d, const char *pkt, size_t len)
+{
+    if (pkt[1] == 's') {
+        if (!d->tlist_sent)
+            return pass(d, pkt, len);
+        d->answered++;
+        return send_str(d, "l");
+    }
+    if (!d->stopped)
+        return pass(d, pkt, len);
+    if (door_warm(d) < 0)
+        return -1;
+    if (d->ntids == 0)
+        return pass(d, pkt, len);
+    const struct rsp_stop *st = rsp_last_stop(d->s);
+    d->reply.len = 0;
+    if (buf_addc(&d->reply, 'm') < 0)
+        return -1;
+    for (size_t i = 0; i < d->ntids; i++) {
+        char id[80];
+        struct rsp_thread_id t = { .pid = st != NULL && st->has_thread ? st->thread.pid : 0,
+                                   .tid = (int64_t)d->tids[i] };
+        rsp_thread_id_format(d->s, t, id, sizeof id);
+        if ((i > 0 && buf_addc(&d->reply, ',') < 0) || buf_add(&d->reply, id, strlen(id)) < 0)
+            return -1;
+    }
+    d->tlist_sent = true;
+    d->answered++;
+    return send_packet(d, d->reply.p, d->reply.len);
+}
+
+/* 'pN': one register of the front end's thread, from its 'g' at this stop. */
+static int
+on_p(struct door *d, const char *pkt, size_t len)
+{
+    char tmp[16];
+    if (d->stopped && len - 1 < sizeof tmp) {
+        memcpy(tmp, pkt + 1, len - 1);
+        tmp[len - 1] = '\0';
+        char *end;
+        unsigned long regnum = strtoul(tmp, &end, 16);
+        if (*end == '\0' && end != tmp) {
+            if (door_warm(d) < 0)
+                return -1;
+            const struct door_regs *rg = regs_of(d, d->fe_tid > 0 ? d->fe_tid : stop_tid(d));
+            const char *p;
+            size_t n;
+            if (rg != NULL &&
+                door_lldb_reg_hex(rsp_session_tdesc(d->s), rg->hex, (unsigned)regnum, &p, &n)) {
+                d->answered++;
+                return send_packet(d, p, n);
+            }
+        }
+    }
+    /* A register 'g' leaves out (lldb asks for aarch64's vg of every thread
+     * at every stop, and twice): kept for the thread until the stop ends. */
+    char key[96];
+    const char *r;
+    size_t rl;
+    int64_t tid = d->fe_tid > 0 ? d->fe_tid : stop_tid(d);
+    int kl =
+        snprintf(key, sizeof key, "%.*s@%" PRIx64, (int)(len < 32 ? len : 32), pkt, (uint64_t)tid);
+    bool keep = d->stopped && len < 32 && kl > 0 && (size_t)kl < sizeof key;
+    if (keep && door_memo_get(&d->memo, key, (size_t)kl, &r, &rl)) {
+        d->answered++;
+        return send_packet(d, r, rl);
+    }
+    if (sync_hg(d) < 0 || rsp_pass_request(d->s, pkt, len, &r, &rl) < 0) {
+        door_log(d, "%s", rsp_session_errmsg(d->s));
+        return -1;
+    }
+    if (keep)
+        (void)door_memo_put(&d->memo, key, (size_t)kl, r, rl); /* not kept: asked again */
+    return send_packet(d, r, rl);
 }
 
 /* qXfer:rspwalk-stacks:read::OFF,LEN: the stack document in chunks. */
@@ -885,9 +1072,17 @@ handle(struct door *d, const char *pkt, size_t len)
         return on_g(d, pkt, len);
     if (len > 1 && pkt[0] == 'm')
         return on_m(d, pkt, len);
+    if (len > 1 && pkt[0] == 'p')
+        return on_p(d, pkt, len);
+    if (len == 12 && starts(pkt, len, "jThreadsInfo"))
+        return on_jthreads(d, pkt, len);
+    if (starts(pkt, len, "qThreadStopInfo"))
+        return on_thread_stop_info(d, pkt, len);
+    if (len == 12 && (starts(pkt, len, "qfThreadInfo") || starts(pkt, len, "qsThreadInfo")))
+        return on_thread_list(d, pkt, len);
     if (is_resume(pkt, len))
         return on_resume(d, pkt, len);
-    if (len > 0 && strchr("MXGPZzp", pkt[0]) != NULL) {
+    if (len > 0 && strchr("MXGPZz", pkt[0]) != NULL) {
         /* The stub hides its breakpoints from reads: 'Z' and 'z' change
          * nothing read.  A register write ('P', 'G': gdb moving the PC back
          * over a breakpoint) changes the registers of the thread written,
@@ -1112,6 +1307,7 @@ door_serve(const struct door_config *cfg)
     free(d.xreq.p);
     free(d.xreply.p);
     free(d.reply.p);
+    door_memo_fini(&d.memo);
     sw_walker_free(d.w);
     return rc;
 }

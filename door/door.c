@@ -40,8 +40,11 @@
  * and the aligned line a front end's cache reads the SP in). */
 #define DOOR_STACK_BELOW 256
 /* Front ends read memory in aligned lines: gdb's cache 64 bytes, lldb's
- * 512.  Ranges read ahead are widened to whole lines of the larger. */
-#define DOOR_LINE 512
+ * 512.  Ranges read ahead are widened to whole lines of the front end's
+ * (lldb's only once it is known: wider than the stop's planned fetch, they
+ * would cost gdb a round trip). */
+#define DOOR_LINE_GDB  64
+#define DOOR_LINE_LLDB 512
 /* Around the stopped thread's PC, the code bytes read with the stacks. */
 #define DOOR_PC_AROUND 16
 /* The most bytes of one thread's stack read ahead. */
@@ -102,7 +105,8 @@ struct door {
      * stop), and whether the stub's is known to be the same. */
     int64_t fe_tid;
     bool up_synced;
-    bool ended; /* the front end detached or killed: the door ends with it */
+    bool ended;    /* the front end detached or killed: the door ends with it */
+    unsigned line; /* the front end's memory line: DOOR_LINE_GDB, or _LLDB once it is lldb */
 
     uint64_t packets, answered, rt0;
 };
@@ -300,8 +304,8 @@ door_warm(struct door *d)
             }
             if (lo <= hi && hi - lo < DOOR_STACK_MAX) {
                 /* The front end's cache lines around the top frame's SP. */
-                lo = (lo - DOOR_STACK_BELOW) & ~(uint64_t)(DOOR_LINE - 1);
-                hi = (hi + DOOR_STACK_TAIL + DOOR_LINE - 1) & ~(uint64_t)(DOOR_LINE - 1);
+                lo = (lo - DOOR_STACK_BELOW) & ~(uint64_t)(d->line - 1);
+                hi = (hi + DOOR_STACK_TAIL + d->line - 1) & ~(uint64_t)(d->line - 1);
                 /* Threads' stacks do not overlap; a repeat is skipped whole. */
                 if (!ranges_cover(ranges, nr, lo))
                     (void)add_ranges(&ranges, &nr, &cap, lo, hi); /* what was added is read */
@@ -310,11 +314,11 @@ door_warm(struct door *d)
              * breakpoint (the stop's planned fetch holds the same lines). */
             uint64_t pc = st.n > 0 ? st.frames[0].ra : 0;
             if ((int64_t)d->tids[i] == stop_tid(d) && pc > DOOR_PC_AROUND) {
-                lo = (pc - DOOR_PC_AROUND) & ~(uint64_t)(DOOR_LINE - 1);
+                lo = (pc - DOOR_PC_AROUND) & ~(uint64_t)(d->line - 1);
                 if (!ranges_cover(ranges, nr, lo))
                     (void)add_ranges(&ranges, &nr, &cap, lo,
-                                     (pc + DOOR_PC_AROUND + DOOR_LINE - 1) &
-                                         ~(uint64_t)(DOOR_LINE - 1));
+                                     (pc + DOOR_PC_AROUND + d->line - 1) &
+                                         ~(uint64_t)(d->line - 1));
             }
         }
         sw_stack_fini(&st);
@@ -1060,6 +1064,10 @@ handle(struct door *d, const char *pkt, size_t len)
     }
     if (starts(pkt, len, "qSupported"))
         return on_qsupported(d, pkt, len);
+    /* Packets only lldb sends (at its connect, before any memory read). */
+    if (starts(pkt, len, "QThreadSuffixSupported") || starts(pkt, len, "qHostInfo") ||
+        starts(pkt, len, "jThreadsInfo"))
+        d->line = DOOR_LINE_LLDB;
     if (starts(pkt, len, "qXfer:rspwalk-stacks:read:"))
         return on_stacks(d, pkt, len);
     if (starts(pkt, len, "Hg"))
@@ -1203,6 +1211,7 @@ static int
 serve_one(struct door *d)
 {
     d->ack = true;
+    d->line = DOOR_LINE_GDB;
     d->rpos = d->rlen = 0;
     d->last.len = 0;
     d->packets = d->answered = 0;

@@ -5,6 +5,8 @@
 # as they do direct; qXfer:rspwalk-stacks must serve the stack document; and at 2 ms each way
 # (door_relay.py next to the stub) `thread apply all bt` after the stop must cost at least 5x
 # fewer upstream requests through the door than direct.  One PASS/FAIL line a case.
+# DOOR_RT_ONLY=1: the round-trip case alone; DOOR_FIGURES=FILE: its figures on one line
+# (scripts/bench's door section).
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -96,6 +98,7 @@ if [ ! -x "$PROG" ]; then
     exit 1
 fi
 
+if [ "${DOOR_RT_ONLY:-0}" != 1 ]; then
 run_both bt 'continue' 'bt' 'thread apply all bt' 'info registers rip rsp rbp' 'x/8gx $sp' \
     'frame 20' 'info frame' 'detach'
 if [ "$FIXTURE" = deep-s0-O0-dyn ] && ! grep -q '^#40 .* in main ()' "$IT_TMP/door.out"; then
@@ -179,6 +182,7 @@ fi
 wait "$DOOR_PID" 2>/dev/null
 DOOR_PID=
 it_stub_stop
+fi
 
 # Upstream requests after the stop, `thread apply all bt` at 2 ms each way, direct and
 # through the door (whose walk at the stop is counted: it comes after the stop too).
@@ -231,6 +235,11 @@ if [ "$d" -ge 5 ] && [ "$d" -ge $((5 * r)) ]; then
     echo "PASS x86_64-door-roundtrips: $msg"
 else
     echo "FAIL x86_64-door-roundtrips: $msg (want at least 5x fewer through the door)"
+fi
+if [ -n "${DOOR_FIGURES:-}" ]; then
+    echo "$FIXTURE ${BTRTS[direct]:-?} ${BTREQS[direct]:-?} ${MS[direct]:-?}" \
+        "${BTRTS[door]:-?} ${BTREQS[door]:-?} ${MS[door]:-?} ${RTS[direct]:-?} ${REQS[direct]:-?}" \
+        "${RTS[door]:-?} ${REQS[door]:-?}" >"$DOOR_FIGURES"
 fi
 # IT_KEEP=1: the relay logs, to count what went upstream.
 if [ "$IT_KEEP" = 1 ]; then

@@ -252,28 +252,31 @@ door_warm(struct door *d)
         return 0;
     d->warm = true;
     d->up_synced = false; /* the walk selects threads of its own */
-    struct rsp_thread_id *ids = NULL;
+    /* The process's list: it sends the stop's planned fetch (the list,
+     * registers and stacks in one write) where the stub pipelines, and keeps
+     * the list for the walks (a second list from the session would cost
+     * QEMU, which sends one thread a reply, a round trip a thread). */
     size_t n = 0;
-    /* The process's list first: it sends the stop's planned fetch (the
-     * list, registers and stacks in one write), whose list reply the
-     * session's then answers. */
-    sw_tid one;
-    (void)sw_proc_threads(sw_walker_proc(d->w), &one, 1, &n);
-    n = 0;
-    if (rsp_threads(d->s, &ids, &n) < 0 || n == 0) {
-        free(ids);
+    d->tids = calloc(DOOR_MAX_THREADS, sizeof *d->tids);
+    if (d->tids == NULL)
+        return 0;
+    if (sw_proc_threads(sw_walker_proc(d->w), d->tids, DOOR_MAX_THREADS, &n) < 0 || n == 0) {
+        free(d->tids);
+        d->tids = NULL;
         return 0;
     }
     if (n > DOOR_MAX_THREADS)
         n = DOOR_MAX_THREADS;
-    d->tids = calloc(n, sizeof *d->tids);
+    const struct rsp_stop *stop = rsp_last_stop(d->s);
+    int64_t pid = stop != NULL && stop->has_thread ? stop->thread.pid : 0;
+    struct rsp_thread_id *ids = calloc(n, sizeof *ids);
     d->regs = calloc(n, sizeof *d->regs);
-    if (d->tids == NULL || d->regs == NULL) {
+    if (ids == NULL || d->regs == NULL) {
         free(ids);
         return 0;
     }
     for (size_t i = 0; i < n; i++)
-        d->tids[i] = (sw_tid)ids[i].tid;
+        ids[i] = (struct rsp_thread_id){ .pid = pid, .tid = (int64_t)d->tids[i] };
     d->ntids = n;
     (void)sw_walker_prefetch(d->w, d->tids, n);
     (void)rsp_regs_read_batch(d->s, ids, n);

@@ -92,15 +92,16 @@ def section(gdb, lldb):
           "which moves the PC back only for clients that ask for `swbreak`); under qemu-aarch64 "
           "it runs to the stop itself (three stops: the first instruction, lldb's entry "
           "breakpoint, the fixture's trap).", "",
-          "| arch/stub | fixture | `bt all` session: direct | through the door |",
-          "| --- | --- | --- | --- |"]
+          "| arch/stub | fixture | `bt all` session: direct | through the door | lldb's "
+          "packets to the door (answered there) |",
+          "| --- | --- | --- | --- | --- |"]
     for (arch, fx), rows in lldb.items():
         stub = "gdbserver" if arch == "x86_64" else "qemu"
         L.append("| %s/%s | %s | %s round trips (%s requests), %s | %s round trips (%s "
-                 "requests), %s |" % (
+                 "requests), %s | %s (%s) |" % (
                      arch, stub, fx, _counts(_col(rows, 0)), _counts(_col(rows, 1)),
                      _span(_col(rows, 2)), _counts(_col(rows, 3)), _counts(_col(rows, 4)),
-                     _span(_col(rows, 5))))
+                     _span(_col(rows, 5)), _counts(_col(rows, 6)), _counts(_col(rows, 7))))
     L += ["",
           "gdb's backtrace costs no upstream round trip through the door: registers, stacks, "
           "`T` and `qXfer:threads` are answered from the stop's walk, which is the warm plan's "

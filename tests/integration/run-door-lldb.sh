@@ -160,9 +160,14 @@ lldb_case() {
     local frames
     frames=$(awk '/^\(lldb\) bt all/ { on = 1; next } /^\(lldb\)/ { on = 0 } on && /frame #/ { n++ }
                   END { print n + 0 }' "$IT_TMP/lldb-door.out")
-    echo "PASS $name ($frames frames, the same as direct): $msg"
+    # What lldb sent the door, and how much of it the door answered itself.
+    local fe
+    fe=$(sed -n 's/^rspwalk: door: front end left: \([0-9]*\) packets, \([0-9]*\) answered.*/\1 \2/p' \
+        "$IT_TMP/door.log")
+    echo "PASS $name ($frames frames, the same as direct): $msg; lldb sent the door ${fe% *}" \
+        "packets, ${fe#* } answered there"
     echo "$arch $fixture ${RT[direct]} ${REQ[direct]} ${MS[direct]} ${RT[door]} ${REQ[door]} ${MS[door]}" \
-        >>"$IT_TMP/figures"
+        "${fe:-0 0}" >>"$IT_TMP/figures"
 }
 
 lldb_case x86_64 threads-s0-O0-dyn

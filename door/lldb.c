@@ -258,7 +258,9 @@ door_lldb_thread_stop_info(const struct door_lldb_stop *st, int64_t tid, char **
 
 /* Reads whose reply depends only on the stopped process: what lldb asks
  * more than once between two resumes.  Memory ('m') is kept only when the
- * stub refused it (door.c answers the rest from the walk). */
+ * stub refused it (door.c answers the rest from the walk).  qSymbol is a
+ * conversation, but the same request at the same stop gets the same reply
+ * (lldb goes through gdbserver's "qSymbol::" look-up five times a stop). */
 static const char *const memo_prefixes[] = {
     "qProcessInfo",
     "qHostInfo",
@@ -277,6 +279,7 @@ static const char *const memo_prefixes[] = {
     "qVAttachOrWaitSupported",
     "qGetWorkingDir",
     "qQueryGDBServer",
+    "qSymbol:",
     NULL,
 };
 

@@ -112,7 +112,7 @@ def section(gdb, lldb):
           "lldb reads little on its own (512-byte memory lines, CFI from the local files), so "
           "the door saves less: under gdbserver it answers the thread list in one reply, "
           "`qThreadStopInfo`, `g`, `p` and the stack lines from the walk, and lldb's repeated "
-          "read-only queries (`qProcessInfo`, `qXfer:libraries-svr4`, a refused `m`) from the "
+          "read-only queries (`qProcessInfo`, `qXfer:libraries-svr4`, the `qSymbol` look-up, a refused `m`) from the "
           "replies kept for the stop; lldb-14 asks `jThreadsInfo` only after it has unwound "
           "(the door answers it, and the reads before it are answered from the same walk). "
           "Under qemu-aarch64, which takes no pipelined requests, the door's walk of every "

@@ -158,7 +158,8 @@ test_memo_keeps_read_only_replies_until_cleared(void **state)
     assert_true(door_memo_wanted("qXfer:libraries-svr4:read::0,47fe", 33));
     assert_true(door_memo_wanted("m0,200", 6));
     assert_false(door_memo_wanted("c", 1));
-    assert_false(door_memo_wanted("qSymbol::", 9));
+    assert_true(door_memo_wanted("qSymbol::", 9));
+    assert_false(door_memo_wanted("Z0,1000,1", 9));
     assert_false(door_memo_get(&m, "qProcessInfo", 12, &r, &rl));
     for (int i = 0; i < 40; i++) { /* past the first allocation */
         char k[32];

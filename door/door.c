@@ -105,8 +105,9 @@ struct door {
      * stop), and whether the stub's is known to be the same. */
     int64_t fe_tid;
     bool up_synced;
-    bool ended;    /* the front end detached or killed: the door ends with it */
-    unsigned line; /* the front end's memory line: DOOR_LINE_GDB, or _LLDB once it is lldb */
+    bool ended;           /* the front end detached or killed: the door ends with it */
+    unsigned line;        /* the front end's memory line: DOOR_LINE_GDB, or _LLDB once it is lldb */
+    bool fe_multiprocess; /* the front end's qSupported offered multiprocess+ */
 
     uint64_t packets, answered, rt0;
 };
@@ -738,7 +739,9 @@ on_m(struct door *d, const char *pkt, size_t len)
 static int
 lldb_view_init(struct door *d, struct door_lldb_stop *v)
 {
-    *v = (struct door_lldb_stop){ .tdesc = rsp_session_tdesc(d->s), .stop = rsp_last_stop(d->s) };
+    *v = (struct door_lldb_stop){ .tdesc = rsp_session_tdesc(d->s),
+                                  .stop = rsp_last_stop(d->s),
+                                  .multiprocess = d->fe_multiprocess };
     struct door_lldb_thread *t = calloc(d->ntids ? d->ntids : 1, sizeof *t);
     struct door_lldb_range *m = calloc(d->nmem ? d->nmem : 1, sizeof *m);
     if (t == NULL || m == NULL) {
@@ -838,15 +841,19 @@ on_thread_list(struct door *d, const char *pkt, size_t len)
         return -1;
     if (d->ntids == 0)
         return pass(d, pkt, len);
+    /* Ids as the stub writes them to this front end: with its pid only when
+     * the front end asked for multiprocess+. */
     const struct rsp_stop *st = rsp_last_stop(d->s);
+    int64_t pid = d->fe_multiprocess && st != NULL && st->has_thread ? st->thread.pid : 0;
     d->reply.len = 0;
     if (buf_addc(&d->reply, 'm') < 0)
         return -1;
     for (size_t i = 0; i < d->ntids; i++) {
         char id[80];
-        struct rsp_thread_id t = { .pid = st != NULL && st->has_thread ? st->thread.pid : 0,
-                                   .tid = (int64_t)d->tids[i] };
-        rsp_thread_id_format(d->s, t, id, sizeof id);
+        if (pid > 0)
+            snprintf(id, sizeof id, "p%" PRIx64 ".%" PRIx64, (uint64_t)pid, (uint64_t)d->tids[i]);
+        else
+            snprintf(id, sizeof id, "%" PRIx64, (uint64_t)d->tids[i]);
         if ((i > 0 && buf_addc(&d->reply, ',') < 0) || buf_add(&d->reply, id, strlen(id)) < 0)
             return -1;
     }
@@ -960,6 +967,7 @@ on_qsupported(struct door *d, const char *pkt, size_t len)
 {
     const char *r;
     size_t rl;
+    d->fe_multiprocess = strstr(pkt, "multiprocess+") != NULL; /* PKT: NUL-terminated */
     if (rsp_pass_request(d->s, pkt, len, &r, &rl) < 0) {
         door_log(d, "%s", rsp_session_errmsg(d->s));
         return -1;
@@ -1103,8 +1111,10 @@ handle(struct door *d, const char *pkt, size_t len)
         if (pkt[0] != 'Z' && pkt[0] != 'z' && sync_hg(d) < 0)
             return -1;
         int64_t tid = d->fe_tid > 0 ? d->fe_tid : stop_tid(d);
-        if (pkt[0] == 'P' || pkt[0] == 'G')
+        if (pkt[0] == 'P' || pkt[0] == 'G') {
             door_regs_written(d, tid);
+            door_memo_clear(&d->memo); /* the 'p' replies kept */
+        }
         int rc = pass(d, pkt, len);
         /* Memory writes change what the process read (not its library list). */
         if (pkt[0] == 'M' || pkt[0] == 'X')
@@ -1215,6 +1225,7 @@ serve_one(struct door *d)
 {
     d->ack = true;
     d->line = DOOR_LINE_GDB;
+    d->fe_multiprocess = false;
     d->rpos = d->rlen = 0;
     d->last.len = 0;
     d->packets = d->answered = 0;

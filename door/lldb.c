@@ -228,7 +228,8 @@ door_lldb_thread_stop_info(const struct door_lldb_stop *st, int64_t tid, char **
         return SW_ENOMEM;
     bool is_stop = tid == lldb_stopped_tid(st);
     int sig = is_stop && st->stop != NULL ? st->stop->signal : 0;
-    int64_t pid = st->stop != NULL && st->stop->has_thread ? st->stop->thread.pid : 0;
+    int64_t pid =
+        st->multiprocess && st->stop != NULL && st->stop->has_thread ? st->stop->thread.pid : 0;
     fprintf(f, "T%02x", (unsigned)sig & 0xff);
     if (pid > 0)
         fprintf(f, "thread:p%" PRIx64 ".%" PRIx64 ";", (uint64_t)pid, (uint64_t)tid);

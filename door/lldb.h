@@ -35,6 +35,7 @@ struct door_lldb_stop {
     size_t nthreads;
     const struct door_lldb_range *mem; /* in the order read: runs of adjacent ranges are merged */
     size_t nmem;
+    bool multiprocess; /* the front end asked for multiprocess+: ids as "pPID.TID" */
 };
 
 /* The jThreadsInfo reply for ST, binary-escaped, in *OUT (caller frees with

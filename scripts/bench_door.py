@@ -14,6 +14,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN = "<!-- bench_door: begin -->"
 END = "<!-- bench_door: end -->"
 GDB_FIXTURES = ("deep-s0-O0-dyn", "recurse-s0-O0-dyn")
+LOAD = 0.0  # the load average (1 min) when run() started
 
 
 def _script(name, env, work, figures):
@@ -44,6 +45,8 @@ def _counts(values):
 
 def run(work, runs=None):
     """The measurements: ({fixture: [gdb figure rows]}, {(arch, fixture): [lldb rows]})."""
+    global LOAD
+    LOAD = os.getloadavg()[0]
     runs = runs or int(os.environ.get("BENCH_DOOR_RUNS", "3"))
     figs = os.path.join(work, "door-figures")
     gdb, lldb = {}, {}
@@ -71,7 +74,9 @@ def section(gdb, lldb):
          "tests/integration/door_relay.py between the stub and its client adding 2 ms each way "
          "(4 ms a round trip) and counting the requests and round trips (a run of requests with "
          "no reply between them is one round trip). %d runs each: round trips as counted "
-         "(ranges where runs differed), wall times as ranges." % n, "",
+         "(ranges where runs differed), wall times as ranges; load average (1 min) %.1f at the "
+         "start and %.1f at the end (other work on the machine widens the ranges)." % (
+             n, LOAD, os.getloadavg()[0]), "",
          "gdb (tests/integration/run-door.sh): `continue` to the fixture's stop, `thread apply "
          "all bt` between two `maint packet` marks (timed by gdb's Python), `detach`.", "",
          "| fixture | `thread apply all bt`: direct | through the door | from the stop to the "
@@ -113,8 +118,10 @@ def section(gdb, lldb):
           "the door saves less: under gdbserver it answers the thread list in one reply, "
           "`qThreadStopInfo`, `g`, `p` and the stack lines from the walk, and lldb's repeated "
           "read-only queries (`qProcessInfo`, `qXfer:libraries-svr4`, the `qSymbol` look-up, a refused `m`) from the "
-          "replies kept for the stop; lldb-14 asks `jThreadsInfo` only after it has unwound "
-          "(the door answers it, and the reads before it are answered from the same walk). "
+          "replies kept for the stop; lldb-14 asks `jThreadsInfo` once a stop, after its stop "
+          "checks have read frame 0 and 1 of each thread (answered from the same walk); its "
+          "`bt all` then reads no memory at all (deep-s0-O0-dyn under QEMU: direct, three "
+          "more 512-byte lines). "
           "Under qemu-aarch64, which takes no pipelined requests, the door's walk of every "
           "thread costs one round trip a request, and at each of lldb's internal stops (entry "
           "breakpoint) the door walks again: where lldb stops unwinding early (libc without "

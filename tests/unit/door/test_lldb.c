@@ -59,7 +59,8 @@ fake(void)
                                     .threads = fake_threads,
                                     .nthreads = 2,
                                     .mem = fake_mem,
-                                    .nmem = 3 };
+                                    .nmem = 3,
+                                    .multiprocess = true };
 }
 
 /* The reply with the binary escapes undone. */
@@ -145,6 +146,10 @@ test_thread_stop_info_for_stopped_and_other_and_unknown_threads(void **state)
     assert_string_equal(out, "T00thread:p10.12;00:0820000000000000;01:0041000000000000;");
     free(out);
     assert_int_equal(door_lldb_thread_stop_info(&st, 99, &out, &len), SW_ENOENT);
+    st.multiprocess = false; /* a front end without multiprocess+: plain thread ids */
+    assert_int_equal(door_lldb_thread_stop_info(&st, 18, &out, &len), 0);
+    assert_string_equal(out, "T00thread:12;00:0820000000000000;01:0041000000000000;");
+    free(out);
 }
 
 static void

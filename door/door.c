@@ -3,10 +3,12 @@
  * One front end at a time.  Its packets go to the stub unchanged but for the
  * reads of the current stop: on the first of them the door walks every
  * thread once (with the walker's prefetch) and reads each walked stack in
- * one batch; 'Hg', 'g' and 'm' are then answered from those registers and
- * ranges, and anything they do not cover is passed through.  Every resume,
- * memory write and stop drops what was read; a register write drops only
- * the registers of the thread written (breakpoints are hidden from reads).
+ * one batch; 'Hg', 'g', 'p', 'm' and lldb's jThreadsInfo, qThreadStopInfo
+ * and thread list (made by door/lldb.c) are then answered from those
+ * registers and ranges, and anything they do not cover is passed through.
+ * Every resume, memory write and stop drops what was read; a register write
+ * drops only the registers of the thread written (breakpoints are hidden
+ * from reads).
  */
 #include "door/door.h"
 #include "door/lldb.h"

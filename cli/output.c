@@ -42,6 +42,9 @@ text_stats(FILE *f, const struct rsp_stats *st, uint64_t wall_us)
     fputc('\n', f);
 }
 
+/* Names and paths below come from the target and its files: each is
+ * written through sw_text_fputs, so that none can end the line or drive the
+ * terminal (a module named "x\n#1 ..." must not forge a frame). */
 static void
 print_frame_text(FILE *f, struct sw_walker *w, const struct sw_frame *fr, unsigned width)
 {
@@ -51,29 +54,51 @@ print_frame_text(FILE *f, struct sw_walker *w, const struct sw_frame *fr, unsign
     sw_addr off;
     char *fn = sw_render_frame_function(fr, have ? &sym : NULL);
     const char *name = fn ? fn : fr->vname ? fr->vname : have ? sym.name : NULL;
+    const char *module = have && sym.module ? sym.module : "?";
 
     if (!have)
         sw_frame_lib_offset(w, fr, &lib, &off);
     fprintf(f, "#%-2u 0x%0*" PRIx64 " in ", fr->level, (int)width, fr->ra);
-    if (fr->vname != NULL && fr->kind != SW_FRAME_NORMAL)
-        fprintf(f, "%s [%s] (%s)", name, fr->kind == SW_FRAME_INLINE ? "inline" : "tail call",
-                have && sym.module ? sym.module : "?");
-    else if (have && strcmp(name, sym.name) != 0)
+    if (fr->vname != NULL && fr->kind != SW_FRAME_NORMAL) {
+        sw_text_fputs(f, name, 0);
+        fprintf(f, " [%s] (", fr->kind == SW_FRAME_INLINE ? "inline" : "tail call");
+        sw_text_fputs(f, module, 0);
+        fputc(')', f);
+    } else if (have && strcmp(name, sym.name) != 0) {
         /* Named from DWARF where the ELF symbol differs ("fib", "fib.cold"),
          * or demangled ("Square::area() const", "_ZNK6Square4areaEv"). */
-        fprintf(f, "%s [%s+%" PRIu64 "] (%s)", name, sym.name, fr->ra - sym.start,
-                sym.module ? sym.module : "?");
-    else if (have)
-        fprintf(f, "%s+%" PRIu64 " (%s)", sym.name, fr->ra - sym.start,
-                sym.module ? sym.module : "?");
-    else
-        fprintf(f, "?? (%s)", lib ? lib : "no module");
+        sw_text_fputs(f, name, 0);
+        fputs(" [", f);
+        sw_text_fputs(f, sym.name, 0);
+        fprintf(f, "+%" PRIu64 "] (", fr->ra - sym.start);
+        sw_text_fputs(f, module, 0);
+        fputc(')', f);
+    } else if (have) {
+        sw_text_fputs(f, sym.name, 0);
+        fprintf(f, "+%" PRIu64 " (", fr->ra - sym.start);
+        sw_text_fputs(f, module, 0);
+        fputc(')', f);
+    } else {
+        fputs("?? (", f);
+        sw_text_fputs(f, lib ? lib : "no module", 0);
+        fputc(')', f);
+    }
     free(fn);
     if (fr->kind == SW_FRAME_SIGNAL)
         fputs(" <signal handler called>", f);
     if (fr->trust == SW_TRUST_SCAN)
         fputs(" [scan]", f); /* found by stack scanning: a guess, say so */
     fputc('\n', f);
+}
+
+/* "rspwalk: PREFIX MSG" on stderr, MSG escaped: the library's messages
+ * quote file names and replies the stub chose. */
+static void
+warn_line(const char *prefix, const char *msg)
+{
+    fprintf(stderr, "rspwalk: %s", prefix);
+    sw_text_fputs(stderr, msg, 0);
+    fputc('\n', stderr);
 }
 
 /* The walks of the N threads TIDS of W as text blocks.  Returns 0 or -1 when
@@ -93,15 +118,19 @@ print_threads(const struct cli_opts *o, struct sw_walker *w, const sw_tid *tids,
         /* Fetched ahead as the stack document does (render/stack_json.c). */
         if (!ahead && tids[i] != p->default_tid && n - i >= 2) {
             ahead = true;
-            if (sw_walker_prefetch(w, tids + i, n - i) < 0)
-                fprintf(stderr, "rspwalk: fetching %zu threads ahead: %s\n", n - i,
-                        sw_walker_errmsg(w));
+            if (sw_walker_prefetch(w, tids + i, n - i) < 0) {
+                char what[64];
+                snprintf(what, sizeof what, "fetching %zu threads ahead: ", n - i);
+                warn_line(what, sw_walker_errmsg(w));
+            }
         }
         sw_proc_thread_label(p, tids[i], label, sizeof label);
         int rc = sw_walk_stack(w, tids[i], &st);
         bool stopped = tids[i] == p->default_tid;
         if (rc < 0 || st.end == SW_END_LINK) {
-            fprintf(stderr, "rspwalk: thread %s: %s\n", label, sw_walker_errmsg(w));
+            char what[80];
+            snprintf(what, sizeof what, "thread %s: ", label);
+            warn_line(what, sw_walker_errmsg(w));
             status = -1;
         }
         fprintf(f, "%sThread %s%s:\n", i ? "\n" : "", label, stopped ? " (stopped)" : "");
@@ -122,7 +151,7 @@ static void
 warn_stderr(void *arg, const char *line)
 {
     (void)arg;
-    fprintf(stderr, "rspwalk: %s\n", line);
+    warn_line("", line);
 }
 
 static struct sw_render_opts

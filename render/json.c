@@ -9,39 +9,6 @@
 
 #include <stddef.h>
 
-/* The length of the well-formed UTF-8 sequence at P (RFC 3629, section 4:
- * no overlong forms, no surrogates, nothing above U+10FFFF), or 0. */
-static size_t
-utf8_len(const unsigned char *p)
-{
-    unsigned char c = p[0];
-    size_t n;
-    unsigned char lo = 0x80, hi = 0xbf;
-
-    if (c >= 0xc2 && c <= 0xdf)
-        n = 2;
-    else if (c >= 0xe0 && c <= 0xef) {
-        n = 3;
-        if (c == 0xe0)
-            lo = 0xa0;
-        else if (c == 0xed)
-            hi = 0x9f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4;
-        if (c == 0xf0)
-            lo = 0x90;
-        else if (c == 0xf4)
-            hi = 0x8f;
-    } else
-        return 0;
-    if (p[1] < lo || p[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++)
-        if (p[i] < 0x80 || p[i] > 0xbf)
-            return 0;
-    return n;
-}
-
 void
 sw_json_str(FILE *f, const char *s)
 {
@@ -70,7 +37,7 @@ sw_json_str(FILE *f, const char *s)
             } else if (*p < 0x80) {
                 fputc(*p, f);
             } else {
-                size_t n = utf8_len(p);
+                size_t n = sw_utf8_seq_len(p);
                 if (n == 0) {
                     fputs("\\ufffd", f);
                 } else {

@@ -113,22 +113,22 @@ sw_tree_write_json_members(const struct sw_tree *t, FILE *f)
 
 /* ---- STAT's dot ----------------------------------------------------------- */
 
-/* S inside a dot string: quotes and backslashes escaped; for a record
- * label (LABEL) also the characters that shape records ("{}|<>"), which
- * C++ names are full of. */
+/* S inside a dot string: escaped for text first (sw_text_fputs: no control
+ * character or invalid UTF-8 reaches graphviz, which wants UTF-8), then
+ * quotes and backslashes escaped; for a record label (LABEL) also the
+ * characters that shape records ("{}|<>"), which C++ names are full of. */
 static void
 dot_str(FILE *f, const char *s, bool label)
 {
+    char *safe = sw_text_escape(s, 0);
     fputc('"', f);
-    for (const char *p = s ? s : "(null)"; *p; p++) {
+    for (const char *p = safe ? safe : "?"; *p; p++) {
         if (*p == '"' || *p == '\\' || (label && strchr("{}|<>", *p) != NULL))
             fputc('\\', f);
-        if (*p == '\n')
-            fputs(label ? "\\n" : " ", f);
-        else
-            fputc(*p, f);
+        fputc(*p, f);
     }
     fputc('"', f);
+    free(safe);
 }
 
 static int
@@ -189,16 +189,14 @@ struct folded_run {
 };
 
 /* A name in a folded line: ';' separates frames there and a line is one
- * line, so those become ':' and ' '. */
+ * line, so both are escaped with every control character (sw_text_escape). */
 static int
 folded_name(struct sw_buf *b, const char *name)
 {
-    for (const char *p = name; *p; p++) {
-        char c = *p == ';' ? ':' : *p == '\n' ? ' ' : *p;
-        if (sw_buf_append(b, &c, 1) < 0)
-            return SW_ENOMEM;
-    }
-    return 0;
+    char *safe = sw_text_escape(name, SW_TEXT_ESCAPE_SEMICOLON);
+    int rc = safe != NULL ? sw_buf_append(b, safe, strlen(safe)) : SW_ENOMEM;
+    free(safe);
+    return rc < 0 ? SW_ENOMEM : 0;
 }
 
 static int

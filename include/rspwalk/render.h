@@ -89,6 +89,21 @@ SW_API int sw_render_stacks_tree(struct sw_tree *t, const struct sw_render_opts 
                                  struct sw_walker *w, const sw_tid *tids, size_t n,
                                  struct sw_errbuf *err);
 
+/* Escaping names from the target for text (sw_text_fputs, sw_text_escape):
+ * control characters (C0, DEL, C1), invalid UTF-8 bytes, the line separators
+ * and the bidirectional overrides become \xHH per byte and a backslash
+ * becomes two, so a name cannot start a line, move the cursor or reorder
+ * what a terminal shows; other UTF-8 is kept.  With this flag ';' becomes
+ * \x3b too (folded stacks separate frames with it). */
+#define SW_TEXT_ESCAPE_SEMICOLON 0x1u
+
+/* S (NULL: "(null)") escaped as above onto F. */
+SW_API void sw_text_fputs(FILE *f, const char *s, unsigned flags);
+
+/* S (NULL: "(null)") escaped as above: a new string (caller frees with
+ * free()), NULL when out of memory. */
+SW_API char *sw_text_escape(const char *s, unsigned flags);
+
 /* The function of frame FR as gdb's backtrace names it, the document's
  * "function": FR's DWARF name, else SYM's name (SYM: FR's symbol, from
  * sw_frame_symbol; NULL when it has none), a C++ name demangled as gdb does.

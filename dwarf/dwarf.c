@@ -465,8 +465,10 @@ has_debug_info(Elf *elf)
  * whole by libdw; the cache directory keeps an uncompressed copy of such a
  * debug file, elf/debug_plain.h). */
 static int
-open_info(const char *path, Dwarf **dbg, Elf **elfp, int *fdp, struct sw_errbuf *err)
+open_info(const char *path, const struct sw_inflate_limits *lim, Dwarf **dbg, Elf **elfp, int *fdp,
+          struct sw_errbuf *err)
 {
+    char why[160];
     *dbg = NULL;
     *elfp = NULL;
     *fdp = open(path, O_RDONLY | O_CLOEXEC);
@@ -483,6 +485,14 @@ open_info(const char *path, Dwarf **dbg, Elf **elfp, int *fdp, struct sw_errbuf 
     }
     /* No .debug_info (a file with only CFI, or none): nothing to read. */
     if (!has_debug_info(*elfp)) {
+        close_info(dbg, elfp, fdp);
+        return 0;
+    }
+    /* libdw inflates every compressed .debug_* section it reads, as large
+     * as the section's header says: over the limits, no DWARF from this
+     * file (the walk goes on with symbols and CFI; libstate warns). */
+    if (!sw_elf_inflate_ok(*elfp, lim, why, sizeof why)) {
+        sw_debug(SW_DBG_CACHE, "dwarf: %s: %s: not read", path, why);
         close_info(dbg, elfp, fdp);
         return 0;
     }
@@ -519,6 +529,7 @@ sw_dinfo_open(const char *path, const char *debug_path, struct sw_elf *elf, stru
     pthread_mutex_init(&d->lock, &attr);
     pthread_mutexattr_destroy(&attr);
     d->dbg_fd = -1;
+    const struct sw_inflate_limits *lim = elf != NULL ? sw_elf_inflate_limits(elf) : NULL;
     if ((d->path = sw_strdup(path)) == NULL) {
         sw_dinfo_close(d);
         return sw_fail(err, SW_ENOMEM, "opening the debug info of %s: out of memory", path);
@@ -527,10 +538,10 @@ sw_dinfo_open(const char *path, const char *debug_path, struct sw_elf *elf, stru
     /* The separate debug file is only a better source: a broken one falls
      * back to PATH rather than failing the module. */
     if (debug_path != NULL && check_elf_magic(debug_path, err) == 0 &&
-        open_info(debug_path, &d->dbg, &d->dbg_elf, &d->dbg_fd, err) == 0 && d->dbg != NULL) {
+        open_info(debug_path, lim, &d->dbg, &d->dbg_elf, &d->dbg_fd, err) == 0 && d->dbg != NULL) {
         d->source = sw_strdup(debug_path);
     } else {
-        rc = open_info(path, &d->dbg, &d->dbg_elf, &d->dbg_fd, err);
+        rc = open_info(path, lim, &d->dbg, &d->dbg_elf, &d->dbg_fd, err);
         if (rc < 0) {
             sw_dinfo_close(d);
             return rc;

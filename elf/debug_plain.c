@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "util/util.h"
+#include "elf/elf_internal.h"
 #include "elf/image.h"
 
 #define PLAIN_NAME "debuginfo"
@@ -96,8 +97,9 @@ symtab_strings(Elf *in)
 /* Write IN's sections, inflated, into the new file on OFD.  False (the
  * reason in WHY) when libelf refuses any step. */
 static bool
-write_plain(Elf *in, int ofd, const char **why)
+write_plain(Elf *in, int ofd, const struct sw_inflate_limits *lim, const char **why)
 {
+    char over[160];
     GElf_Ehdr eh, oh;
     size_t shstrndx;
     bool ok = false;
@@ -131,6 +133,12 @@ write_plain(Elf *in, int ofd, const char **why)
             goto out;
         if (sh.sh_type == SHT_SYMTAB || (strtab != 0 && elf_ndxscn(scn) == strtab)) {
             sh.sh_type = SHT_NOBITS; /* kept for its index; libdwarf never reads it */
+        } else if (!sw_elf_scn_inflate_ok(in, scn, &sh, elf_strptr(in, shstrndx, sh.sh_name), lim,
+                                          over, sizeof over)) {
+            /* kept for its index, empty: the walk goes on without it */
+            sw_debug(SW_DBG_CACHE, "elf: %s: left out of the copy", over);
+            sh.sh_type = SHT_NOBITS;
+            sh.sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
         } else if ((sh.sh_flags & SHF_COMPRESSED) &&
                    (elf_compress(scn, 0, 0) < 0 || gelf_getshdr(scn, &sh) == NULL)) {
             *why = "a section does not inflate";
@@ -168,7 +176,8 @@ out:
 /* Inflate DEBUG_PATH into FINAL (through a temporary file in DIR).  False
  * with the reason in WHY. */
 static bool
-make_copy(const char *debug_path, const char *dir, const char *final, const char **why)
+make_copy(const char *debug_path, const char *dir, const char *final,
+          const struct sw_inflate_limits *lim, const char **why)
 {
     char tmp[4200];
     int ifd = open(debug_path, O_RDONLY | O_CLOEXEC);
@@ -187,7 +196,7 @@ make_copy(const char *debug_path, const char *dir, const char *final, const char
         *why = strerror(errno);
         goto out;
     }
-    ok = write_plain(in, ofd, why) && fchmod(ofd, 0644) == 0;
+    ok = write_plain(in, ofd, lim, why) && fchmod(ofd, 0644) == 0;
     if (close(ofd) != 0)
         ok = false;
     if (ok && rename(tmp, final) != 0) {
@@ -231,7 +240,7 @@ copy_paths(const char *cache_dir, const uint8_t *id, size_t id_len, char **dirp,
 
 int
 sw_debug_plain_path(const char *cache_dir, const char *debug_path, const uint8_t *id, size_t id_len,
-                    char **out)
+                    const struct sw_inflate_limits *lim, char **out)
 {
     struct sw_errbuf err;
     const char *why = NULL;
@@ -246,7 +255,7 @@ sw_debug_plain_path(const char *cache_dir, const char *debug_path, const uint8_t
         final = NULL;
     } else if (sw_dirs_make(dir, &err) != 0) {
         why = err.msg;
-    } else if (make_copy(debug_path, dir, final, &why)) {
+    } else if (make_copy(debug_path, dir, final, lim, &why)) {
         sw_debug(SW_DBG_CACHE, "elf: %s: inflated into %s", debug_path, final);
         *out = final;
         final = NULL;

@@ -23,9 +23,12 @@
  * partial copy and concurrent runs agree.  An existing copy is used when it
  * carries ID in its build-id note.  *OUT (free with sw_free) is NULL when
  * DEBUG_PATH has nothing compressed or no copy can be made (the reason in a
- * debug line); then DEBUG_PATH serves as it is.  Returns 0 or SW_ENOMEM. */
+ * debug line); then DEBUG_PATH serves as it is.  A section over LIM (NULL:
+ * the defaults, elf/elf.h) is not inflated: the copy has it as SHT_NOBITS,
+ * so no reader inflates it later.  Returns 0 or SW_ENOMEM. */
+struct sw_inflate_limits;
 int sw_debug_plain_path(const char *cache_dir, const char *debug_path, const uint8_t *id,
-                        size_t id_len, char **out);
+                        size_t id_len, const struct sw_inflate_limits *lim, char **out);
 
 /* The copy sw_debug_plain_path would give if it is there already: never
  * made here (*OUT NULL when absent).  Returns 0 or SW_ENOMEM. */

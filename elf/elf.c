@@ -95,6 +95,24 @@ sw_elfcache_set_cache_dir(struct sw_elfcache *c, const char *dir)
     return 0;
 }
 
+void
+sw_elfcache_set_inflate_limits(struct sw_elfcache *c, const struct sw_inflate_limits *lim)
+{
+    c->inflate = *lim;
+}
+
+const struct sw_inflate_limits *
+sw_elf_inflate_limits(const struct sw_elf *e)
+{
+    return &e->cache->inflate;
+}
+
+const char *
+sw_elf_warning(const struct sw_elf *e)
+{
+    return e->inflate_warning[0] ? e->inflate_warning : NULL;
+}
+
 /* ---- the separate debug file -------------------------------------------- */
 
 static bool
@@ -263,6 +281,17 @@ elf_load(struct sw_elfcache *c, struct sw_elf *e, const void *image, size_t len,
     sw_elf_file_build_id(&e->main, &e->build_id, &e->build_id_len);
     if (find_debug_file(e, c->debug_dir, image != NULL) != 0)
         return sw_fail(err, SW_ENOMEM, "%s: out of memory looking for its debug file", e->path);
+    /* Section headers only: nothing is inflated here.  The sections over
+     * the limits stay compressed for good (sw_elf_section, the plain copy,
+     * libdw in dwarf/dwarf.c), so that the walk goes on without them. */
+    char why[160];
+    if (!sw_elf_inflate_ok(e->main.elf, &c->inflate, why, sizeof why))
+        snprintf(e->inflate_warning, sizeof e->inflate_warning, "%s: %s: not read", e->path, why);
+    else if (e->dbg.elf != NULL && !sw_elf_inflate_ok(e->dbg.elf, &c->inflate, why, sizeof why))
+        snprintf(e->inflate_warning, sizeof e->inflate_warning, "%s: %s: not read",
+                 e->debug_path ? e->debug_path : e->path, why);
+    if (e->inflate_warning[0])
+        sw_debug(SW_DBG_CACHE, "elf: %s", e->inflate_warning);
     return 0;
 }
 
@@ -365,7 +394,7 @@ sw_elf_dwarf_path(struct sw_elf *e)
         e->dwarf_path_tried = true;
         /* No memory for a copy: the debug file as it is. */
         (void)sw_debug_plain_path(e->cache->cache_dir, e->debug_path, e->build_id, e->build_id_len,
-                                  &e->dwarf_path);
+                                  &e->cache->inflate, &e->dwarf_path);
     }
     const char *path = e->dwarf_path ? e->dwarf_path : e->debug_path;
     pthread_mutex_unlock(&e->lock);
@@ -463,9 +492,12 @@ sw_elf_section(struct sw_elf *e, const char *name, bool from_debug, const uint8_
     /* libelf reads and inflates sections on first use: one caller at a time. */
     pthread_mutex_lock(&e->lock);
     Elf_Scn *scn = sw_elf_find_section(f->elf, name, &sh);
+    char why[160];
     /* Debian's debug files compress .debug_* (SHF_COMPRESSED, zlib);
-     * decompressing once makes later elf_getdata calls return the bytes. */
+     * decompressing once makes later elf_getdata calls return the bytes.
+     * One over the cache's limits is as good as absent. */
     if (scn != NULL && sh.sh_type != SHT_NOBITS &&
+        sw_elf_scn_inflate_ok(f->elf, scn, &sh, name, &e->cache->inflate, why, sizeof why) &&
         (!(sh.sh_flags & SHF_COMPRESSED) || elf_compress(scn, 0, 0) >= 0))
         d = elf_getdata(scn, NULL);
     pthread_mutex_unlock(&e->lock);

@@ -33,6 +33,34 @@ struct sw_elfsym {
     sw_addr size;
 };
 
+/* ---- how far compressed sections may inflate (elf/inflate.c) ----------- */
+
+/* The default ceiling of one section's inflated size.  Debian's largest
+ * debug files hold a few hundred megabytes of .debug_info; a stub's file
+ * that asks for more is more likely a bomb than a program, and a user who
+ * walks such a program raises it (sw_libstate_config.max_inflate_bytes). */
+#define SW_ELF_INFLATE_MAX_BYTES (512ull * 1024 * 1024)
+/* The default most a section may grow by inflating: DWARF compresses 3 to
+ * 10 times with zlib, which itself cannot pass about 1032 (zeros); 100
+ * leaves a margin for honest files and stops a 2 MB file asking for 2 GiB. */
+#define SW_ELF_INFLATE_MAX_RATIO 100u
+/* Sections inflating to less than this are held to the ceiling alone. */
+#define SW_ELF_INFLATE_RATIO_FLOOR (1024u * 1024)
+
+/* Limits on inflating compressed sections; 0 in a member: its default. */
+struct sw_inflate_limits {
+    uint64_t max_bytes; /* 0: SW_ELF_INFLATE_MAX_BYTES */
+    unsigned max_ratio; /* 0: SW_ELF_INFLATE_MAX_RATIO */
+};
+
+struct Elf;
+/* Whether every compressed section of ELF (SHF_COMPRESSED or GNU .zdebug)
+ * inflates within LIM (NULL: the defaults), by the sizes their headers
+ * declare (libelf allocates what the header says).  False with the first
+ * section over a limit named in WHY. */
+bool sw_elf_inflate_ok(struct Elf *elf, const struct sw_inflate_limits *lim, char *why,
+                       size_t why_len);
+
 /* A new cache; DEBUG_DIR (NULL: /usr/lib/debug) is where separate debug
  * files are looked up by build-id.  Returns NULL when out of memory.
  * Free with sw_elfcache_free, when no thread uses it any more. */
@@ -41,6 +69,14 @@ void sw_elfcache_free(struct sw_elfcache *c);
 /* Where uncompressed copies of debug files are kept (NULL: none, the
  * default).  Before the cache is shared or used.  Returns 0 or SW_ENOMEM. */
 int sw_elfcache_set_cache_dir(struct sw_elfcache *c, const char *dir);
+/* The limits on inflating compressed sections (LIM copied; the defaults
+ * until set).  Before the cache is shared or used. */
+void sw_elfcache_set_inflate_limits(struct sw_elfcache *c, const struct sw_inflate_limits *lim);
+/* Why a compressed section of E or its debug file is not read (over the
+ * cache's limits), NULL when none: valid while the cache lives. */
+const char *sw_elf_warning(const struct sw_elf *e);
+/* The limits of E's cache (borrowed, valid while the cache lives). */
+const struct sw_inflate_limits *sw_elf_inflate_limits(const struct sw_elf *e);
 
 /* Open PATH (once; later calls return the same object).  Returns 0,
  * SW_ENOENT (no such file), SW_EBADELF (not ELF, truncated, no PT_LOAD), with

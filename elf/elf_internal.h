@@ -58,6 +58,10 @@ struct sw_elf {
     char *debug_path;
     char *dwarf_path; /* an uncompressed copy of the debug file, NULL: none */
     bool dwarf_path_tried;
+    /* Why a compressed section of the file or its debug file is not
+     * inflated (over the cache's limits), "" when none is: a warning for
+     * sw_elf_warning, set when the file is opened. */
+    char inflate_warning[192];
     struct elf_file main;
     struct elf_file dbg; /* dbg.elf NULL: no separate debug file */
     const struct arch_desc *arch;
@@ -84,8 +88,15 @@ struct sw_elfcache {
     pthread_mutex_t lock;
     char *debug_dir;
     char *cache_dir; /* NULL: no uncompressed copies of debug files */
+    struct sw_inflate_limits inflate; /* set before the cache is shared */
     struct sw_elf *files;
 };
+
+/* Whether section SCN of ELF (header SH, name NAME or NULL) inflates
+ * within LIM (NULL: defaults); true when it is not compressed.  False with
+ * the reason in WHY (elf/inflate.c). */
+bool sw_elf_scn_inflate_ok(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char *name,
+                           const struct sw_inflate_limits *lim, char *why, size_t why_len);
 
 /* ---- one libelf handle (elf/file.c) -------------------------------------- */
 

@@ -82,82 +82,132 @@ sw_fetch_target_build_id(struct sw_proc *p, const char *target_path,
     return rc;
 }
 
-/* The whole file PATH from the target: *DATA (free with sw_free), *LEN. */
+/* Write LEN bytes of DATA to FD.  Returns 0 or an errno value. */
 static int
-read_whole(struct sw_proc *p, const char *path, uint8_t **data, size_t *len, struct sw_errbuf *err)
+write_all(int fd, const uint8_t *data, size_t len)
 {
-    uint8_t *buf = NULL;
-    size_t have = 0, cap = 0;
-
-    for (;;) {
-        if (have == cap) {
-            if (cap >= SW_FETCH_MAX_FILE_BYTES) {
-                sw_free(buf);
-                return sw_fail(err, SW_EBADELF,
-                               "reading '%s' from the target: larger than %u bytes", path,
-                               SW_FETCH_MAX_FILE_BYTES);
-            }
-            uint8_t *grown = sw_realloc(buf, cap + CHUNK_BYTES);
-            if (grown == NULL) {
-                sw_free(buf);
-                return sw_fail(err, SW_ENOMEM, "reading '%s' from the target: out of memory", path);
-            }
-            buf = grown;
-            cap += CHUNK_BYTES;
-        }
-        size_t got = 0;
-        int rc = target_read(p, path, have, buf + have, cap - have, &got, err);
-        if (rc != 0) {
-            sw_free(buf);
-            return rc;
-        }
-        have += got;
-        if (got == 0 || have < cap)
-            break;
-    }
-    *data = buf;
-    *len = have;
-    return 0;
-}
-
-/* Write DATA to a temporary file in DIR and rename it to FINAL. */
-static int
-store(const char *dir, const char *final, const uint8_t *data, size_t len, struct sw_errbuf *err)
-{
-    size_t dl = strlen(dir);
-    char *tmp = sw_malloc(dl + sizeof "/.fetch-XXXXXX");
-    if (tmp == NULL)
-        return sw_fail(err, SW_ENOMEM, "storing %s: out of memory", final);
-    memcpy(tmp, dir, dl);
-    memcpy(tmp + dl, "/.fetch-XXXXXX", sizeof "/.fetch-XXXXXX");
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int rc = sw_fail(err, SW_EIO, "storing %s: %s", final, strerror(errno));
-        sw_free(tmp);
-        return rc;
-    }
     size_t off = 0;
     while (off < len) {
         ssize_t w = write(fd, data + off, len - off);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
-            break;
+            return w < 0 ? errno : EIO;
         off += (size_t)w;
     }
-    int e = off < len ? errno : 0;
-    if (fchmod(fd, 0600) != 0 && e == 0)
+    return 0;
+}
+
+/* The whole file PATH from the target onto *FD, chunk by chunk (memory: one
+ * chunk, whatever the file's size); DIR and the temporary file TMP (a
+ * mkstemp template) are made once the first read succeeded, so that a
+ * target without file access leaves no directory behind; *FD -1 before.
+ * Its first HEAD_MAX bytes kept in HEAD
+ * (*HEAD_LEN) for the build-id check.  At most MAX_BYTES: a stub whose
+ * reads never reach the end of the file is cut off there (the backend also
+ * stops at the size the stub's own fstat gives, targets/rsp_proc.c). */
+static int
+read_whole(struct sw_proc *p, const char *path, char *dir, char *tmp, int *fd, uint64_t max_bytes,
+           uint8_t *head, size_t *head_len, uint64_t *total, struct sw_errbuf *err)
+{
+    uint8_t *buf = sw_malloc(CHUNK_BYTES);
+    uint64_t have = 0;
+    int rc = 0;
+
+    *head_len = 0;
+    if (buf == NULL)
+        return sw_fail(err, SW_ENOMEM, "reading '%s' from the target: out of memory", path);
+    for (;;) {
+        if (have >= max_bytes) {
+            rc = sw_fail(err, SW_EBADELF,
+                         "reading '%s' from the target: larger than the limit of %llu bytes", path,
+                         (unsigned long long)max_bytes);
+            break;
+        }
+        size_t got = 0;
+        rc = target_read(p, path, have, buf, CHUNK_BYTES, &got, err);
+        if (rc != 0)
+            break;
+        if (got > CHUNK_BYTES)
+            got = CHUNK_BYTES; /* a backend's lie is not trusted past the buffer */
+        if (*fd < 0) {
+            if ((rc = sw_dirs_make(dir, err)) != 0)
+                break;
+            if ((*fd = mkstemp(tmp)) < 0) {
+                rc = sw_fail(err, SW_EIO, "storing '%s': %s", path, strerror(errno));
+                break;
+            }
+        }
+        if (*head_len < HEAD_MAX) {
+            size_t take = HEAD_MAX - *head_len < got ? HEAD_MAX - *head_len : got;
+            memcpy(head + *head_len, buf, take);
+            *head_len += take;
+        }
+        int e = write_all(*fd, buf, got);
+        if (e != 0) {
+            rc = sw_fail(err, SW_EIO, "storing '%s': %s", path, strerror(e));
+            break;
+        }
+        have += got;
+        if (got < CHUNK_BYTES)
+            break;
+    }
+    sw_free(buf);
+    *total = have;
+    return rc;
+}
+
+/* Fetch PATH into a temporary file in DIR renamed to FINAL once its build-id
+ * is ID. */
+static int
+fetch_into(struct sw_proc *p, const char *path, char *dir, const char *final, const uint8_t *id,
+           size_t id_len, uint64_t max_bytes, struct sw_errbuf *err)
+{
+    size_t dl = strlen(dir);
+    char *tmp = sw_malloc(dl + sizeof "/.fetch-XXXXXX");
+    uint8_t *head = sw_malloc(HEAD_MAX);
+    int rc = 0, fd = -1;
+    if (tmp == NULL || head == NULL) {
+        rc = sw_fail(err, SW_ENOMEM, "storing %s: out of memory", final);
+        goto out;
+    }
+    memcpy(tmp, dir, dl);
+    memcpy(tmp + dl, "/.fetch-XXXXXX", sizeof "/.fetch-XXXXXX");
+    size_t head_len = 0;
+    uint64_t len = 0;
+    rc = read_whole(p, path, dir, tmp, &fd, max_bytes, head, &head_len, &len, err);
+    if (rc != 0)
+        goto out;
+    const uint8_t *got_id;
+    size_t got_len;
+    if (rc == 0 && (sw_elf_image_build_id(head, head_len, &got_id, &got_len, NULL) != 0 ||
+                    got_len != id_len || memcmp(got_id, id, id_len) != 0))
+        rc = sw_fail(err, SW_EBADELF,
+                     "fetching '%s': the file read has another build-id than its first page "
+                     "(replaced while reading?)",
+                     path);
+    int e = 0;
+    if (rc == 0 && fchmod(fd, 0600) != 0)
         e = errno;
     if (close(fd) != 0 && e == 0)
         e = errno;
-    if (e == 0 && rename(tmp, final) != 0)
+    fd = -1;
+    if (rc == 0 && e == 0 && rename(tmp, final) != 0)
         e = errno;
-    int rc = 0;
-    if (e != 0) {
+    if (rc == 0 && e != 0)
+        rc = sw_fail(err, SW_EIO, "storing %s: %s", final, strerror(e));
+    if (rc != 0)
+        unlink(tmp); /* made, then not renamed into place */
+    else
+        sw_debug(SW_DBG_CACHE, "libstate: %s: fetched %llu bytes into %s", path,
+                 (unsigned long long)len, final);
+out:
+    if (fd >= 0) {
+        close(fd); /* read_whole failed after making it */
         unlink(tmp);
-        rc = sw_fail(err, SW_EIO, "storing %s: %s", final, strerror(e ? e : EIO));
     }
     sw_free(tmp);
+    sw_free(head);
     return rc;
 }
 
@@ -174,8 +224,8 @@ cache_dir_close_up(const char *cache_dir)
 
 int
 sw_fetch_file(struct sw_proc *p, const char *cache_dir, uint64_t max_bytes, const char *target_path,
-              const uint8_t *id, size_t id_len, char **path, struct sw_errbuf *err,
-              struct sw_errbuf *dropped)
+              const uint8_t *id, size_t id_len, uint64_t file_max_bytes, char **path,
+              struct sw_errbuf *err, struct sw_errbuf *dropped)
 {
     const char *base = strrchr(target_path, '/');
     base = base ? base + 1 : target_path;
@@ -185,10 +235,10 @@ sw_fetch_file(struct sw_proc *p, const char *cache_dir, uint64_t max_bytes, cons
     size_t cl = strlen(cache_dir), bl = strlen(base);
     char *dir = sw_malloc(cl + 1 + 2 * id_len + 1);
     char *final = sw_malloc(cl + 1 + 2 * id_len + 1 + bl + 1);
-    uint8_t *data = NULL;
-    size_t len = 0;
     int rc;
 
+    if (file_max_bytes == 0)
+        file_max_bytes = SW_FETCH_MAX_FILE_BYTES;
     if (dir == NULL || final == NULL) {
         rc = sw_fail(err, SW_ENOMEM, "fetching '%s': out of memory", target_path);
         goto out;
@@ -220,32 +270,15 @@ sw_fetch_file(struct sw_proc *p, const char *cache_dir, uint64_t max_bytes, cons
         sw_fail(dropped, rc, "%s; the cached copy was removed and fetched again", why.msg);
         sw_cache_drop(dir);
     }
-    rc = read_whole(p, target_path, &data, &len, err);
+    rc = fetch_into(p, target_path, dir, final, id, id_len, file_max_bytes, err);
     if (rc != 0)
         goto out;
-    const uint8_t *got_id;
-    size_t got_len;
-    if (sw_elf_image_build_id(data, len, &got_id, &got_len, NULL) != 0 || got_len != id_len ||
-        memcmp(got_id, id, id_len) != 0) {
-        rc = sw_fail(err, SW_EBADELF,
-                     "fetching '%s': the file read has another build-id than its first page "
-                     "(replaced while reading?)",
-                     target_path);
-        goto out;
-    }
-    rc = sw_dirs_make(dir, err);
-    if (rc == 0)
-        rc = store(dir, final, data, len, err);
-    if (rc != 0)
-        goto out;
-    sw_debug(SW_DBG_CACHE, "libstate: %s: fetched %zu bytes into %s", target_path, len, final);
     cache_dir_close_up(cache_dir);
     sw_cache_evict(cache_dir, max_bytes ? max_bytes : SW_CACHE_DEFAULT_MAX_BYTES, dir);
 done:
     *path = final;
     final = NULL;
 out:
-    sw_free(data);
     sw_free(dir);
     sw_free(final);
     return rc;

@@ -12,14 +12,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rspwalk/libstate.h"
 #include "rspwalk/proc.h"
 #include "elf/image.h"
 
 /* The longest build-id taken (elf/elf.h). */
 #define SW_FETCH_MAX_BUILD_ID SW_ELF_MAX_BUILD_ID
-/* A file larger than this is not a shared library worth copying (libc is
- * 2 MiB; the largest libraries in a Debian system are ~200 MiB). */
-#define SW_FETCH_MAX_FILE_BYTES (512u * 1024 * 1024)
+/* The default ceiling of a fetched file: sw_libstate_config's
+ * max_fetch_bytes (rspwalk/libstate.h says why). */
+#define SW_FETCH_MAX_FILE_BYTES SW_LS_MAX_FETCH_BYTES
 
 /* The build-id of the file TARGET_PATH as the target sees it, read from its
  * first pages with P's read_file.  *ID_LEN 0: the file has no build-id.
@@ -41,11 +42,15 @@ int sw_fetch_target_build_id(struct sw_proc *p, const char *target_path,
  * recently used are evicted until the cache holds at most MAX_BYTES (0:
  * SW_CACHE_DEFAULT_MAX_BYTES).  *PATH: caller frees with sw_free.  Returns
  * 0, SW_EINVAL (no file name, or no build-id), SW_EUNSUP, SW_ENOENT,
- * SW_EBADELF (the file's build-id is not ID), SW_EIO (the cache cannot be
- * written), SW_ENOMEM or a link error, the message in ERR. */
+ * SW_EBADELF (the file's build-id is not ID, or it is larger than
+ * FILE_MAX_BYTES), SW_EIO (the cache cannot be written), SW_ENOMEM or a link
+ * error, the message in ERR.  The file is streamed to disk (one chunk in
+ * memory), the directory made only once the first read succeeded, and cut
+ * off at FILE_MAX_BYTES (0: SW_FETCH_MAX_FILE_BYTES). */
 int sw_fetch_file(struct sw_proc *p, const char *cache_dir, uint64_t max_bytes,
-                  const char *target_path, const uint8_t *id, size_t id_len, char **path,
-                  struct sw_errbuf *err, struct sw_errbuf *dropped);
+                  const char *target_path, const uint8_t *id, size_t id_len,
+                  uint64_t file_max_bytes, char **path, struct sw_errbuf *err,
+                  struct sw_errbuf *dropped);
 
 /* The default cache directory: $XDG_CACHE_HOME/rspwalk when that is an
  * absolute path, else $HOME/.cache/rspwalk.  Returns an owned string (free

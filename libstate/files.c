@@ -9,9 +9,11 @@
  * page); without a usable local file the target's copy is fetched into the
  * cache directory (libstate/fetch.c).  Not the module list (libstate.c).
  */
+#define _GNU_SOURCE /* tdestroy */
 #include "libstate/files.h"
 
 #include <inttypes.h>
+#include <search.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -57,6 +59,9 @@ open_module_file(struct sw_libstate *ls, const char *path, struct sw_elf **elf)
         sw_debug(SW_DBG_CACHE, "libstate: %s", err.msg);
         return 0;
     }
+    /* Compressed sections over the cache's limits (elf/inflate.c): said once. */
+    if (sw_elf_warning(*elf) != NULL && (rc = sw_ls_warn(ls, sw_elf_warning(*elf))) != 0)
+        return sw_fail(&ls->err, rc, "%s: out of memory", path);
     if (sw_elf_arch(*elf) != ls->proc->arch) {
         sw_debug(SW_DBG_CACHE, "libstate: %s: built for %s, the target is %s", path,
                  sw_elf_arch(*elf) ? sw_elf_arch(*elf)->name : "an unsupported architecture",
@@ -66,13 +71,23 @@ open_module_file(struct sw_libstate *ls, const char *path, struct sw_elf **elf)
     return 0;
 }
 
-/* Keep MSG (a local file not used) for sw_libstate_warnings.  Returns 0 or
- * SW_ENOMEM. */
-static int
-warn(struct sw_libstate *ls, const char *msg)
+/* At most this many warnings are kept: each names a file the stub chose,
+ * and a stub listing 100000 modules of the wrong build would otherwise
+ * print 100000 lines. */
+#define SW_LS_MAX_WARNINGS 64u
+
+int
+sw_ls_warn(struct sw_libstate *ls, const char *msg)
 {
     sw_debug(SW_DBG_CACHE, "libstate: %s", msg);
-    char **grown = sw_realloc(ls->warnings, (ls->nwarnings + 1) * sizeof *grown);
+    if (ls->nwarnings > SW_LS_MAX_WARNINGS)
+        return 0;
+    if (ls->nwarnings == SW_LS_MAX_WARNINGS)
+        msg = "more warnings about modules left out";
+    for (size_t i = 0; i < ls->nwarnings; i++)
+        if (strcmp(ls->warnings[i], msg) == 0)
+            return 0; /* the same file seen again at a later refresh */
+    char **grown = sw_grow(ls->warnings, &ls->warnings_cap, ls->nwarnings + 1, sizeof *grown, 8);
     if (grown == NULL)
         return SW_ENOMEM;
     ls->warnings = grown;
@@ -81,6 +96,12 @@ warn(struct sw_libstate *ls, const char *msg)
         return SW_ENOMEM;
     ls->nwarnings++;
     return 0;
+}
+
+static int
+warn(struct sw_libstate *ls, const char *msg)
+{
+    return sw_ls_warn(ls, msg);
 }
 
 /* The local file *LOCAL of TARGET is another build than the target's:
@@ -119,7 +140,7 @@ fetch_copy(struct sw_libstate *ls, const char *target, const uint8_t *id, size_t
     char *fetched = NULL;
     struct sw_errbuf dropped;
     int rc = sw_fetch_file(ls->proc, ls->cache_dir, ls->cache_max_bytes, target, id, id_len,
-                           &fetched, &err, &dropped);
+                           ls->max_fetch_bytes, &fetched, &err, &dropped);
     if (dropped.msg[0] != '\0' && warn(ls, dropped.msg) != 0) {
         sw_free(fetched);
         return sw_fail(&ls->err, SW_ENOMEM, "checking %s: out of memory", target);
@@ -179,20 +200,45 @@ check_or_fetch(struct sw_libstate *ls, const char *target, char **local, struct 
     return fetch_copy(ls, target, id, id_len, local, elf);
 }
 
+static int
+resolved_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct resolved *)a)->target, ((const struct resolved *)b)->target);
+}
+
+static void
+resolved_free(void *p)
+{
+    struct resolved *r = p;
+    sw_free(r->target);
+    sw_free(r->path);
+    sw_free(r);
+}
+
+void
+sw_ls_resolved_free(struct sw_libstate *ls)
+{
+    tdestroy(ls->resolved, resolved_free);
+    ls->resolved = NULL;
+    ls->nresolved = 0;
+}
+
 /* Remember LOCAL (NULL: none) as TARGET's file.  Returns 0 or SW_ENOMEM. */
 static int
 remember(struct sw_libstate *ls, const char *target, const char *local)
 {
-    struct resolved *grown = sw_realloc(ls->resolved, (ls->nresolved + 1) * sizeof *grown);
-    if (grown == NULL)
+    struct resolved *r = sw_calloc(1, sizeof *r);
+    if (r == NULL)
         return SW_ENOMEM;
-    ls->resolved = grown;
-    grown[ls->nresolved].target = sw_strdup(target);
-    grown[ls->nresolved].path = local ? sw_strdup(local) : NULL;
-    if (grown[ls->nresolved].target == NULL || (local != NULL && !grown[ls->nresolved].path)) {
-        sw_free(grown[ls->nresolved].target);
-        sw_free(grown[ls->nresolved].path);
-        return SW_ENOMEM;
+    r->target = sw_strdup(target);
+    r->path = local ? sw_strdup(local) : NULL;
+    struct resolved **slot = NULL;
+    if (r->target != NULL && (local == NULL || r->path != NULL))
+        slot = tsearch(r, &ls->resolved, resolved_cmp);
+    if (slot == NULL || *slot != r) {
+        /* out of memory, or TARGET is there already (callers look first) */
+        resolved_free(r);
+        return slot == NULL ? SW_ENOMEM : 0;
     }
     ls->nresolved++;
     return 0;
@@ -256,12 +302,14 @@ sw_ls_resolve(struct sw_libstate *ls, const char *target, bool defer, char **pat
     *path = NULL;
     *elf = NULL;
     *deferred = false;
-    for (size_t i = 0; i < ls->nresolved; i++) {
-        if (strcmp(ls->resolved[i].target, target) != 0)
-            continue;
-        if (ls->resolved[i].path == NULL)
+    /* A balanced tree (glibc's tsearch is red-black): 100000 modules are
+     * looked up in O(log n) each, not in a list scanned per module. */
+    struct resolved key = { .target = (char *)target };
+    struct resolved **found = tfind(&key, &ls->resolved, resolved_cmp);
+    if (found != NULL) {
+        if ((*found)->path == NULL)
             return 0;
-        *path = sw_strdup(ls->resolved[i].path);
+        *path = sw_strdup((*found)->path);
         if (*path == NULL)
             return SW_ENOMEM;
         rc = open_module_file(ls, *path, elf);

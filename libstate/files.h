@@ -29,10 +29,12 @@ struct sw_libstate {
     uint64_t cache_max_bytes;  /* CACHE_DIR's size limit; 0: the default */
     /* Target files already matched to a local file (PATH NULL: none), so a
      * refresh asks the target about each file once. */
-    struct resolved *resolved;
+    void *resolved; /* tsearch tree of struct resolved, each owned; sw_ls_resolved_free */
     size_t nresolved;
-    char **warnings; /* owned: messages about local files not used */
-    size_t nwarnings;
+    char **warnings; /* owned: messages about local files not used, limits hit */
+    size_t nwarnings, warnings_cap;
+    size_t max_modules;       /* sw_libstate_config's, defaults applied */
+    uint64_t max_fetch_bytes; /* the same */
     struct sw_lib_entry *libs; /* each module, its PUB handed out */
     size_t nlibs;
     sw_lib_change_cb cb;
@@ -57,6 +59,13 @@ struct sw_libstate {
  * (message on LS). */
 int sw_ls_resolve(struct sw_libstate *ls, const char *target, bool defer, char **path,
                   struct sw_elf **elf, bool *deferred);
+
+/* Keep MSG for sw_libstate_warnings (past SW_LS_MAX_WARNINGS, one last
+ * line says that more were dropped).  Returns 0 or SW_ENOMEM. */
+int sw_ls_warn(struct sw_libstate *ls, const char *msg);
+
+/* Free LS's remembered target files (sw_ls_resolve); LS stays usable. */
+void sw_ls_resolved_free(struct sw_libstate *ls);
 
 /* A module whose local file waits for its check (sw_ls_resolve's DEFER). */
 struct sw_ls_check {

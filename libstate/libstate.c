@@ -150,6 +150,12 @@ sw_libstate_new(struct sw_proc *p, const struct sw_libstate_config *cfg, struct 
                                &ls->mc) != 0) {
         goto nomem;
     }
+    if (cfg == NULL || cfg->modcache == NULL)
+        sw_modcache_set_inflate_limits(ls->mc, cfg ? cfg->max_inflate_bytes : 0,
+                                       cfg ? cfg->max_inflate_ratio : 0);
+    ls->max_modules = cfg && cfg->max_modules ? cfg->max_modules : SW_LS_MAX_MODULES;
+    ls->max_fetch_bytes =
+        cfg && cfg->max_fetch_bytes ? cfg->max_fetch_bytes : SW_LS_MAX_FETCH_BYTES;
     ls->cache = sw_modcache_elfs(ls->mc);
     *out = ls;
     return 0;
@@ -179,11 +185,7 @@ sw_libstate_free(struct sw_libstate *ls)
     sw_free(ls->lib_path);
     sw_free(ls->exe);
     sw_free(ls->cache_dir);
-    for (size_t i = 0; i < ls->nresolved; i++) {
-        sw_free(ls->resolved[i].target);
-        sw_free(ls->resolved[i].path);
-    }
-    sw_free(ls->resolved);
+    sw_ls_resolved_free(ls);
     for (size_t i = 0; i < ls->nwarnings; i++)
         sw_free(ls->warnings[i]);
     sw_free(ls->warnings);
@@ -775,6 +777,17 @@ sw_libstate_refresh(struct sw_libstate *ls)
     for (size_t i = 0; i < nmods; i++) {
         if (mods[i].name == NULL || mods[i].name[0] == '\0')
             continue;
+        if (n >= ls->max_modules) {
+            char msg[160];
+            snprintf(msg, sizeof msg,
+                     "the target lists %zu modules, more than the limit of %zu: the rest are "
+                     "left out",
+                     nmods, ls->max_modules);
+            rc = sw_ls_warn(ls, msg);
+            if (rc != 0)
+                goto out;
+            break;
+        }
         rc = add_module(ls, &aux, libs, n++, &mods[i], &pd);
         if (rc != 0)
             goto out;

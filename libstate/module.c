@@ -37,6 +37,13 @@ struct sw_modcache {
     struct sw_module *modules;
 };
 
+void
+sw_modcache_set_inflate_limits(struct sw_modcache *mc, uint64_t max_bytes, unsigned max_ratio)
+{
+    struct sw_inflate_limits lim = { .max_bytes = max_bytes, .max_ratio = max_ratio };
+    sw_elfcache_set_inflate_limits(mc->elfs, &lim);
+}
+
 int
 sw_modcache_new(const char *debug_dir, const char *cache_dir, struct sw_modcache **out)
 {

@@ -490,7 +490,14 @@ rsp_read_file(struct sw_proc *p, const char *path, uint64_t offset, void *buf, s
             return proc_fail_from_session(rp, rc);
         }
         rp->vpath = copy;
+        if (rsp_vfile_fstat(rp->s, rp->vfd, &rp->vsize) < 0)
+            rp->vsize = UINT64_MAX; /* no fstat (an older stub): the reads decide */
     }
+    *got = 0;
+    if (offset >= rp->vsize)
+        return 0;
+    if (len > rp->vsize - offset)
+        len = (size_t)(rp->vsize - offset);
     rc = rsp_vfile_pread(rp->s, rp->vfd, buf, len, offset, got);
     if (rc < 0)
         return sw_fail(&p->err, rc, "reading '%s' from the target: %s", path,

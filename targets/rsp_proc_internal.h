@@ -75,6 +75,10 @@ struct tgt_rsp_proc {
     int64_t only_pid;    /* one process of several on the link (extended remote); 0: all */
     int vfd;             /* the target file open for read_file, -1 if none */
     char *vpath;         /* owned: its path */
+    /* Its size by the stub's own vFile:fstat, UINT64_MAX when the stub has
+     * no fstat: reads stop there, so a stub whose preads never reach the
+     * end of the file cannot make a fetch read forever. */
+    uint64_t vsize;
     struct tgt_warm warm;
     /* The stop (base.stop_gen) whose thread was stepped over the breakpoint
      * instruction it stopped at (targets/rsp_debug.c): never twice for one

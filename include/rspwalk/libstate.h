@@ -66,7 +66,26 @@ struct sw_libstate_config {
      * entries least recently used are removed until it holds no more.  0:
      * 1 GiB. */
     uint64_t cache_max_bytes;
+    /* What the target and its files may make this library state hold (0 in
+     * a member: its default).  Past a limit the walk goes on with what it
+     * has, and sw_libstate_warnings says what was left out. */
+    size_t max_modules;       /* modules listed: default SW_LS_MAX_MODULES */
+    uint64_t max_fetch_bytes; /* one file read from the target: default SW_LS_MAX_FETCH_BYTES */
+    /* One compressed section inflated (its own modcache only; a shared one
+     * keeps its own, sw_modcache_set_inflate_limits): default 512 MiB, and
+     * at most MAX_INFLATE_RATIO (default 100) times its compressed size. */
+    uint64_t max_inflate_bytes;
+    unsigned max_inflate_ratio;
 };
+
+/* The default most modules a library state lists: a large program maps a
+ * few thousand; a link map or a stub's list longer than this is a loop or
+ * a lie, and every module costs a file lookup. */
+#define SW_LS_MAX_MODULES 32768u
+/* The default most bytes read of one file from the target: more than any
+ * shared library Debian ships (libxul, about 150 MB), and a bound on what
+ * a stub whose reads never reach the end of the file costs. */
+#define SW_LS_MAX_FETCH_BYTES (256ull * 1024 * 1024)
 
 /* Fill CFG with the defaults (all zero). */
 SW_API void sw_libstate_config_init(struct sw_libstate_config *cfg);
@@ -83,6 +102,14 @@ SW_API int sw_modcache_new(const char *debug_dir, const char *cache_dir, struct 
 /* Drop a reference to MC: it is freed with the last one (the library states
  * given it hold one each).  NULL is a no-op. */
 SW_API void sw_modcache_free(struct sw_modcache *mc);
+
+/* The limits on inflating the compressed sections of MC's files: one
+ * section at most MAX_BYTES once inflated and at most MAX_RATIO times its
+ * compressed size (0: the defaults, 512 MiB and 100).  A section over them
+ * is not read (a warning, the walk goes on without it).  Before MC is
+ * shared or used. */
+SW_API void sw_modcache_set_inflate_limits(struct sw_modcache *mc, uint64_t max_bytes,
+                                           unsigned max_ratio);
 
 /* A new library state over P (borrowed: must outlive it).  Nothing is read
  * from the target until sw_libstate_refresh.  Returns 0, SW_ENOMEM.

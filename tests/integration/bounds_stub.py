@@ -17,6 +17,15 @@ TARGET_XML = b'<?xml version="1.0"?><target><architecture>i386:x86-64</architect
 EVIL = b"evil\x1b[2J\n#1  0x0000000000401000 in injected_frame () from /x\xff;x\"y"
 
 
+DOCS = {}
+
+
+def cached(fn):
+    if fn not in DOCS:
+        DOCS[fn] = fn()
+    return DOCS[fn]
+
+
 def libraries():
     if MODE == "libs":
         n = int(ARG)
@@ -71,7 +80,7 @@ def regs():
 
 
 FILE_BYTES = b""
-if MODE in ("vfile-file", "names"):
+if MODE in ("vfile-file", "vfile-eof", "names"):
     with open(ARG, "rb") as f:
         FILE_BYTES = f.read()
 if MODE == "names":
@@ -93,13 +102,10 @@ def vfile(body):
         return b"F%x;" % len(st) + escape(bytes(st))
     if body.startswith(b"vFile:pread:"):
         _, count, off = (int(x, 16) for x in body[len(b"vFile:pread:"):].split(b","))
-        if FILE_BYTES:
-            data = FILE_BYTES[off:off + count]
-        elif off == 0:
-            # an ELF header that says "go on" and then never an end
-            data = (b"\x7fELF\x02\x01\x01" + bytes(9) + b"\x03\x00\x3e\x00" + bytes(count))[:count]
-        else:
-            data = bytes(count)
+        data = FILE_BYTES[off:off + count]
+        if MODE == "vfile-eof":
+            # the file, then zeros for ever: the end of the file never comes
+            data = (data + bytes(count))[:count]
         return b"F%x;" % len(data) + escape(data)
     return b""
 
@@ -116,16 +122,16 @@ def answer(body):
     if body.startswith(b"qXfer:features:read:target.xml:"):
         return xfer(TARGET_XML, body)
     if body.startswith(b"qXfer:libraries-svr4:read:"):
-        return xfer(libraries(), body)
+        return xfer(cached(libraries), body)
     if body.startswith(b"qXfer:threads:read:"):
-        return xfer(threads(), body)
+        return xfer(cached(threads), body)
     if body.startswith(b"qXfer:exec-file:read:"):
         return xfer(b"/target/prog", body)
     if body == b"g":
         return regs()
     if body.startswith(b"H"):
         return b"OK"
-    if body.startswith(b"vFile:"):
+    if body.startswith(b"vFile:") and MODE in ("vfile-eof", "vfile-file", "names"):
         return vfile(body)
     if body.startswith(b"m") or body.startswith(b"x"):
         return b"E01"

@@ -36,6 +36,9 @@ def libraries():
     if MODE in ("vfile-eof", "vfile-file"):
         return (b'<library-list-svr4 version="1.0"><library name="/target/libbig.so" lm="0x1000" '
                 b'l_addr="0x7f0000000000" l_ld="0x7f0000001000"/></library-list-svr4>')
+    if MODE == "lib":
+        return (b'<library-list-svr4 version="1.0"><library name="/target/libserved.so" '
+                b'lm="0x1000" l_addr="0x7f0000000000" l_ld="0x7f0000001000"/></library-list-svr4>')
     if MODE == "names":
         nm = EVIL.replace(b"&", b"&amp;").replace(b'"', b"&quot;").replace(b"<", b"&lt;")
         return (b'<library-list-svr4 version="1.0"><library name="/lib/' + nm + b'" lm="0x1000" '
@@ -80,10 +83,10 @@ def regs():
 
 
 FILE_BYTES = b""
-if MODE in ("vfile-file", "vfile-eof", "names"):
+if MODE in ("vfile-file", "vfile-eof", "names", "lib"):
     with open(ARG, "rb") as f:
         FILE_BYTES = f.read()
-if MODE == "names":
+if MODE in ("names", "lib"):
     # the served file is a PIE loaded at l_addr: the thread stops at its entry point
     PC = 0x7F0000000000 + int.from_bytes(FILE_BYTES[24:32], "little")
 
@@ -131,7 +134,7 @@ def answer(body):
         return regs()
     if body.startswith(b"H"):
         return b"OK"
-    if body.startswith(b"vFile:") and MODE in ("vfile-eof", "vfile-file", "names"):
+    if body.startswith(b"vFile:") and MODE in ("vfile-eof", "vfile-file", "names", "lib"):
         return vfile(body)
     if body.startswith(b"m") or body.startswith(b"x"):
         return b"E01"

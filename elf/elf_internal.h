@@ -87,7 +87,7 @@ struct sw_elf {
 struct sw_elfcache {
     pthread_mutex_t lock;
     char *debug_dir;
-    char *cache_dir; /* NULL: no uncompressed copies of debug files */
+    char *cache_dir;                  /* NULL: no uncompressed copies of debug files */
     struct sw_inflate_limits inflate; /* set before the cache is shared */
     struct sw_elf *files;
 };

@@ -61,8 +61,7 @@ sw_elf_scn_inflate_ok(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char *n
     }
     /* Small sections are left to the ceiling: a few kilobytes of zeros
      * may compress well and harm no one. */
-    if (size > SW_ELF_INFLATE_RATIO_FLOOR &&
-        (stored == 0 || size / stored >= max_ratio)) {
+    if (size > SW_ELF_INFLATE_RATIO_FLOOR && (stored == 0 || size / stored >= max_ratio)) {
         snprintf(why, why_len,
                  "%s inflates %llu bytes to %llu, more than %u times (a compression bomb?)", nm,
                  (unsigned long long)stored, (unsigned long long)size, max_ratio);

@@ -33,8 +33,8 @@ struct sw_libstate {
     size_t nresolved;
     char **warnings; /* owned: messages about local files not used, limits hit */
     size_t nwarnings, warnings_cap;
-    size_t max_modules;       /* sw_libstate_config's, defaults applied */
-    uint64_t max_fetch_bytes; /* the same */
+    size_t max_modules;        /* sw_libstate_config's, defaults applied */
+    uint64_t max_fetch_bytes;  /* the same */
     struct sw_lib_entry *libs; /* each module, its PUB handed out */
     size_t nlibs;
     sw_lib_change_cb cb;

@@ -67,8 +67,8 @@ plain_of(struct fixture *f)
     size_t len;
     char *out = NULL;
     sw_elf_build_id(f->lc.libc, &id, &len);
-    assert_int_equal(sw_debug_plain_path(f->lc.cache, sw_elf_debug_path(f->lc.libc), id, len, NULL, &out),
-                     0);
+    assert_int_equal(
+        sw_debug_plain_path(f->lc.cache, sw_elf_debug_path(f->lc.libc), id, len, NULL, &out), 0);
     return out;
 }
 
@@ -196,13 +196,14 @@ test_plain_nothing_compressed_or_no_cache_gives_no_copy(void **state)
     assert_int_equal(mkdir(ro, 0555), 0);
     if (geteuid() != 0) { /* root writes anyway */
         out = (char *)"x";
-        assert_int_equal(sw_debug_plain_path(ro, sw_elf_debug_path(f->lc.libc), id, len, NULL, &out), 0);
+        assert_int_equal(
+            sw_debug_plain_path(ro, sw_elf_debug_path(f->lc.libc), id, len, NULL, &out), 0);
         assert_null(out);
     }
     /* No build-id. */
     out = (char *)"x";
-    assert_int_equal(sw_debug_plain_path(f->lc.cache, sw_elf_debug_path(f->lc.libc), id, 0, NULL, &out),
-                     0);
+    assert_int_equal(
+        sw_debug_plain_path(f->lc.cache, sw_elf_debug_path(f->lc.libc), id, 0, NULL, &out), 0);
     assert_null(out);
 }
 

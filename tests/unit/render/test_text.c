@@ -39,8 +39,7 @@ static void
 test_text_newline_and_escape_cannot_start_a_line(void **state)
 {
     (void)state;
-    expect_escaped("evil\x1b[2J\n#1  0x0 in forged ()", 0,
-                   "evil\\x1b[2J\\x0a#1  0x0 in forged ()");
+    expect_escaped("evil\x1b[2J\n#1  0x0 in forged ()", 0, "evil\\x1b[2J\\x0a#1  0x0 in forged ()");
     expect_escaped("a\rb\tc\x7f", 0, "a\\x0db\\x09c\\x7f");
 }
 
@@ -56,9 +55,9 @@ test_text_invalid_utf8_bytes_become_hex(void **state)
 {
     (void)state;
     expect_escaped("x\xff", 0, "x\\xff");
-    expect_escaped("\xc0\xaf", 0, "\\xc0\\xaf");         /* overlong '/' */
+    expect_escaped("\xc0\xaf", 0, "\\xc0\\xaf");          /* overlong '/' */
     expect_escaped("\xed\xa0\x80", 0, "\\xed\\xa0\\x80"); /* a surrogate */
-    expect_escaped("\xe2\x82", 0, "\\xe2\\x82");         /* cut short at the end */
+    expect_escaped("\xe2\x82", 0, "\\xe2\\x82");          /* cut short at the end */
 }
 
 static void
@@ -73,11 +72,13 @@ static void
 test_text_c1_controls_and_bidi_overrides_are_escaped(void **state)
 {
     (void)state;
-    expect_escaped("a\xc2\x9b" "31m", 0, "a\\xc2\\x9b31m"); /* CSI as U+009B */
+    expect_escaped("a\xc2\x9b"
+                   "31m",
+                   0, "a\\xc2\\x9b31m");                      /* CSI as U+009B */
     expect_escaped("x\xe2\x80\xaey", 0, "x\\xe2\\x80\\xaey"); /* U+202E */
     expect_escaped("x\xe2\x81\xa6y", 0, "x\\xe2\\x81\\xa6y"); /* U+2066 */
     expect_escaped("x\xe2\x80\xa8y", 0, "x\\xe2\\x80\\xa8y"); /* U+2028 */
-    expect_escaped("x\xe2\x80\x94y", 0, "x\xe2\x80\x94y");   /* an em dash stays */
+    expect_escaped("x\xe2\x80\x94y", 0, "x\xe2\x80\x94y");    /* an em dash stays */
 }
 
 static void

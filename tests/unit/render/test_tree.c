@@ -248,7 +248,7 @@ test_tree_frames_without_function_are_named_by_pc(void **state)
     assert_int_equal(sw_tree_add_task(t, NULL, 0, NULL, NULL), 0);
     assert_int_equal(sw_tree_add_path(t, 0, p, 4, 1), 0);
     char *s = written(t, SW_TREE_FOLDED);
-    assert_string_equal(s, "main;0x7f0012;Box<int>::put(int) const;odd:name 1\n");
+    assert_string_equal(s, "main;0x7f0012;Box<int>::put(int) const;odd\\x3bname 1\n");
     free(s);
     s = written(t, SW_TREE_DOT);
     /* Record labels escape what shapes a record. */

@@ -29,13 +29,33 @@ decode_regs(const char *p, size_t len, uint8_t *out)
 }
 
 /* The row of ID in the session's 'g' cache, or s->nregs when it has none. */
+static bool
+regs_row_is(const struct rsp_session *s, size_t row, struct rsp_thread_id id)
+{
+    return row < s->nregs && s->regs[row].id.pid == id.pid && s->regs[row].id.tid == id.tid;
+}
+
+/* Through the index; a row that moved (rows are compacted in rsp/pass.c and
+ * rsp/reg_write.c) makes it rebuilt once.  Out of memory: row by row. */
 static size_t
 regs_find(const struct rsp_session *s, struct rsp_thread_id id)
 {
+    struct rsp_session *w = (struct rsp_session *)s; /* the index is a cache */
+    size_t row;
+    if (!sw_idmap_get(&s->regs_idx, id.pid, id.tid, &row))
+        return s->nregs;
+    if (regs_row_is(s, row, id))
+        return row;
+    sw_idmap_clear(&w->regs_idx);
     for (size_t i = 0; i < s->nregs; i++)
-        if (s->regs[i].id.pid == id.pid && s->regs[i].id.tid == id.tid)
-            return i;
-    return s->nregs;
+        if (sw_idmap_put(&w->regs_idx, s->regs[i].id.pid, s->regs[i].id.tid, i) != 0) {
+            sw_idmap_fini(&w->regs_idx);
+            for (size_t k = 0; k < s->nregs; k++)
+                if (regs_row_is(s, k, id))
+                    return k;
+            return s->nregs;
+        }
+    return sw_idmap_get(&s->regs_idx, id.pid, id.tid, &row) ? row : s->nregs;
 }
 
 int
@@ -49,7 +69,7 @@ rsp_regs_keep(struct rsp_session *s, struct rsp_thread_id id, const char *tid,
     size_t row = regs_find(s, id);
     struct rsp_regcache *rows = s->regs;
     if (row == s->nregs) {
-        rows = sw_realloc(s->regs, (s->nregs + 1) * sizeof *rows);
+        rows = sw_grow(s->regs, &s->regs_cap, s->nregs + 1, sizeof *rows, 8);
         if (rows == NULL)
             return sw_fail(&s->err, SW_ENOMEM, "reading the registers of thread %s: out of memory",
                            tid);
@@ -64,9 +84,14 @@ rsp_regs_keep(struct rsp_session *s, struct rsp_thread_id id, const char *tid,
         return sw_fail(&s->err, SW_EPROTO,
                        "reading the registers of thread %s: bad hex in the 'g' reply", tid);
     }
-    if (row == s->nregs)
+    if (row == s->nregs) {
+        if (sw_idmap_put(&s->regs_idx, id.pid, id.tid, row) != 0) {
+            sw_free(b);
+            return sw_fail(&s->err, SW_ENOMEM, "reading the registers of thread %s: out of memory",
+                           tid);
+        }
         s->nregs++;
-    else
+    } else
         sw_free(rows[row].buf);
     rows[row].id = id;
     rows[row].buf = b;

@@ -55,7 +55,8 @@ rsp_caches_drop(struct rsp_session *s)
         sw_free(s->regs[i].buf);
     sw_free(s->regs);
     s->regs = NULL;
-    s->nregs = 0;
+    s->nregs = s->regs_cap = 0;
+    sw_idmap_fini(&s->regs_idx);
     for (size_t i = 0; i < s->npre; i++) {
         sw_free(s->pre[i].req);
         sw_free(s->pre[i].reply);

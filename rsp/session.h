@@ -13,6 +13,7 @@
 #include "rspwalk/rsp.h"
 
 #include "rsp/exchange.h"
+#include "util/idmap.h"
 #include "util/util.h"
 
 /* QEMU: handle_read_mem refuses len > MAX_PACKET_LENGTH/2 with E22
@@ -77,8 +78,11 @@ struct rsp_session {
 
     /* The per-stop caches, dropped by rsp_caches_drop (resume, detach, a
      * new process). */
-    struct rsp_regcache *regs; /* owned: nregs entries */
-    size_t nregs;
+    struct rsp_regcache *regs; /* owned: nregs entries of regs_cap */
+    size_t nregs, regs_cap;
+    /* (pid, tid) to a row of REGS: 60000 threads are not searched row by
+     * row; stale after a compaction elsewhere, checked and rebuilt on use. */
+    struct sw_idmap regs_idx;
     struct rsp_prefetched *pre; /* owned: npre replies asked for with '?' */
     size_t npre;
     struct sw_buf pre_out; /* the copy of a prefetched reply handed out */

@@ -50,18 +50,17 @@ load_threads(struct tgt_rsp_proc *rp)
     free(rp->threads);
     rp->threads = ids;
     rp->nthreads = n;
+    tgt_rsp_threads_indexed(rp);
     return 0;
 }
 
 static bool
 thread_known(struct tgt_rsp_proc *rp, sw_tid tid)
 {
+    size_t row;
     if (rp->stop.has_thread && (sw_tid)rp->stop.thread.tid == tid)
         return true;
-    for (size_t i = 0; i < rp->nthreads; i++)
-        if ((sw_tid)rp->threads[i].tid == tid)
-            return true;
-    return false;
+    return tgt_rsp_thread_row(rp, tid, &row);
 }
 
 /* ---- registers ---------------------------------------------------------- */
@@ -85,12 +84,12 @@ map_for_dwarf(struct tgt_rsp_proc *rp, unsigned regno, size_t *row)
 static int
 gcache_get(struct tgt_rsp_proc *rp, sw_tid tid, const uint8_t **data, size_t *len)
 {
-    for (size_t i = 0; i < rp->ngcache; i++)
-        if (rp->gcache[i].tid == tid) {
-            *data = rp->gcache[i].data;
-            *len = rp->gcache[i].len;
-            return 0;
-        }
+    size_t row = tgt_rsp_gcache_row(rp, tid);
+    if (row < rp->ngcache) {
+        *data = rp->gcache[row].data;
+        *len = rp->gcache[row].len;
+        return 0;
+    }
     const uint8_t *buf;
     size_t n;
     int rc = rsp_regs_read(rp->s, tgt_rsp_thread_id(rp, tid), &buf, &n);
@@ -101,13 +100,15 @@ gcache_get(struct tgt_rsp_proc *rp, sw_tid tid, const uint8_t **data, size_t *le
         *len = n;
         return 0;
     }
-    struct tgt_gcache *g = sw_realloc(rp->gcache, (rp->ngcache + 1) * sizeof *g);
+    struct tgt_gcache *g = sw_grow(rp->gcache, &rp->gcache_cap, rp->ngcache + 1, sizeof *g, 8);
     if (g == NULL)
         return sw_fail(&rp->base.err, SW_ENOMEM, "caching registers: out of memory");
     rp->gcache = g;
     uint8_t *copy = sw_malloc(n);
-    if (copy == NULL)
+    if (copy == NULL || sw_idmap_put(&rp->gcache_idx, 0, (int64_t)tid, rp->ngcache) != 0) {
+        sw_free(copy);
         return sw_fail(&rp->base.err, SW_ENOMEM, "caching registers: out of memory");
+    }
     memcpy(copy, buf, n);
     g[rp->ngcache++] = (struct tgt_gcache){ .tid = tid, .data = copy, .len = n };
     *data = copy;
@@ -195,9 +196,8 @@ rsp_read_reg(struct sw_proc *p, sw_tid tid, unsigned regno, sw_word *val)
 static bool
 gcache_holds(struct tgt_rsp_proc *rp, sw_tid tid)
 {
-    for (size_t i = 0; i < rp->ngcache; i++)
-        if (rp->gcache[i].tid == tid)
-            return true;
+    if (tgt_rsp_gcache_row(rp, tid) < rp->ngcache)
+        return true;
     return !rp->no_cache && rsp_regs_cached(rp->s, tgt_rsp_thread_id(rp, tid));
 }
 
@@ -449,6 +449,7 @@ rsp_destroy(struct sw_proc *p)
     tgt_warm_fini(rp);
     sw_free(rp->auxv);
     free(rp->threads);
+    sw_idmap_fini(&rp->threads_idx);
     if (rp->vpath != NULL) {
         (void)rsp_vfile_close(rp->s, rp->vfd);
         sw_free(rp->vpath);

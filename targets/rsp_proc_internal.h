@@ -12,6 +12,7 @@
 #include "rspwalk/proc.h"
 #include "rspwalk/rsp.h"
 #include "rspwalk/types.h"
+#include "util/idmap.h"
 
 #define TGT_MAX_ROWS 96
 #define TGT_MAX_PASS 64
@@ -58,12 +59,14 @@ struct tgt_rsp_proc {
     struct rsp_session *s; /* owned */
     struct tgt_regmap map[TGT_MAX_ROWS];
     struct tgt_gcache *gcache; /* owned: one per thread read this stop */
-    size_t ngcache;
-    struct tgt_mem_range *mem; /* owned: per-stop memory cache */
+    size_t ngcache, gcache_cap;
+    struct sw_idmap gcache_idx; /* (0, tid) to a row of GCACHE (tgt_rsp_gcache_row) */
+    struct tgt_mem_range *mem;  /* owned: per-stop memory cache */
     size_t nmem, capmem;
     struct rsp_thread_id *threads; /* owned: the last thread list */
     size_t nthreads;
-    struct rsp_stop stop; /* the stop being walked */
+    struct sw_idmap threads_idx; /* (0, tid) to a row of THREADS (tgt_rsp_thread_row) */
+    struct rsp_stop stop;        /* the stop being walked */
     int pass[TGT_MAX_PASS];
     size_t npass;
     sw_addr stack_end; /* page above AT_EXECFN: the main stack's end, or 0 */
@@ -137,6 +140,14 @@ void tgt_warm_fini(struct tgt_rsp_proc *rp);
 void tgt_rsp_drop_caches(struct tgt_rsp_proc *rp);
 /* rsp_stop.c: TID as the stub writes it (from the thread list or the stop). */
 struct rsp_thread_id tgt_rsp_thread_id(struct tgt_rsp_proc *rp, sw_tid tid);
+/* The row of TID in RP's thread list (*ROW), false when it is not listed;
+ * through RP's index, so that 60000 threads are not searched row by row. */
+bool tgt_rsp_thread_row(struct tgt_rsp_proc *rp, sw_tid tid, size_t *row);
+/* Index RP's thread list anew (after it is replaced).  Out of memory: no
+ * index, rows searched one by one. */
+void tgt_rsp_threads_indexed(struct tgt_rsp_proc *rp);
+/* The row of TID in RP's 'g' cache, or RP->ngcache when it has none. */
+size_t tgt_rsp_gcache_row(struct tgt_rsp_proc *rp, sw_tid tid);
 /* rsp_stop.c: take in stop reply ST (who stopped, what was expedited), the
  * caches dropped.  False for another process's stop on the same link
  * (nothing else changes). */

@@ -20,17 +20,70 @@ tgt_rsp_drop_caches(struct tgt_rsp_proc *rp)
         sw_free(rp->gcache[i].data);
     sw_free(rp->gcache);
     rp->gcache = NULL;
-    rp->ngcache = 0;
+    rp->ngcache = rp->gcache_cap = 0;
+    sw_idmap_fini(&rp->gcache_idx);
     tgt_rsp_mem_drop(rp);
+}
+
+void
+tgt_rsp_threads_indexed(struct tgt_rsp_proc *rp)
+{
+    sw_idmap_clear(&rp->threads_idx);
+    for (size_t i = 0; i < rp->nthreads; i++)
+        if (sw_idmap_put(&rp->threads_idx, 0, (int64_t)(sw_tid)rp->threads[i].tid, i) != 0) {
+            sw_idmap_fini(&rp->threads_idx);
+            return;
+        }
+}
+
+bool
+tgt_rsp_thread_row(struct tgt_rsp_proc *rp, sw_tid tid, size_t *row)
+{
+    if (rp->nthreads > 0 && rp->threads_idx.n > 0)
+        return sw_idmap_get(&rp->threads_idx, 0, (int64_t)tid, row) && *row < rp->nthreads &&
+               (sw_tid)rp->threads[*row].tid == tid;
+    for (size_t i = 0; i < rp->nthreads; i++)
+        if ((sw_tid)rp->threads[i].tid == tid) {
+            *row = i;
+            return true;
+        }
+    return false;
+}
+
+static bool
+gcache_row_is(const struct tgt_rsp_proc *rp, size_t row, sw_tid tid)
+{
+    return row < rp->ngcache && rp->gcache[row].tid == tid;
+}
+
+/* A row that moved (sw_proc_rsp_forget_regs compacts) rebuilds the index. */
+size_t
+tgt_rsp_gcache_row(struct tgt_rsp_proc *rp, sw_tid tid)
+{
+    size_t row;
+    if (!sw_idmap_get(&rp->gcache_idx, 0, (int64_t)tid, &row))
+        return rp->ngcache;
+    if (gcache_row_is(rp, row, tid))
+        return row;
+    sw_idmap_clear(&rp->gcache_idx);
+    for (size_t i = 0; i < rp->ngcache; i++)
+        if (sw_idmap_put(&rp->gcache_idx, 0, (int64_t)rp->gcache[i].tid, i) != 0) {
+            sw_idmap_fini(&rp->gcache_idx);
+            for (size_t k = 0; k < rp->ngcache; k++)
+                if (gcache_row_is(rp, k, tid))
+                    return k;
+            return rp->ngcache;
+        }
+    return sw_idmap_get(&rp->gcache_idx, 0, (int64_t)tid, &row) ? row : rp->ngcache;
 }
 
 struct rsp_thread_id
 tgt_rsp_thread_id(struct tgt_rsp_proc *rp, sw_tid tid)
 {
     struct rsp_thread_id id = { .pid = rp->base.pid, .tid = (int64_t)tid };
-    for (size_t i = 0; i < rp->nthreads; i++)
-        if ((sw_tid)rp->threads[i].tid == tid)
-            return rp->threads[i];
+    size_t row;
+    if (tgt_rsp_thread_row(rp, tid, &row))
+        return rp->threads[row];
     if (rp->stop.has_thread && (sw_tid)rp->stop.thread.tid == tid)
         return rp->stop.thread;
     return id;
@@ -59,6 +112,7 @@ tgt_rsp_take_stop(struct tgt_rsp_proc *rp, const struct rsp_stop *st)
     free(rp->threads); /* threads may have come and gone */
     rp->threads = NULL;
     rp->nthreads = 0;
+    sw_idmap_clear(&rp->threads_idx);
     return true;
 }
 

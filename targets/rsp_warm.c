@@ -112,11 +112,11 @@ role_held(struct tgt_rsp_proc *rp, sw_tid tid, int role, sw_addr *sp)
         }
     const uint8_t *g = NULL;
     size_t glen = 0;
-    for (size_t i = 0; i < rp->ngcache && g == NULL; i++)
-        if (rp->gcache[i].tid == tid) {
-            g = rp->gcache[i].data;
-            glen = rp->gcache[i].len;
-        }
+    size_t row = tgt_rsp_gcache_row(rp, tid);
+    if (row < rp->ngcache) {
+        g = rp->gcache[row].data;
+        glen = rp->gcache[row].len;
+    }
     struct rsp_thread_id id = tgt_rsp_thread_id(rp, tid);
     if (g == NULL && rsp_regs_cached(rp->s, id) && rsp_regs_read(rp->s, id, &g, &glen) != 0)
         g = NULL; /* cached: no packet goes out */

@@ -69,11 +69,11 @@ srv_reply_error(struct srv_reply *out, int status, const char *fmt, ...)
     for (char *p = msg; *p; p++)
         if (*p == '\n' || *p == '\r')
             *p = ' ';
-    json_t *j = json_pack("{s:s}", "error", msg);
-    /* Invalid UTF-8 from a client (echoed in the message) makes json_pack
-     * fail: say so without the echo. */
-    if (!j)
-        j = json_pack("{s:s}", "error", "the request holds invalid UTF-8");
+    /* The message may echo a client's or a stub's bytes; jansson takes only
+     * valid UTF-8, which the escaped copy is (render.h's sw_text_escape). */
+    char *safe = sw_text_escape(msg, 0);
+    json_t *j = json_pack("{s:s}", "error", safe ? safe : "out of memory");
+    free(safe);
     char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     free(out->body);

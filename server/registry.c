@@ -501,7 +501,10 @@ write_entry(FILE *f, int64_t id, const char *doc, const char *msg)
         }
         msg = "the walk gave no document";
     }
-    json_t *o = json_pack("{s:I, s:s}", "id", (json_int_t)id, "error", msg ? msg : "");
+    /* MSG may quote the stub's bytes: escaped, valid UTF-8 for jansson. */
+    char *safe = sw_text_escape(msg ? msg : "", 0);
+    json_t *o = safe ? json_pack("{s:I, s:s}", "id", (json_int_t)id, "error", safe) : NULL;
+    free(safe);
     char *s = o ? json_dumps(o, 0) : NULL;
     fputs(s ? s : "{\"error\": \"out of memory\"}", f);
     free(s);

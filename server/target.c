@@ -305,8 +305,10 @@ srv_target_publish(struct srv_target *t, enum srv_state state, const char *error
     bool changed = t->state != state;
     t->state = state;
     if (error != NULL) {
-        changed = changed || t->error == NULL || strcmp(t->error, error) != 0;
-        char *e = strdup(error);
+        /* The message may quote the stub's bytes: escaped (render.h's
+         * sw_text_escape), it is valid UTF-8, which jansson requires. */
+        char *e = sw_text_escape(error, 0);
+        changed = changed || t->error == NULL || e == NULL || strcmp(t->error, e) != 0;
         if (e != NULL) {
             free(t->error);
             t->error = e;

@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "render/text.h"
+
 void
 sw_json_str(FILE *f, const char *s)
 {

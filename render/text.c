@@ -5,12 +5,13 @@
  * printed as it is forges lines of output.  One escaper for the text, dot
  * and folded writers and the CLI.  Not the JSON escaper (render/json.c).
  */
-#include "rspwalk/render.h"
+#include "render/text.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/json.h"
+#include "rspwalk/render.h"
 
 size_t
 sw_utf8_seq_len(const unsigned char *p)

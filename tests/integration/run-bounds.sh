@@ -73,7 +73,7 @@ why=
 if ! run_stub threads-60000 threads 60000; then why="rspwalk failed: $(head -c 300 "$work/threads-60000.err")"
 elif [ "$(grep -c '^Thread ' "$work/threads-60000.out")" -ne 60000 ]; then
   why="$(grep -c '^Thread ' "$work/threads-60000.out") threads printed, not 60000"
-elif ! within threads-60000 30 300; then why="over 30 s or 300 MB"
+elif ! within threads-60000 15 300; then why="over 15 s or 300 MB"
 fi
 verdict threads-60000 "$why"
 

@@ -498,6 +498,32 @@ test_libstate_missing_library_listed_without_path(void **state)
 }
 
 static void
+test_libstate_modules_past_the_limit_left_out_with_a_warning(void **state)
+{
+    struct fixture *f = *state;
+    char name[64];
+    for (int i = 0; i < 5; i++) {
+        snprintf(name, sizeof name, "/nonexistent/lib%d.so", i);
+        fake_proc_add_module(f->proc, name, LIBM_BIAS + (sw_addr)i * 0x100000);
+    }
+    struct sw_libstate_config cfg;
+    sw_libstate_config_init(&cfg);
+    cfg.max_modules = 3;
+    struct sw_libstate *ls = new_ls(f, &cfg);
+
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_non_null(find_lib(ls, "/nonexistent/lib0.so"));
+    assert_null(find_lib(ls, "/nonexistent/lib4.so"));
+    const char *const *msgs;
+    size_t n = sw_libstate_warnings(ls, &msgs);
+    assert_int_equal(n, 1);
+    assert_non_null(strstr(msgs[0], "lists 5 modules, more than the limit of 3"));
+    /* A second refresh says it once. */
+    assert_int_equal(sw_libstate_refresh(ls), 0);
+    assert_int_equal(sw_libstate_warnings(ls, &msgs), 1);
+}
+
+static void
 test_libstate_library_for_other_arch_listed_without_file(void **state)
 {
     struct fixture *f = *state;
@@ -1428,6 +1454,7 @@ main(void)
         T(test_libstate_sysroot_with_trailing_slash_joins_once),
         T(test_libstate_sysroot_applies_to_target_exec_path),
         T(test_libstate_missing_library_listed_without_path),
+        T(test_libstate_modules_past_the_limit_left_out_with_a_warning),
         T(test_libstate_library_for_other_arch_listed_without_file),
         T(test_libstate_vdso_listed_as_vdso_without_path),
         T(test_libstate_empty_module_name_skipped),

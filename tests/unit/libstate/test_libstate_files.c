@@ -205,6 +205,30 @@ test_files_other_build_id_in_memory_drops_the_file_and_fetches_by_that_id(void *
 }
 
 static void
+test_files_fetch_past_the_ceiling_is_cut_and_leaves_no_file(void **state)
+{
+    struct fixture *f = *state;
+    sysroot_libc(f, LIBM);
+    libc_note_at_libm_place(f);
+    fake_proc_add_file(f->proc, LIBC, LIBC);
+
+    struct sw_libstate_config cfg = { .sysroot = f->sys,
+                                      .cache_dir = f->cache,
+                                      .max_fetch_bytes = 1024 * 1024 };
+    assert_int_equal(sw_libstate_new(f->proc, &cfg, &f->ls), 0);
+    assert_int_equal(sw_libstate_refresh(f->ls), 0);
+    const struct sw_lib *lib = libc_of(f->ls);
+    assert_null(sw_lib_elf(lib));
+    assert_null(lib->path);
+    /* Read up to the ceiling (libc is larger), not a byte more than one chunk past it. */
+    assert_true(fake_proc_file_bytes(f->proc) >= 1024 * 1024);
+    assert_true(fake_proc_file_bytes(f->proc) <= 2 * 1024 * 1024);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "test -z \"$(find '%s' -type f 2>/dev/null)\"", f->cache);
+    assert_int_equal(system(cmd), 0); /* no partial file left behind */
+}
+
+static void
 test_files_other_build_id_in_memory_without_host_io_lists_no_file(void **state)
 {
     struct fixture *f = *state;
@@ -406,6 +430,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         T(test_files_note_in_target_memory_confirms_the_local_file_without_host_io),
         T(test_files_other_build_id_in_memory_drops_the_file_and_fetches_by_that_id),
+        T(test_files_fetch_past_the_ceiling_is_cut_and_leaves_no_file),
         T(test_files_other_build_id_in_memory_without_host_io_lists_no_file),
         T(test_files_unreadable_note_is_checked_through_the_file_instead),
         T(test_files_dead_link_during_the_check_fails_the_refresh),

@@ -20,7 +20,15 @@ cli_print_locals_text(FILE *f, struct sw_walker *w, const struct sw_stack *st, s
         return;
     for (size_t i = 0; i < fn->nvars; i++) {
         sw_render_local_value(w, st, k, &fn->vars[i], val, sizeof val);
-        fprintf(f, "    %s (%s) = %s\n", fn->vars[i].name, fn->vars[i].type_name, val);
+        /* Names, types and values (a string read from target memory) are
+         * the target's bytes: escaped, so that none ends the line. */
+        fputs("    ", f);
+        sw_text_fputs(f, fn->vars[i].name, 0);
+        fputs(" (", f);
+        sw_text_fputs(f, fn->vars[i].type_name, 0);
+        fputs(") = ", f);
+        sw_text_fputs(f, val, SW_TEXT_KEEP_BACKSLASH); /* C escapes already */
+        fputc('\n', f);
     }
     sw_function_free(fn);
 }

@@ -72,7 +72,7 @@ escape_each(const char *s, unsigned flags, void (*put)(void *, const char *, siz
         bool esc;
         if (*p < 0x20 || *p == 0x7f)
             esc = true;
-        else if (*p == '\\') {
+        else if (*p == '\\' && !(flags & SW_TEXT_KEEP_BACKSLASH)) {
             put(arg, "\\\\", 2);
             p++;
             continue;

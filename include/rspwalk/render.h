@@ -96,6 +96,10 @@ SW_API int sw_render_stacks_tree(struct sw_tree *t, const struct sw_render_opts 
  * what a terminal shows; other UTF-8 is kept.  With this flag ';' becomes
  * \x3b too (folded stacks separate frames with it). */
 #define SW_TEXT_ESCAPE_SEMICOLON 0x1u
+/* With this flag a backslash is kept as it is: for text already in C's
+ * escape syntax (a value as sw_render_local_value writes it, '\n'), whose
+ * other bytes still need the escaping. */
+#define SW_TEXT_KEEP_BACKSLASH 0x2u
 
 /* S (NULL: "(null)") escaped as above onto F. */
 SW_API void sw_text_fputs(FILE *f, const char *s, unsigned flags);

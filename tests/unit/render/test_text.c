@@ -48,6 +48,8 @@ test_text_backslash_is_doubled_so_escapes_are_unambiguous(void **state)
 {
     (void)state;
     expect_escaped("a\\x1b", 0, "a\\\\x1b");
+    /* Text already in C's escape syntax keeps its backslashes. */
+    expect_escaped("'\\n' \"x\x1b\"", SW_TEXT_KEEP_BACKSLASH, "'\\n' \"x\\x1b\"");
 }
 
 static void

@@ -79,7 +79,7 @@ print_warnings(struct sw_walker *const *w, size_t n)
             for (size_t e = 0; e < k && !seen; e++)
                 seen = strcmp(msgs[e], msgs[k]) == 0;
             if (!seen)
-                fprintf(stderr, "rspwalk: warning: %s\n", msgs[k]);
+                cli_warn_line("warning: ", msgs[k]);
         }
     }
 }

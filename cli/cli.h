@@ -46,6 +46,10 @@ struct cli_opts {
 
 /* CLOCK_MONOTONIC in microseconds. */
 uint64_t cli_now_us(void);
+/* "rspwalk: PREFIX MSG" on stderr, MSG escaped (sw_text_fputs): the
+ * library's messages quote file names and replies the stub chose, which
+ * must not end the line or drive the terminal.  PREFIX is ours. */
+void cli_warn_line(const char *prefix, const char *msg);
 
 int cli_run(const struct cli_opts *o);
 

@@ -186,7 +186,7 @@ cli_print_warnings(struct sw_walker *w)
     const char *const *msgs;
     size_t n = sw_libstate_warnings(sw_walker_libstate(w), &msgs);
     for (size_t i = 0; i < n; i++)
-        fprintf(stderr, "rspwalk: warning: %s\n", msgs[i]);
+        cli_warn_line("warning: ", msgs[i]);
 }
 
 static bool

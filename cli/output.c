@@ -91,10 +91,8 @@ print_frame_text(FILE *f, struct sw_walker *w, const struct sw_frame *fr, unsign
     fputc('\n', f);
 }
 
-/* "rspwalk: PREFIX MSG" on stderr, MSG escaped: the library's messages
- * quote file names and replies the stub chose. */
-static void
-warn_line(const char *prefix, const char *msg)
+void
+cli_warn_line(const char *prefix, const char *msg)
 {
     fprintf(stderr, "rspwalk: %s", prefix);
     sw_text_fputs(stderr, msg, 0);
@@ -121,7 +119,7 @@ print_threads(const struct cli_opts *o, struct sw_walker *w, const sw_tid *tids,
             if (sw_walker_prefetch(w, tids + i, n - i) < 0) {
                 char what[64];
                 snprintf(what, sizeof what, "fetching %zu threads ahead: ", n - i);
-                warn_line(what, sw_walker_errmsg(w));
+                cli_warn_line(what, sw_walker_errmsg(w));
             }
         }
         sw_proc_thread_label(p, tids[i], label, sizeof label);
@@ -130,7 +128,7 @@ print_threads(const struct cli_opts *o, struct sw_walker *w, const sw_tid *tids,
         if (rc < 0 || st.end == SW_END_LINK) {
             char what[80];
             snprintf(what, sizeof what, "thread %s: ", label);
-            warn_line(what, sw_walker_errmsg(w));
+            cli_warn_line(what, sw_walker_errmsg(w));
             status = -1;
         }
         fprintf(f, "%sThread %s%s:\n", i ? "\n" : "", label, stopped ? " (stopped)" : "");
@@ -151,7 +149,7 @@ static void
 warn_stderr(void *arg, const char *line)
 {
     (void)arg;
-    warn_line("", line);
+    cli_warn_line("", line);
 }
 
 static struct sw_render_opts

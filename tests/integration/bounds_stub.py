@@ -14,7 +14,7 @@ ARG = sys.argv[2] if len(sys.argv) > 2 else ""
 PID = 0x4D2
 PC = 0x401000
 TARGET_XML = b'<?xml version="1.0"?><target><architecture>i386:x86-64</architecture></target>'
-EVIL = b"evil\x1b[2J\n#1  0x0000000000401000 in injected_frame () from /x\xff;x\"y"
+EVIL = b"evil\x1b[2J\n#1  0x0000000000401000 in injected_frame () from /x\xff;x\"y\x1b[1m\nz"
 
 
 DOCS = {}
@@ -76,7 +76,7 @@ def xfer(doc, rest):
 
 def regs():
     # rax..r15 (16), rip, eflags, cs ss ds es fs gs: as gdbserver sends them for amd64.
-    words = [0] * 16 + [PC]  # noqa: F821 (PC is set above)
+    words = [0] * 16 + [PC]
     words[6] = 0x7FFFF000  # rbp
     words[7] = 0x7FFFE000  # rsp
     return b"".join(w.to_bytes(8, "little").hex().encode() for w in words) + b"00000000" * 7

@@ -22,6 +22,11 @@
 
 /* Mappings end on a page boundary (the smallest page of the arches). */
 #define TGT_PAGE 4096
+/* Reads of the target's files up to this size go without asking the
+ * file's size (vFile:fstat) first: the first page and HEAD_MAX of
+ * libstate/fetch.c, the ranges libstate/cache.c compares. */
+#define TGT_VFILE_SMALL_READ (64u * 1024)
+
 /* auxv: the executable's file name, at the top of the main stack. */
 #define TGT_AT_EXECFN 31
 
@@ -491,6 +496,14 @@ rsp_read_file(struct sw_proc *p, const char *path, uint64_t offset, void *buf, s
             return proc_fail_from_session(rp, rc);
         }
         rp->vpath = copy;
+        rp->vsize = UINT64_MAX;
+        rp->vsize_asked = false;
+    }
+    /* The size is asked before the first large read only: the small ones
+     * (a first page, a section's bytes) end where they end, and cost no
+     * round trip more; a whole file is read in large ones. */
+    if (!rp->vsize_asked && len > TGT_VFILE_SMALL_READ) {
+        rp->vsize_asked = true;
         if (rsp_vfile_fstat(rp->s, rp->vfd, &rp->vsize) < 0)
             rp->vsize = UINT64_MAX; /* no fstat (an older stub): the reads decide */
     }

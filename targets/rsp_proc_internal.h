@@ -78,10 +78,12 @@ struct tgt_rsp_proc {
     int64_t only_pid;    /* one process of several on the link (extended remote); 0: all */
     int vfd;             /* the target file open for read_file, -1 if none */
     char *vpath;         /* owned: its path */
-    /* Its size by the stub's own vFile:fstat, UINT64_MAX when the stub has
-     * no fstat: reads stop there, so a stub whose preads never reach the
-     * end of the file cannot make a fetch read forever. */
+    /* Its size by the stub's own vFile:fstat (asked before the first large
+     * read, VSIZE_ASKED), UINT64_MAX until then or when the stub has no
+     * fstat: reads stop there, so a stub whose preads never reach the end
+     * of the file cannot make a fetch read forever. */
     uint64_t vsize;
+    bool vsize_asked;
     struct tgt_warm warm;
     /* The stop (base.stop_gen) whose thread was stepped over the breakpoint
      * instruction it stopped at (targets/rsp_debug.c): never twice for one

@@ -28,8 +28,8 @@ sw_rangeset_reserve(struct sw_rangeset *s, size_t k)
 
 /* Add LO..HI: the ranges it touches or overlaps become one, else it is
  * inserted in order.  Only an insertion needs room. */
-static int
-rangeset_add_range(struct sw_rangeset *s, size_t lo, size_t hi)
+int
+sw_rangeset_add_range(struct sw_rangeset *s, size_t lo, size_t hi)
 {
     if (s->n > 0) {
         struct sw_range *last = &s->r[s->n - 1];
@@ -81,7 +81,7 @@ rangeset_add_range(struct sw_rangeset *s, size_t lo, size_t hi)
 int
 sw_rangeset_add(struct sw_rangeset *s, size_t task)
 {
-    return rangeset_add_range(s, task, task);
+    return sw_rangeset_add_range(s, task, task);
 }
 
 int
@@ -90,8 +90,17 @@ sw_rangeset_add_set(struct sw_rangeset *s, const struct sw_rangeset *src, size_t
     if (sw_rangeset_reserve(s, src->n) < 0)
         return SW_ENOMEM;
     for (size_t i = 0; i < src->n; i++)
-        rangeset_add_range(s, src->r[i].lo + shift, src->r[i].hi + shift);
+        sw_rangeset_add_range(s, src->r[i].lo + shift, src->r[i].hi + shift);
     return 0;
+}
+
+void
+sw_rangeset_keep_first(struct sw_rangeset *s)
+{
+    if (s->n > 0) {
+        s->r[0].hi = s->r[0].lo;
+        s->n = 1;
+    }
 }
 
 bool
@@ -143,8 +152,8 @@ key_cmp(const char *name, const char *module, const struct sw_tree_node *n)
 
 /* The child of P named NAME in MODULE, made (without tasks) if P has none.
  * NULL when out of memory. */
-static struct sw_tree_node *
-node_child(struct sw_tree_node *p, const char *name, const char *module)
+struct sw_tree_node *
+sw_tree_node_child(struct sw_tree_node *p, const char *name, const char *module)
 {
     size_t a = 0, b = p->nkids;
     while (a < b) {
@@ -237,10 +246,8 @@ sw_tree_free(struct sw_tree *t)
     sw_free(t);
 }
 
-/* The index of TARGET in T's targets, added if new; SIZE_MAX for NULL.
- * Returns 0 or SW_ENOMEM. */
-static int
-tree_target(struct sw_tree *t, const char *target, size_t *out)
+int
+sw_tree_target(struct sw_tree *t, const char *target, size_t *out)
 {
     *out = SIZE_MAX;
     if (target == NULL)
@@ -271,7 +278,7 @@ sw_tree_add_task(struct sw_tree *t, const char *target, int64_t pid, const char 
     if (v == NULL)
         return SW_ENOMEM;
     t->tasks = v;
-    if (tree_target(t, target, &k.target) < 0)
+    if (sw_tree_target(t, target, &k.target) < 0)
         return SW_ENOMEM;
     if (thread != NULL && (k.thread = sw_strdup(thread)) == NULL)
         return SW_ENOMEM;
@@ -312,7 +319,7 @@ sw_tree_add_path(struct sw_tree *t, size_t task, const struct sw_tree_frame *pat
         return SW_ENOMEM;
     for (size_t i = 0; i < n; i++) {
         char pc[24];
-        node = node_child(node, frame_name(&path[i], pc, sizeof pc), path[i].module);
+        node = sw_tree_node_child(node, frame_name(&path[i], pc, sizeof pc), path[i].module);
         if (node == NULL || sw_rangeset_reserve(&node->tasks, 1) < 0)
             return SW_ENOMEM;
     }
@@ -323,13 +330,26 @@ sw_tree_add_path(struct sw_tree *t, size_t task, const struct sw_tree_frame *pat
     for (size_t i = 0;; i++) {
         node->count += count;
         sw_rangeset_add(&node->tasks, task);
+        if (t->countrep)
+            sw_rangeset_keep_first(&node->tasks);
         if (i == n)
             break;
         char pc[24];
-        node = node_child(node, frame_name(&path[i], pc, sizeof pc), path[i].module);
+        node = sw_tree_node_child(node, frame_name(&path[i], pc, sizeof pc), path[i].module);
     }
     node->self += count;
     sw_rangeset_add(&node->ends, task);
+    if (t->countrep)
+        sw_rangeset_keep_first(&node->ends);
+    return 0;
+}
+
+int
+sw_tree_set_countrep(struct sw_tree *t)
+{
+    if (t->root.tasks.n > 0)
+        return SW_EINVAL;
+    t->countrep = true;
     return 0;
 }
 
@@ -423,7 +443,7 @@ sw_tree_walk(const struct sw_tree *t, bool sorted,
     int rc = walk_push(&w, &t->root, 0);
 
     if (rc == 0) {
-        struct sw_tree_visit v = { w.stack, w.hash, 0, 0, false };
+        struct sw_tree_visit v = { w.stack, w.hash, 0, 0, false, t };
         rc = fn(arg, &v);
     }
     while (rc == 0 && w.live > 0) {
@@ -436,12 +456,12 @@ sw_tree_walk(const struct sw_tree *t, bool sorted,
             size_t index = top->written++;
             rc = walk_push(&w, kid, path_hash(w.hash[d], kid));
             if (rc == 0) {
-                struct sw_tree_visit v = { w.stack, w.hash, d + 1, index, false };
+                struct sw_tree_visit v = { w.stack, w.hash, d + 1, index, false, t };
                 rc = fn(arg, &v);
             }
             continue;
         }
-        struct sw_tree_visit v = { w.stack, w.hash, d, d > 0 ? w.fr[d - 1].written - 1 : 0, true };
+        struct sw_tree_visit v = { w.stack, w.hash, d, d > 0 ? w.fr[d - 1].written - 1 : 0, true, t };
         rc = fn(arg, &v);
         walk_pop(&w);
     }
@@ -475,13 +495,17 @@ merge_visit(void *arg, const struct sw_tree_visit *v)
         return SW_ENOMEM;
     m->at = at;
     struct sw_tree_node *d =
-        v->depth == 0 ? &m->dst->root : node_child(at[v->depth - 1], s->name, s->module);
+        v->depth == 0 ? &m->dst->root : sw_tree_node_child(at[v->depth - 1], s->name, s->module);
     if (d == NULL)
         return SW_ENOMEM;
     at[v->depth] = d;
     if (sw_rangeset_add_set(&d->tasks, &s->tasks, m->shift) < 0 ||
         sw_rangeset_add_set(&d->ends, &s->ends, m->shift) < 0)
         return SW_ENOMEM;
+    if (m->dst->countrep) {
+        sw_rangeset_keep_first(&d->tasks);
+        sw_rangeset_keep_first(&d->ends);
+    }
     d->count += s->count;
     d->self += s->self;
     return 0;
@@ -491,6 +515,11 @@ int
 sw_tree_merge(struct sw_tree *dst, const struct sw_tree *src)
 {
     struct merge_run m = { .dst = dst, .shift = dst->ntasks };
+
+    /* A tree that kept representatives only cannot give back the task sets
+     * it dropped: the merge keeps representatives too. */
+    if (src->countrep)
+        dst->countrep = true;
 
     for (size_t i = 0; i < src->ntasks; i++) {
         const struct sw_tree_task *k = &src->tasks[i];

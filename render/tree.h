@@ -32,6 +32,11 @@ int sw_rangeset_reserve(struct sw_rangeset *s, size_t k);
 /* Add TASK; allocates only when S has no room (sw_rangeset_reserve).
  * Returns 0 or SW_ENOMEM (S unchanged). */
 int sw_rangeset_add(struct sw_rangeset *s, size_t task);
+/* Add LO..HI (LO <= HI), joined with the ranges it touches; allocates only
+ * when S has no room, as sw_rangeset_add. */
+int sw_rangeset_add_range(struct sw_rangeset *s, size_t lo, size_t hi);
+/* Keep only S's lowest task (count+rep mode's representative). */
+void sw_rangeset_keep_first(struct sw_rangeset *s);
 /* Add every task of SRC shifted by SHIFT.  Returns 0 or SW_ENOMEM. */
 int sw_rangeset_add_set(struct sw_rangeset *s, const struct sw_rangeset *src, size_t shift);
 bool sw_rangeset_has(const struct sw_rangeset *s, size_t task);
@@ -66,7 +71,19 @@ struct sw_tree {
     size_t ntasks, captasks;
     char **targets; /* owned, each owned: the distinct target strings */
     size_t ntargets, captargets;
+    /* Count+rep mode (sw_tree_set_countrep): each node's task sets keep
+     * their lowest task only, the writers write it as the representative. */
+    bool countrep;
 };
+
+/* The child of P named NAME in MODULE (MODULE may be NULL), made without
+ * tasks if P has none.  NULL when out of memory. */
+struct sw_tree_node *sw_tree_node_child(struct sw_tree_node *p, const char *name,
+                                        const char *module);
+
+/* The index of TARGET in T's targets, added if new; SIZE_MAX for NULL.
+ * Returns 0 or SW_ENOMEM. */
+int sw_tree_target(struct sw_tree *t, const char *target, size_t *out);
 
 /* A depth-first walk of a tree without recursion (paths can be as deep as a
  * walk's --max-frames).  STACK[0..DEPTH] are the nodes from the root to the
@@ -82,6 +99,7 @@ struct sw_tree_visit {
     size_t depth;
     size_t index; /* STACK[DEPTH]'s place among its parent's children written (0 first) */
     bool post;
+    const struct sw_tree *tree; /* the tree walked */
 };
 int sw_tree_walk(const struct sw_tree *t, bool sorted,
                  int (*fn)(void *arg, const struct sw_tree_visit *v), void *arg);

@@ -52,7 +52,10 @@ json_node(void *arg, const struct sw_tree_visit *v)
     }
     fprintf(f, ", \"count\": %" PRIu64 ", \"tasks\": \"", n->count);
     sw_rangeset_write(&n->tasks, f);
-    fputs("\", \"children\": [", f);
+    fputc('"', f);
+    if (v->tree->countrep && n->tasks.n > 0)
+        fprintf(f, ", \"rep\": %zu", n->tasks.r[0].lo);
+    fputs(", \"children\": [", f);
     return 0;
 }
 
@@ -161,8 +164,15 @@ dot_edge(void *arg, const struct sw_tree_visit *v)
         return 0;
     fprintf(f, "\t%" PRIu64 " -> %" PRIu64 " [bv=\"", v->hash[v->depth - 1], v->hash[v->depth]);
     sw_rangeset_write(&n->tasks, f);
-    fprintf(f, "\",count=%" PRIu64 ",label=\"%" PRIu64 ":", n->count, n->count);
+    fprintf(f, "\",count=%" PRIu64, n->count);
+    /* Count+rep: STAT's rep attribute, and the label says the set is one
+     * task of many. */
+    if (v->tree->countrep && n->tasks.n > 0)
+        fprintf(f, ",rep=%zu", n->tasks.r[0].lo);
+    fprintf(f, ",label=\"%" PRIu64 ":", n->count);
     sw_rangeset_write(&n->tasks, f);
+    if (v->tree->countrep && n->count > 1)
+        fputs("...", f);
     fputs("\"];\n", f);
     return 0;
 }

@@ -172,6 +172,34 @@ SW_API int sw_tree_add_path(struct sw_tree *t, size_t task, const struct sw_tree
  * SW_ENOMEM (DST then holds SRC's tasks and part of its paths). */
 SW_API int sw_tree_merge(struct sw_tree *dst, const struct sw_tree *src);
 
+/* Count+rep mode, STAT's for very large runs: each node keeps its count
+ * and one representative task (its lowest) in place of its task set, so
+ * that a node costs the same at 10^6 tasks as at 10.  The writers then give
+ * the representative ("rep" in JSON and in dot; "tasks" and bv carry it
+ * alone).  Sticky: a tree merged from a count+rep tree becomes one.
+ * Returns 0, or SW_EINVAL when T already has a path. */
+SW_API int sw_tree_set_countrep(struct sw_tree *t);
+
+/* T in a compact binary form to send to another process (docs/design.md,
+ * "The merged tree on the wire"): its tasks, then its nodes root first, task
+ * sets as ranges.  Returns 0 or SW_ENOMEM; *BUF (caller frees with free())
+ * holds *LEN bytes. */
+SW_API int sw_tree_pack(const struct sw_tree *t, void **buf, size_t *len);
+
+/* Merge the tree packed in BUF (LEN bytes, from sw_tree_pack, maybe in
+ * another process: checked as untrusted input) into DST as sw_tree_merge
+ * does: its task I becomes DST's task sw_tree_tasks(DST) + I.  Returns 0,
+ * SW_EPROTO for bytes that are not a packed tree (ERR, which may be NULL,
+ * says at which offset and why), or SW_ENOMEM; after a failure DST holds
+ * part of the packed tree (sw_tree_unpack does not). */
+SW_API int sw_tree_merge_packed(struct sw_tree *dst, const void *buf, size_t len,
+                                struct sw_errbuf *err);
+
+/* A new tree from BUF as sw_tree_merge_packed reads it.  Returns 0 with
+ * *OUT (caller frees with sw_tree_free), or its error with *OUT untouched. */
+SW_API int sw_tree_unpack(const void *buf, size_t len, struct sw_tree **out,
+                          struct sw_errbuf *err);
+
 /* Write T in FORMAT to F (docs/json.md, "The merged tree").  Children are
  * in a stable order: by descending count, then by function and module
  * name.  Returns 0, SW_EINVAL (no such format), SW_ENOMEM or SW_EIO. */

@@ -53,6 +53,13 @@ DOOR_SRCS := $(sort $(wildcard door/*.c))
 # rspwalkd: the stack server (server/), on libmicrohttpd, jansson and SQLite.
 SERVER_SRCS := $(sort $(wildcard server/*.c))
 SERVER_LIBS := -lmicrohttpd -ljansson -lsqlite3 -lpthread
+# rspwalk-mpi (mpi/): the merged tree walked by MPI ranks, on Open MPI (scripts/deps); only
+# public headers, like the CLI.  Its objects and link take mpicc's flags; without mpicc its
+# build (and so `all` and `check`) stops with a message naming the packages.
+MPI_SRCS := $(sort $(wildcard mpi/*.c))
+MPICC ?= mpicc
+MPI_CFLAGS = $(shell $(MPICC) --showme:compile 2>/dev/null)
+MPI_LIBS = $(shell $(MPICC) --showme:link 2>/dev/null)
 # The web page's files, built into rspwalkd (scripts/embed-web); the folders too, so that a
 # file added or removed regenerates the table.
 WEB_FILES := $(sort $(shell find server/web -type f 2>/dev/null))
@@ -146,6 +153,21 @@ $(eval $(call config,asan,$(CC),-O1 -g $(SAN) -DSW_TESTING,$(SAN)))
 $(eval $(call config,tsan,$(CC),-O1 -g -fsanitize=thread -DSW_TESTING,-fsanitize=thread))
 $(eval $(call config,fuzz,$(CLANG),-O1 -g -fsanitize=fuzzer-no-link,address,undefined -DSW_TESTING,))
 
+# rspwalk-mpi, release build only.
+.PHONY: check-mpicc
+check-mpicc:
+	@command -v $(MPICC) >/dev/null || { echo "rspwalk-mpi needs Open MPI: $(MPICC) not found" \
+	    "(apt-get install openmpi-bin libopenmpi-dev, or scripts/deps)"; exit 1; }
+build/release/mpi/%.o: mpi/%.c | check-mpicc
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC[release] $<")
+	$(Q)$(CC) $(release_CFLAGS) $(MPI_CFLAGS) -c -o $@ $<
+build/release/rspwalk-mpi: $(patsubst %.c,build/release/%.o,$(MPI_SRCS)) build/release/librspwalk.a \
+                           | check-mpicc
+	$(if $(Q),@echo "  LD[release] $@")
+	$(Q)$(CC) $(release_CFLAGS) -o $@ $(filter %.o,$^) build/release/librspwalk.a $(LIBS) \
+	    $(MPI_LIBS) -lpthread
+
 # The shared library carries only the public API (visibility=hidden elsewhere).
 build/release/librspwalk.so: $(release_LIB_OBJS)
 	$(if $(Q),@echo "  LD[release] $@")
@@ -200,7 +222,7 @@ FUZZ_BINS := $(addprefix build/fuzz/,$(FUZZ_NAMES))
         uninstall demo bench comparison clean help deps
 
 all: build/release/librspwalk.a build/release/librspwalk.so build/release/rspwalk \
-     build/release/rspwalkd
+     build/release/rspwalkd build/release/rspwalk-mpi
 lib: build/release/librspwalk.a build/release/librspwalk.so
 cli: build/release/rspwalk
 
@@ -230,7 +252,8 @@ check-fuzz: $(FUZZ_BINS)
 fuzz: $(FUZZ_BINS)
 	$(Q)tests/run-fuzz $(or $(FUZZ_LONG),300) $(FUZZ_BINS)
 
-check-integration: build/release/rspwalk build/release/rspwalkd build/release/tests/server/regdrive fixtures
+check-integration: build/release/rspwalk build/release/rspwalkd build/release/tests/server/regdrive \
+                   build/release/rspwalk-mpi fixtures
 	$(Q)tests/integration/run-all
 
 # rspwalkd under load (tests/integration/server-load): 64 gdbservers and 200 requests against
@@ -277,9 +300,9 @@ check-symbols: build/release/librspwalk.a build/release/librspwalk.so
 	if [ -n "$$bad" ]; then echo "check-symbols: the shared library exports:"; echo "$$bad"; exit 1; fi; \
 	echo "check-symbols: every symbol has a module prefix"
 
-FORMAT_SRCS = $(filter-out %.def,$(LIB_SRCS) $(CLI_SRCS) $(DAP_SRCS) $(DOOR_SRCS) $(SERVER_SRCS) $(TOOL_SRCS) $(UNIT_SRCS) $(FUZZ_SRCS) \
+FORMAT_SRCS = $(filter-out %.def,$(LIB_SRCS) $(CLI_SRCS) $(MPI_SRCS) $(DAP_SRCS) $(DOOR_SRCS) $(SERVER_SRCS) $(TOOL_SRCS) $(UNIT_SRCS) $(FUZZ_SRCS) \
               $(wildcard $(addsuffix /*.h,$(LIB_DIRS)) \
-              cli/*.h dap/*.h door/*.h server/*.h tests/tools/*.h tests/unit/*/*.h tests/warm/*.c) $(PUBLIC_HDRS) $(wildcard fixtures/src/*.c fixtures/src/kernel/*.c))
+              cli/*.h mpi/*.h dap/*.h door/*.h server/*.h tests/tools/*.h tests/unit/*/*.h tests/warm/*.c) $(PUBLIC_HDRS) $(wildcard fixtures/src/*.c fixtures/src/kernel/*.c))
 format:
 	$(Q)clang-format -i $(FORMAT_SRCS)
 format-check:

@@ -461,7 +461,9 @@ sw_tree_walk(const struct sw_tree *t, bool sorted,
             }
             continue;
         }
-        struct sw_tree_visit v = { w.stack, w.hash, d, d > 0 ? w.fr[d - 1].written - 1 : 0, true, t };
+        struct sw_tree_visit v = {
+            w.stack, w.hash, d, d > 0 ? w.fr[d - 1].written - 1 : 0, true, t
+        };
         rc = fn(arg, &v);
         walk_pop(&w);
     }

@@ -197,8 +197,7 @@ SW_API int sw_tree_merge_packed(struct sw_tree *dst, const void *buf, size_t len
 
 /* A new tree from BUF as sw_tree_merge_packed reads it.  Returns 0 with
  * *OUT (caller frees with sw_tree_free), or its error with *OUT untouched. */
-SW_API int sw_tree_unpack(const void *buf, size_t len, struct sw_tree **out,
-                          struct sw_errbuf *err);
+SW_API int sw_tree_unpack(const void *buf, size_t len, struct sw_tree **out, struct sw_errbuf *err);
 
 /* Write T in FORMAT to F (docs/json.md, "The merged tree").  Children are
  * in a stable order: by descending count, then by function and module

@@ -321,9 +321,12 @@ sw_tree_merge_packed(struct sw_tree *dst, const void *buf, size_t len, struct sw
         return sw_fail(err, SW_EPROTO, "reading a packed tree: not one (no \"SWT1\" at offset 0)");
     c.p += sizeof pack_magic;
     sw_buf_init(&scratch);
+    const uint8_t *at_flags = c.p;
     uint64_t flags = get_uint(&c);
-    if (flags & ~(uint64_t)PACK_FLAG_COUNTREP)
+    if (flags & ~(uint64_t)PACK_FLAG_COUNTREP) {
+        c.p = at_flags; /* the offset of the field, not of what follows it */
         cur_fail(&c, "unknown flags");
+    }
     if (flags & PACK_FLAG_COUNTREP)
         dst->countrep = true;
     size_t ntargets = get_count(&c, 1, "more targets than the bytes left could hold");

@@ -332,7 +332,9 @@ job_run(struct walk_job *j)
     if (t->timeout_ms > 0)
         scfg.timeout_ms = t->timeout_ms;
     if (rsp_session_open(t->target, &scfg, &s, &err) < 0) {
-        job_fail(j, "", err.msg);
+        /* The message names the target already. */
+        fprintf(stderr, "rspwalk-mpi: %s:%u: %s\n", j->file, t->line, err.msg);
+        j->rc = -1;
         return;
     }
     if (t->pids != NULL) {

@@ -329,6 +329,7 @@ install: all man
 	install -m 644 $(PUBLIC_HDRS) $(DESTDIR)$(INCLUDEDIR)/rspwalk/
 	install -m 755 build/release/rspwalk $(DESTDIR)$(BINDIR)/
 	install -m 755 build/release/rspwalkd $(DESTDIR)$(BINDIR)/
+	install -m 755 build/release/rspwalk-mpi $(DESTDIR)$(BINDIR)/
 	for p in $(MAN_PAGES); do install -d $(DESTDIR)$(MANDIR)/man$${p##*.} && \
 	    install -m 644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/ || exit 1; done
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@LIBS@|$(LIBS)|g' \
@@ -339,7 +340,7 @@ install: all man
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/librspwalk.a $(DESTDIR)$(LIBDIR)/librspwalk.so \
 	    $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(SOFILE) $(DESTDIR)$(BINDIR)/rspwalk \
-	    $(DESTDIR)$(BINDIR)/rspwalkd \
+	    $(DESTDIR)$(BINDIR)/rspwalkd $(DESTDIR)$(BINDIR)/rspwalk-mpi \
 	    $(DESTDIR)$(PKGCONFIGDIR)/rspwalk.pc
 	for p in $(notdir $(MAN_PAGES)); do rm -f $(DESTDIR)$(MANDIR)/man$${p##*.}/$$p; done
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/rspwalk
@@ -405,9 +406,10 @@ help:
 
 # A page is help2man's reading of its program's --help plus man/<page>.h2m (the sections
 # --help has not), so each option is described once, in the program's usage text.
-MAN_PAGES := build/release/man/rspwalk.1 build/release/man/rspwalkd.8
+MAN_PAGES := build/release/man/rspwalk.1 build/release/man/rspwalkd.8 build/release/man/rspwalk-mpi.1
 build/release/man/rspwalk.1: build/release/rspwalk
 build/release/man/rspwalkd.8: build/release/rspwalkd
+build/release/man/rspwalk-mpi.1: build/release/rspwalk-mpi
 $(MAN_PAGES): build/release/man/%: man/%.h2m
 	@mkdir -p $(@D)
 	@command -v help2man >/dev/null || { echo "make man: help2man is missing (scripts/deps)"; exit 1; }
@@ -419,6 +421,7 @@ man: $(MAN_PAGES)
 check-man: $(MAN_PAGES)
 	$(Q)scripts/check-man build/release/rspwalk build/release/man/rspwalk.1 $(CLI_SRCS)
 	$(Q)scripts/check-man build/release/rspwalkd build/release/man/rspwalkd.8 server/main.c
+	$(Q)scripts/check-man build/release/rspwalk-mpi build/release/man/rspwalk-mpi.1 mpi/main.c
 
 # The source package and dpkg-buildpackage -b from a copy of the tree at build/package/src,
 # so the packages land in build/package; then lintian, their contents, and a program built

@@ -44,8 +44,11 @@ usage(FILE *f)
             "       mpirun -np N rspwalk-mpi --emulate TASKS,DEPTH,CLASSES [OPTIONS]\n"
             "The merged call-path tree (STAT's prefix tree) of many targets' threads, walked\n"
             "by MPI ranks and merged up a tree of ranks; rank 0 writes it on stdout and the\n"
-            "time of each phase on stderr.\n"
+            "time of each phase on stderr.  Exit status: 0 when every target was walked, 1\n"
+            "when one was not (the tree of the others is written all the same) or the merge\n"
+            "failed, 2 for a usage error.\n"
             "\n"
+            "Options:\n"
             "  -t, --targets FILE   one target a line, written as rspwalk's arguments:\n"
             "                       HOST:PORT [--attach PID,PID...] [--exe FILE] [--sysroot DIR]\n"
             "                       [--lib-path DIRS] [--debug-dir DIR] [--max-frames N]\n"
@@ -58,10 +61,7 @@ usage(FILE *f)
             "                       out over the ranks, paths of DEPTH frames in CLASSES states\n"
             "      --countrep       count and representative task per node, not task sets\n"
             "  -h, --help           this text\n"
-            "  -V, --version        the version\n"
-            "\n"
-            "Exit status: 0 when every target was walked, 1 when one was not (the tree of\n"
-            "the others is written all the same) or the merge failed, 2 for a usage error.\n",
+            "  -V, --version        the version\n",
             RMPI_DEFAULT_FANOUT, RMPI_DEFAULT_THREADS);
 }
 

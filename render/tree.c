@@ -243,6 +243,7 @@ sw_tree_free(struct sw_tree *t)
     for (size_t i = 0; i < t->ntargets; i++)
         sw_free(t->targets[i]);
     sw_free(t->targets);
+    sw_free(t->scratch);
     sw_free(t);
 }
 
@@ -313,8 +314,14 @@ sw_tree_add_path(struct sw_tree *t, size_t task, const struct sw_tree_frame *pat
         return SW_EINVAL;
     /* First every node and room for the task in each, so that nothing is
      * counted unless all of it is: a node made here and left without tasks
-     * by a failure is invisible to the writers and reused later. */
+     * by a failure is invisible to the writers and reused later.  The nodes
+     * are kept in T's scratch array for the second pass. */
+    struct sw_tree_node **at = sw_grow(t->scratch, &t->capscratch, n + 1, sizeof *at, 64);
+    if (at == NULL)
+        return SW_ENOMEM;
+    t->scratch = at;
     struct sw_tree_node *node = &t->root;
+    at[0] = node;
     if (sw_rangeset_reserve(&node->tasks, 1) < 0)
         return SW_ENOMEM;
     for (size_t i = 0; i < n; i++) {
@@ -322,20 +329,16 @@ sw_tree_add_path(struct sw_tree *t, size_t task, const struct sw_tree_frame *pat
         node = sw_tree_node_child(node, frame_name(&path[i], pc, sizeof pc), path[i].module);
         if (node == NULL || sw_rangeset_reserve(&node->tasks, 1) < 0)
             return SW_ENOMEM;
+        at[i + 1] = node;
     }
     if (sw_rangeset_reserve(&node->ends, 1) < 0)
         return SW_ENOMEM;
 
-    node = &t->root;
-    for (size_t i = 0;; i++) {
-        node->count += count;
-        sw_rangeset_add(&node->tasks, task);
+    for (size_t i = 0; i <= n; i++) {
+        at[i]->count += count;
+        sw_rangeset_add(&at[i]->tasks, task);
         if (t->countrep)
-            sw_rangeset_keep_first(&node->tasks);
-        if (i == n)
-            break;
-        char pc[24];
-        node = sw_tree_node_child(node, frame_name(&path[i], pc, sizeof pc), path[i].module);
+            sw_rangeset_keep_first(&at[i]->tasks);
     }
     node->self += count;
     sw_rangeset_add(&node->ends, task);

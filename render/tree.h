@@ -74,6 +74,8 @@ struct sw_tree {
     /* Count+rep mode (sw_tree_set_countrep): each node's task sets keep
      * their lowest task only, the writers write it as the representative. */
     bool countrep;
+    struct sw_tree_node **scratch; /* owned: sw_tree_add_path's nodes of a path */
+    size_t capscratch;
 };
 
 /* The child of P named NAME in MODULE (MODULE may be NULL), made without

@@ -55,7 +55,8 @@ SERVER_SRCS := $(sort $(wildcard server/*.c))
 SERVER_LIBS := -lmicrohttpd -ljansson -lsqlite3 -lpthread
 # rspwalk-mpi (mpi/): the merged tree walked by MPI ranks, on Open MPI (scripts/deps); only
 # public headers, like the CLI.  Its objects and link take mpicc's flags; without mpicc its
-# build (and so `all` and `check`) stops with a message naming the packages.
+# build (and so `all` and `check`) stops with a message naming the packages.  jansson reads an
+# rspwalkd's trees (mpi/rspwalkd.c).
 MPI_SRCS := $(sort $(wildcard mpi/*.c))
 MPICC ?= mpicc
 MPI_CFLAGS = $(shell $(MPICC) --showme:compile 2>/dev/null)
@@ -166,7 +167,7 @@ build/release/rspwalk-mpi: $(patsubst %.c,build/release/%.o,$(MPI_SRCS)) build/r
                            | check-mpicc
 	$(if $(Q),@echo "  LD[release] $@")
 	$(Q)$(CC) $(release_CFLAGS) -o $@ $(filter %.o,$^) build/release/librspwalk.a $(LIBS) \
-	    $(MPI_LIBS) -lpthread
+	    $(MPI_LIBS) -ljansson -lpthread
 
 # The shared library carries only the public API (visibility=hidden elsewhere).
 build/release/librspwalk.so: $(release_LIB_OBJS)

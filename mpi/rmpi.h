@@ -15,12 +15,13 @@
 
 /* One line of the targets file: the CLI's arguments. */
 struct rmpi_target {
-    char *target;    /* owned: HOST:PORT, or another form rsp_session_open takes */
-    char *exe;       /* owned; NULL: none */
-    char *sysroot;   /* owned; NULL: none */
-    char *lib_path;  /* owned; NULL: none */
-    char *debug_dir; /* owned; NULL: none */
-    int64_t *pids;   /* owned: --attach's NPIDS pids; NULL: one process, the stub's */
+    char *target;     /* owned: HOST:PORT, or another form rsp_session_open takes */
+    char *exe;        /* owned; NULL: none */
+    char *sysroot;    /* owned; NULL: none */
+    char *lib_path;   /* owned; NULL: none */
+    char *debug_dir;  /* owned; NULL: none */
+    char *token_file; /* owned: an rspwalkd's --token-file; NULL: none */
+    int64_t *pids;    /* owned: --attach's NPIDS pids; NULL: one process, the stub's */
     size_t npids;
     size_t max_frames; /* 0: the library's default */
     int timeout_ms;    /* 0: the library's default */
@@ -47,6 +48,14 @@ int rmpi_walk_targets(struct sw_tree *t, const char *file, const struct rmpi_tar
  * of CLASSES (docs/usage.md, "rspwalk-mpi").  Returns 0 or SW_ENOMEM. */
 int rmpi_emulate(struct sw_tree *t, uint64_t tasks, size_t depth, size_t classes, uint64_t first,
                  uint64_t count);
+
+/* A line `http://HOST:PORT/[?targets=...]`: the merged tree of an rspwalkd's
+ * targets (GET /v1/tree, mpi/rspwalkd.c), its tasks and paths added to T.
+ * Returns 0, or -1 with a one-line message in ERR (LEN bytes). */
+int rmpi_rspwalkd_tree(struct sw_tree *t, const struct rmpi_target *tg, char *err, size_t len);
+
+/* Whether TARGET names an rspwalkd (http://). */
+bool rmpi_target_is_rspwalkd(const char *target);
 
 /* What the merge up the ranks measured on this rank. */
 struct rmpi_merge_stats {

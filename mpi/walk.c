@@ -42,9 +42,16 @@ rmpi_targets_free(struct rmpi_target *v, size_t n)
         free(v[i].sysroot);
         free(v[i].lib_path);
         free(v[i].debug_dir);
+        free(v[i].token_file);
         free(v[i].pids);
     }
     free(v);
+}
+
+bool
+rmpi_target_is_rspwalkd(const char *target)
+{
+    return strncmp(target, "http://", 7) == 0;
 }
 
 static int
@@ -94,10 +101,10 @@ parse_line(const char *file, unsigned line, char **w, size_t nw, struct rmpi_tar
                         t->target, opt);
                 return -1;
             }
-            if (strncmp(opt, "http://", 7) == 0 || strncmp(opt, "https://", 8) == 0) {
+            if (strncmp(opt, "https://", 8) == 0) {
                 set_err(err, errlen,
-                        "%s:%u: %s: rspwalkd's targets are not walked by "
-                        "rspwalk-mpi yet; name the stubs themselves",
+                        "%s:%u: %s: no TLS in rspwalk-mpi: http:// on a trusted "
+                        "network, or the stubs themselves",
                         file, line, opt);
                 return -1;
             }
@@ -119,6 +126,8 @@ parse_line(const char *file, unsigned line, char **w, size_t nw, struct rmpi_tar
             dst = &t->lib_path;
         else if (strcmp(opt, "--debug-dir") == 0)
             dst = &t->debug_dir;
+        else if (strcmp(opt, "--token-file") == 0)
+            dst = &t->token_file;
         if (dst != NULL) {
             free(*dst);
             if ((*dst = strdup(arg)) == NULL)
@@ -149,13 +158,24 @@ parse_line(const char *file, unsigned line, char **w, size_t nw, struct rmpi_tar
         } else {
             set_err(err, errlen,
                     "%s:%u: %s: not an option of a target line (--exe, --sysroot, "
-                    "--lib-path, --debug-dir, --attach, --max-frames, --timeout)",
+                    "--lib-path, --debug-dir, --attach, --max-frames, --timeout, --token-file)",
                     file, line, opt);
             return -1;
         }
     }
     if (t->target == NULL) {
         set_err(err, errlen, "%s:%u: no target on the line", file, line);
+        return -1;
+    }
+    /* An rspwalkd walks its own targets with its own settings. */
+    bool http = rmpi_target_is_rspwalkd(t->target);
+    if (http && (t->pids || t->exe || t->sysroot || t->lib_path || t->debug_dir || t->max_frames)) {
+        set_err(err, errlen, "%s:%u: %s: an rspwalkd's line takes --timeout and --token-file only",
+                file, line, t->target);
+        return -1;
+    }
+    if (!http && t->token_file != NULL) {
+        set_err(err, errlen, "%s:%u: --token-file is for an rspwalkd's line (http://)", file, line);
         return -1;
     }
     return 0;
@@ -326,6 +346,12 @@ job_run(struct walk_job *j)
 
     if (sw_tree_new(&j->tree) < 0) {
         j->rc = SW_ENOMEM;
+        return;
+    }
+    if (rmpi_target_is_rspwalkd(t->target)) {
+        char msg[512];
+        if (rmpi_rspwalkd_tree(j->tree, t, msg, sizeof msg) < 0)
+            job_fail(j, "", msg);
         return;
     }
     rsp_session_config_init(&scfg);

@@ -4,6 +4,8 @@
   mpi_check.py same A.json B.json       the two trees are one (the "timings" aside)
   mpi_check.py states TREE.json PIDFILE  mpi_park's 64 children: 4 branches under main, each
                                          state's chain, its tasks every 4th child
+  mpi_check.py mixed TREE.json N PID...  N tasks of two processes (an rspwalkd's) first, then
+                                         one task a PID, in that order
 Prints one line saying what differs and exits 1 on a failure.
 """
 import json
@@ -81,10 +83,19 @@ def states(tree_path, pid_path):
         sys.exit(f"the classes' task sets are {classes}, not {want}")
 
 
+def mixed(tree_path, n, pids):
+    doc = load(tree_path)
+    got = [t["pid"] for t in doc["tasks_index"]]
+    if doc["tasks"] != n + len(pids) or got[n:] != pids or len(set(got[:n])) != 2:
+        sys.exit(f"{doc['tasks']} tasks with pids {got}, not {n} of 2 processes then {pids}")
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "same":
         same(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 4 and sys.argv[1] == "states":
         states(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) >= 4 and sys.argv[1] == "mixed":
+        mixed(sys.argv[2], int(sys.argv[3]), [int(p) for p in sys.argv[4:]])
     else:
         sys.exit(__doc__)

@@ -11,6 +11,8 @@
 #                 same tree (JSON, timings aside) and the same folded stacks;
 #   dot           the 4 ranks' -f dot is STAT's (stat_4_1, bv) and graphviz's dot draws it;
 #   emulate       --emulate 1000,8,5 over 1, 3 (fan-out 1: a chain) and 4 ranks: one tree;
+#   rspwalkd      a line http://HOST:PORT/ (an rspwalkd serving two threads fixtures at their
+#                 stop) gives the rspwalkd's own /v1/tree; with a link after it, its tasks first;
 #   bad-input     a bad line of the targets file, a missing file, a stub that is not there:
 #                 one line naming the thing, exit 2, 1 and 1, no hang.
 # Kills only the pids it started; loopback only.
@@ -169,6 +171,61 @@ PY
     why="the emulated tree's classes are not 5 blocks of 200 tasks"
 fi
 report emulate "$why" "$start"
+
+# An rspwalkd's targets as a line: two threads fixtures under gdbserver, each run to its
+# stop by `rspwalk -c` (gdbserver keeps the stop for the next client), served by rspwalkd.
+start=$(date +%s%N)
+why=
+fixture=$root/build/fixtures/x86_64/threads-s0-O0-dyn
+rspwalkd=$root/build/release/rspwalkd
+sports=()
+if [ ! -x "$fixture" ] || [ ! -x "$rspwalkd" ] || [ ! -x "$root/build/release/rspwalk" ]; then
+    why="needs build/fixtures/x86_64/threads-s0-O0-dyn, rspwalk and rspwalkd (make all fixtures)"
+fi
+for s in 0 1; do
+    [ -n "$why" ] && break
+    gdbserver 127.0.0.1:0 "$fixture" </dev/null >"$work/fx$s.log" 2>&1 &
+    gss+=($!)
+    port=
+    for _ in $(seq 100); do
+        port=$(sed -n 's/^Listening on port \([0-9][0-9]*\)$/\1/p' "$work/fx$s.log")
+        [ -n "$port" ] && break
+        sleep 0.05
+    done
+    if [ -z "$port" ] || ! timeout 60 "$root/build/release/rspwalk" -c -f folded --sysroot / \
+        "127.0.0.1:$port" >/dev/null 2>"$work/fx$s.err"; then
+        why="the threads fixture did not reach its stop: $(head -c 300 "$work/fx$s.err")"
+    fi
+    sports+=("127.0.0.1:$port")
+done
+if [ -z "$why" ]; then
+    "$rspwalkd" --listen 127.0.0.1:0 --db "$work/rspwalkd.db" "${sports[@]}" </dev/null \
+        >"$work/rspwalkd.log" 2>&1 &
+    gss+=($!)
+    url=
+    for _ in $(seq 100); do
+        url=$(sed -n 's|^rspwalkd: listening on \(http://.*/\)$|\1|p' "$work/rspwalkd.log")
+        [ -n "$url" ] && break
+        sleep 0.05
+    done
+    [ -n "$url" ] || why="rspwalkd did not listen: $(head -c 300 "$work/rspwalkd.log")"
+fi
+if [ -z "$why" ]; then
+    { echo "$url"; head -n 1 "$work/targets"; } >"$work/mixed"
+    if ! python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1] + "v1/tree").read().decode())' \
+        "$url" >"$work/server.json" 2>"$work/server.err"; then
+        why="GET /v1/tree failed: $(head -c 300 "$work/server.err")"
+    elif ! echo "$url" >"$work/http" || ! mpi http -np 1 "$MPIWALK" --targets "$work/http" -f json; then
+        why="rspwalk-mpi on the rspwalkd line failed: $(head -c 300 "$work/http.err")"
+    elif ! out=$(python3 "$IT/mpi_check.py" same "$work/server.json" "$work/http.out" 2>&1); then
+        why="rspwalk-mpi's tree of the rspwalkd is not the rspwalkd's: $out"
+    elif ! mpi mixed -np 2 "$MPIWALK" --targets "$work/mixed" -f json; then
+        why="rspwalk-mpi on an rspwalkd and a link failed: $(head -c 300 "$work/mixed.err")"
+    elif ! out=$(python3 "$IT/mpi_check.py" mixed "$work/mixed.out" 8 "${pids[@]:0:16}" 2>&1); then
+        why="an rspwalkd and a link in one file: $out"
+    fi
+fi
+report rspwalkd "$why" "$start"
 
 start=$(date +%s%N)
 why=

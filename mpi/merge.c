@@ -43,9 +43,11 @@ rmpi_preorder_position(int rank, int size, int fanout, int *pos)
         }
         next++;
         /* Children pushed last first, so that the first is visited first. */
-        for (long c = (long)r * fanout + fanout; c > (long)r * fanout; c--)
-            if (c < size)
-                stack[top++] = (int)c;
+        long last = (long)r * fanout + fanout;
+        if (last > (long)size - 1)
+            last = (long)size - 1;
+        for (long c = last; c > (long)r * fanout; c--)
+            stack[top++] = (int)c;
     }
     free(stack);
     return 0;

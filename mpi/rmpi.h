@@ -76,7 +76,8 @@ int rmpi_merge_up(struct sw_tree *t, int rank, int size, int fanout, bool failed
 
 /* The ranks of a FANOUT-ary tree of SIZE ranks in preorder (a rank, then its
  * children's subtrees in rank order), the order in which the merge
- * concatenates their tasks: *POS gets RANK's place in it. */
+ * concatenates their tasks: *POS gets RANK's place in it.  Returns 0, or -1
+ * when out of memory. */
 int rmpi_preorder_position(int rank, int size, int fanout, int *pos);
 
 /* CLOCK_MONOTONIC in microseconds. */

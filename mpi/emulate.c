@@ -4,7 +4,9 @@
  * over the first ceil(log2 CLASSES) frames (the classes share prefixes as a
  * real program's states do), then a chain of frames of the class's own.
  * Task G of TASKS is in class G * CLASSES / TASKS: neighbouring tasks in
- * the same state, as ranks of one phase of an MPI job often are.  Every
+ * the same state, as ranks of one phase of an MPI job often are; or, with
+ * SCATTER, in class G mod CLASSES, a task set of TASKS / CLASSES ranges a
+ * class, the worst case of range lists (count+rep's case).  Every
  * rank computes the same paths, so N ranks making tasks FIRST.. of their
  * share give the tree one rank making them all gives.
  */
@@ -32,8 +34,8 @@ frame_name(char *buf, size_t len, size_t i, size_t c, unsigned class_bits)
 }
 
 int
-rmpi_emulate(struct sw_tree *t, uint64_t tasks, size_t depth, size_t classes, uint64_t first,
-             uint64_t count)
+rmpi_emulate(struct sw_tree *t, uint64_t tasks, size_t depth, size_t classes, bool scatter,
+             uint64_t first, uint64_t count)
 {
     unsigned bits = 0;
     while (bits < 63 && ((size_t)1 << bits) < classes)
@@ -56,7 +58,8 @@ rmpi_emulate(struct sw_tree *t, uint64_t tasks, size_t depth, size_t classes, ui
         }
     for (uint64_t g = first; rc == 0 && g < first + count; g++) {
         /* In 128 bits: TASKS * CLASSES may pass 2^64. */
-        size_t c = (size_t)((unsigned __int128)g * classes / tasks);
+        size_t c =
+            scatter ? (size_t)(g % classes) : (size_t)((unsigned __int128)g * classes / tasks);
         size_t task;
         rc = sw_tree_add_task(t, NULL, 0, NULL, &task);
         if (rc == 0)

@@ -31,7 +31,7 @@ struct rmpi_opts {
     enum sw_tree_format format;
     int fanout;
     size_t threads;
-    bool emulate, countrep;
+    bool emulate, countrep, emu_scatter;
     uint64_t emu_tasks;
     size_t emu_depth, emu_classes;
 };
@@ -58,9 +58,11 @@ usage(FILE *f)
             "  -f, --format FMT     dot (STAT's, the default), json (with \"timings\"), folded\n"
             "  -k, --fanout K       children of each rank in the merge tree (default %d)\n"
             "      --threads N      targets walked at once in each rank (default %d)\n"
-            "      --emulate TASKS,DEPTH,CLASSES\n"
+            "      --emulate TASKS,DEPTH,CLASSES[,scatter]\n"
             "                       synthetic stacks (STATBench's method): TASKS tasks shared\n"
             "                       out over the ranks, paths of DEPTH frames in CLASSES states\n"
+            "                       (neighbouring tasks in one state; scatter: task G in state\n"
+            "                       G mod CLASSES)\n"
             "      --countrep       count and representative task per node, not task sets\n"
             "  -h, --help           this text\n"
             "  -V, --version        the version\n",
@@ -96,6 +98,12 @@ parse_emulate(const char *arg, struct rmpi_opts *o)
     for (int i = 0; i < 3; i++) {
         if (tok == NULL || parse_uint(tok, max[i], &v[i]) < 0)
             return -1;
+        tok = strtok_r(NULL, ",", &save);
+    }
+    /* ",scatter": task G in class G mod CLASSES, the worst case of range
+     * sets (docs/usage.md). */
+    if (tok != NULL && strcmp(tok, "scatter") == 0) {
+        o->emu_scatter = true;
         tok = strtok_r(NULL, ",", &save);
     }
     if (tok != NULL)
@@ -173,7 +181,7 @@ parse_args(int argc, char **argv, struct rmpi_opts *o, bool speak)
             if (parse_emulate(optarg, o) < 0) {
                 if (speak)
                     fprintf(stderr,
-                            "rspwalk-mpi: --emulate: '%s' is not TASKS,DEPTH,CLASSES "
+                            "rspwalk-mpi: --emulate: '%s' is not TASKS,DEPTH,CLASSES[,scatter] "
                             "(positive; at most 2^32 tasks, 4096 frames, 2^20 classes)\n",
                             optarg);
                 return EXIT_USAGE;
@@ -326,7 +334,8 @@ main(int argc, char **argv)
     if (local == 0 && o.emulate) {
         uint64_t first = o.emu_tasks * (uint64_t)pos / (uint64_t)size;
         uint64_t end = o.emu_tasks * (uint64_t)(pos + 1) / (uint64_t)size;
-        if (rmpi_emulate(t, o.emu_tasks, o.emu_depth, o.emu_classes, first, end - first) < 0) {
+        if (rmpi_emulate(t, o.emu_tasks, o.emu_depth, o.emu_classes, o.emu_scatter, first,
+                         end - first) < 0) {
             fprintf(stderr, "rspwalk-mpi: rank %d: emulating %" PRIu64 " tasks: out of memory\n",
                     rank, end - first);
             local = 2;

@@ -45,9 +45,10 @@ int rmpi_walk_targets(struct sw_tree *t, const char *file, const struct rmpi_tar
 
 /* STATBench's emulation: TASKS tasks in all, each rank making tasks
  * FIRST..FIRST+COUNT-1 of them; a task's path has DEPTH frames and is one
- * of CLASSES (docs/usage.md, "rspwalk-mpi").  Returns 0 or SW_ENOMEM. */
-int rmpi_emulate(struct sw_tree *t, uint64_t tasks, size_t depth, size_t classes, uint64_t first,
-                 uint64_t count);
+ * of CLASSES, by blocks of neighbouring tasks or, SCATTER, task G in class
+ * G mod CLASSES (docs/usage.md, "rspwalk-mpi").  Returns 0 or SW_ENOMEM. */
+int rmpi_emulate(struct sw_tree *t, uint64_t tasks, size_t depth, size_t classes, bool scatter,
+                 uint64_t first, uint64_t count);
 
 /* A line `http://HOST:PORT/[?targets=...]`: the merged tree of an rspwalkd's
  * targets (GET /v1/tree, mpi/rspwalkd.c), its tasks and paths added to T.

@@ -226,6 +226,9 @@ get_set(struct pack_cursor *c, struct sw_rangeset *s, size_t ntasks, size_t shif
 {
     size_t n = get_count(c, 2, "more task ranges than the bytes left could hold");
     uint64_t next = 0;
+    /* Room for all at once: N is bounded by the bytes left. */
+    if (n > 0 && sw_rangeset_reserve(s, n) < 0)
+        return SW_ENOMEM;
     for (size_t i = 0; i < n && c->why == NULL; i++) {
         uint64_t gap = get_uint(c), span = get_uint(c);
         if (gap >= ntasks || next > ntasks - gap || span >= ntasks - (next + gap)) {
@@ -233,8 +236,6 @@ get_set(struct pack_cursor *c, struct sw_rangeset *s, size_t ntasks, size_t shif
             return 0;
         }
         uint64_t lo = next + gap, hi = lo + span;
-        if (sw_rangeset_reserve(s, 1) < 0)
-            return SW_ENOMEM;
         sw_rangeset_add_range(s, (size_t)lo + shift, (size_t)hi + shift);
         /* Sorted and disjoint as written: the next range starts after this
          * one's end. */

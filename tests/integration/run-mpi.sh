@@ -11,6 +11,7 @@
 #                 same tree (JSON, timings aside) and the same folded stacks;
 #   dot           the 4 ranks' -f dot is STAT's (stat_4_1, bv) and graphviz's dot draws it;
 #   emulate       --emulate 1000,8,5 over 1, 3 (fan-out 1: a chain) and 4 ranks: one tree;
+#                 also scattered (task G in state G mod 5) in count+rep mode over 1 and 4;
 #   rspwalkd      a line http://HOST:PORT/ (an rspwalkd serving two threads fixtures at their
 #                 stop) gives the rspwalkd's own /v1/tree; with a link after it, its tasks first;
 #   bad-input     a bad line of the targets file, a missing file, a stub that is not there:
@@ -169,6 +170,22 @@ want = [("[0-199]", 8), ("[200-399]", 8), ("[400-599]", 8), ("[600-799]", 8), ("
 sys.exit(0 if doc["tasks"] == 1000 and classes == want else f"classes {classes}")
 PY
     why="the emulated tree's classes are not 5 blocks of 200 tasks"
+fi
+# Scattered states in count+rep mode: one tree too, and each class's representative is its
+# state's first task.
+if [ -z "$why" ]; then
+    for n in 1 4; do
+        if ! mpi "sc$n" -np "$n" "$MPIWALK" --emulate 1000,8,5,scatter --countrep -f json; then
+            why="--emulate ...,scatter --countrep over $n ranks failed: $(head -c 300 "$work/sc$n.err")"
+            break
+        fi
+    done
+fi
+if [ -z "$why" ] && ! out=$(python3 "$IT/mpi_check.py" same "$work/sc1.out" "$work/sc4.out" 2>&1); then
+    why="scattered, count+rep: $out"
+elif [ -z "$why" ] &&
+    [ "$(grep -c '{"tasks": "\[[0-4]\]", "count": 200, "path"' "$work/sc4.out")" != 5 ]; then
+    why="scattered, count+rep: not 5 classes of 200 tasks with representatives 0-4"
 fi
 report emulate "$why" "$start"
 

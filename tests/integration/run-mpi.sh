@@ -16,7 +16,7 @@
 #                 stop) gives the rspwalkd's own /v1/tree; with a link after it, its tasks first;
 #   bad-input     a bad line of the targets file, a missing file, a stub that is not there:
 #                 one line naming the thing, exit 2, 1 and 1, no hang.
-# Kills only the pids it started; loopback only.
+# Kills only the pids it started; loopback only.  IT_KEEP=1 keeps the work directory.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1

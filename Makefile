@@ -370,7 +370,7 @@ clean:
 
 help:
 	@echo "rspwalk make targets:"
-	@echo "  all                library (build/release/librspwalk.a, .so) and the rspwalk CLI"
+	@echo "  all                library (build/release/librspwalk.a, .so), rspwalk, rspwalkd, rspwalk-mpi"
 	@echo "  demo               install what is missing, build, walk a fixture under gdbserver"
 	@echo "  check              everything CI runs (.ci/run): the targets below, in order"
 	@echo "  format-check       clang-format --dry-run over every source"
@@ -392,7 +392,8 @@ help:
 	@echo "  check-package      Debian packages built from a copy in build/package, lintian, contents, use"
 	@echo "  fuzz               each libFuzzer target for FUZZ_LONG seconds (300)"
 	@echo "  fixtures           fixture programs under build/fixtures/<arch>/"
-	@echo "  bench              timings and round trips, written to docs/bench.md"
+	@echo "  bench              timings and round trips, written to docs/bench.md (scripts/bench merge:"
+	@echo "                     rspwalk-mpi's merge section alone)"
 	@echo "  comparison         the integration matrix, written to docs/comparison.md"
 	@echo "  man                build/release/man/rspwalk.1 and rspwalkd.8, from --help and man/*.h2m"
 	@echo "  install            library, headers, pkg-config file, CLI, server, man pages, in PREFIX=$(PREFIX)"

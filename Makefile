@@ -233,7 +233,7 @@ deps:
 check: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/check-run format-check check-headers check-symbols check-layers check-unit check-asan check-tsan \
-	    check-fuzz check-integration check-server-load check-docs check-valgrind check-server \
+	    check-fuzz check-hostile check-integration check-server-load check-docs check-valgrind check-server \
 	    check-browser check-man check-package
 
 check-unit: $(UNIT_BINS)
@@ -252,6 +252,12 @@ check-fuzz: $(FUZZ_BINS)
 
 fuzz: $(FUZZ_BINS)
 	$(Q)tests/run-fuzz $(or $(FUZZ_LONG),300) $(FUZZ_BINS)
+
+# rspwalk (ASan+UBSan) against scripted stubs that misbehave, one scenario a file
+# (tests/hostile/scenarios/): each must end within its deadline with one error line.
+.PHONY: check-hostile
+check-hostile: build/asan/rspwalk
+	$(Q)tests/hostile/run --rspwalk build/asan/rspwalk
 
 check-integration: build/release/rspwalk build/release/rspwalkd build/release/tests/server/regdrive \
                    build/release/rspwalk-mpi fixtures
@@ -381,6 +387,7 @@ help:
 	@echo "  check-asan         the same unit tests under ASan+UBSan"
 	@echo "  check-tsan         8 walkers in 8 threads over one module cache, under TSan"
 	@echo "  check-fuzz         each libFuzzer target for FUZZ_SECONDS (10)"
+	@echo "  check-hostile      the ASan CLI against scripted misbehaving stubs (tests/hostile/)"
 	@echo "  check-integration  walks under real gdbserver against gdb-multiarch's backtrace"
 	@echo "  check-server-load  rspwalkd under load (ASan, valgrind), stubs killed meanwhile"
 	@echo "  check-docs         docs/examples built and run against gdbserver"

@@ -1,0 +1,10 @@
+"""A stray '-' every 0.2 s in no-ack mode instead of the reply to 'g'."""
+EXPECT = r"^rspwalk: .*no reply to 'g' within 1 s"
+
+
+def reply(stub, pkt):
+    if pkt == b"g":
+        while True:
+            stub.send_raw(b"-")
+            stub.sleep(0.2)
+    return stub.honest(pkt)

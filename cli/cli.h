@@ -29,6 +29,7 @@ struct cli_opts {
     enum cli_format format;
     size_t max_frames;
     int timeout_ms;
+    int deadline_ms; /* --deadline, resolved: the whole run (cli_deadline_arm) */
     bool cont;
     bool stats;
     bool no_cache;
@@ -52,6 +53,9 @@ uint64_t cli_now_us(void);
 void cli_warn_line(const char *prefix, const char *msg);
 
 int cli_run(const struct cli_opts *o);
+/* What is left of the run's deadline (O->deadline_ms from O->start_us), in
+ * milliseconds, at least 1: rsp_session_config.deadline_ms. */
+int cli_deadline_left(const struct cli_opts *o);
 
 /* --locals (cli/locals.c): the variables of frame K of ST, as text lines
  * (the JSON's are the library's). */

@@ -8,10 +8,13 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "dap/dap.h"
@@ -29,6 +32,7 @@ enum {
     OPT_SYSROOT = 256,
     OPT_STATS,
     OPT_TIMEOUT,
+    OPT_DEADLINE,
     OPT_PASS,
     OPT_NO_CACHE,
     OPT_LOCALS,
@@ -98,7 +102,10 @@ usage(FILE *f)
         "                     SECONDS, then print the profile; the target is left as found\n"
         "  -n, --max-frames N  stop each walk after N frames (default 4096)\n"
         "      --stats        protocol statistics: packets, bytes each way, round trips, time\n"
-        "      --timeout SEC  per protocol read, and for the stop with -c (default 10)\n"
+        "      --timeout SEC  per request, from its write to the end of its reply, and\n"
+        "                     for the stop with -c (default 10)\n"
+        "      --deadline SEC  for the whole run, connect to exit (default 300, plus the\n"
+        "                     --timeout with -c and the SECONDS of --sample)\n"
         "      --debug-dir DIR  separate debug files (default /usr/lib/debug)\n"
         "      --cache-dir DIR  where files read from the target, and uncompressed copies\n"
         "                     of compressed debug files, are kept by build-id\n"
@@ -125,6 +132,74 @@ usage(FILE *f)
         "  -h, --help         this text\n"
         "  -V, --version      the version\n",
         f);
+}
+
+/* The default of --deadline. */
+#define CLI_DEFAULT_DEADLINE_MS 300000
+
+/* OPT's value ARG, seconds (0 < SEC <= 86400), as milliseconds (at least 1)
+ * in *MS; -1 with the message on stderr. */
+static int
+parse_seconds(const char *opt, const char *arg, int *ms)
+{
+    char *e;
+    errno = 0;
+    double sec = strtod(arg, &e);
+    if (errno || e == arg || *e != '\0' || !(sec > 0) || sec > 86400) {
+        fprintf(stderr, "rspwalk: %s: '%s' is not a number of seconds (0 < SEC <= 86400)\n", opt,
+                arg);
+        return -1;
+    }
+    *ms = (int)(sec * 1000 + 0.5);
+    if (*ms == 0)
+        *ms = 1;
+    return 0;
+}
+
+/* The line the watchdog writes, made before it is armed. */
+static char deadline_msg[256];
+static size_t deadline_len;
+
+static void
+deadline_fire(int sig)
+{
+    (void)sig;
+    ssize_t n = write(STDERR_FILENO, deadline_msg, deadline_len);
+    (void)n;
+    _exit(EXIT_FAIL);
+}
+
+/* The backstop of the run's deadline.  The library fails every request past
+ * it (rsp_session_config.deadline_ms) with a message naming the request;
+ * this timer, half a second later, ends a run that is past it while working
+ * without the link (a stub's answers can make local work long too). */
+static void
+deadline_arm(const struct cli_opts *o)
+{
+    int n = snprintf(deadline_msg, sizeof deadline_msg,
+                     "rspwalk: %.120s: the run's deadline of %g s has passed\n",
+                     o->target != NULL ? o->target : "target", o->deadline_ms / 1000.0);
+    deadline_len = n < 0                             ? 0
+                   : (size_t)n < sizeof deadline_msg ? (size_t)n
+                                                     : sizeof deadline_msg - 1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = deadline_fire;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGALRM, &sa, NULL) != 0)
+        return;
+    long ms = (long)o->deadline_ms + 500;
+    struct itimerval it = { .it_value = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 } };
+    (void)setitimer(ITIMER_REAL, &it, NULL);
+}
+
+int
+cli_deadline_left(const struct cli_opts *o)
+{
+    uint64_t spent_ms = (cli_now_us() - o->start_us) / 1000;
+    if (spent_ms >= (uint64_t)o->deadline_ms)
+        return 1;
+    return o->deadline_ms - (int)spent_ms;
 }
 
 static int
@@ -242,6 +317,7 @@ main(int argc, char **argv)
         { "max-frames", required_argument, NULL, 'n' },
         { "stats", no_argument, NULL, OPT_STATS },
         { "timeout", required_argument, NULL, OPT_TIMEOUT },
+        { "deadline", required_argument, NULL, OPT_DEADLINE },
         { "pass", required_argument, NULL, OPT_PASS },
         { "no-cache", no_argument, NULL, OPT_NO_CACHE },
         { "locals", no_argument, NULL, OPT_LOCALS },
@@ -260,6 +336,7 @@ main(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     struct cli_opts o = { .format = CLI_TEXT, .timeout_ms = 10000, .start_us = cli_now_us() };
+    int deadline_ms = 0; /* 0: the default */
     const char *pass_list = default_pass;
     bool dap = false;
     const char *rsp_listen = NULL;
@@ -310,21 +387,14 @@ main(int argc, char **argv)
         case OPT_LINES:
             o.lines = true;
             break;
-        case OPT_TIMEOUT: {
-            char *e;
-            errno = 0;
-            double sec = strtod(optarg, &e);
-            if (errno || *e != '\0' || !(sec > 0) || sec > 86400) {
-                fprintf(stderr,
-                        "rspwalk: --timeout: '%s' is not a number of seconds (0 < SEC <= 86400)\n",
-                        optarg);
+        case OPT_TIMEOUT:
+            if (parse_seconds("--timeout", optarg, &o.timeout_ms) < 0)
                 return EXIT_USAGE;
-            }
-            o.timeout_ms = (int)(sec * 1000 + 0.5);
-            if (o.timeout_ms == 0)
-                o.timeout_ms = 1;
             break;
-        }
+        case OPT_DEADLINE:
+            if (parse_seconds("--deadline", optarg, &deadline_ms) < 0)
+                return EXIT_USAGE;
+            break;
         case OPT_PASS:
             pass_list = optarg;
             break;
@@ -458,6 +528,14 @@ main(int argc, char **argv)
                         "--thread\n");
         return EXIT_USAGE;
     }
+    /* The run's deadline: the default leaves room for the waits the
+     * command line asks for (the stop of -c, the sampling time). */
+    double dl = deadline_ms > 0 ? deadline_ms : CLI_DEFAULT_DEADLINE_MS;
+    if (deadline_ms == 0 && o.cont)
+        dl += o.timeout_ms;
+    dl += o.sample_seconds * 1000;
+    o.deadline_ms = dl > INT_MAX / 2 ? INT_MAX / 2 : (int)dl;
+    deadline_arm(&o);
 
     return o.attach ? cli_run_attach(&o) : cli_run(&o);
 }
@@ -477,6 +555,7 @@ cli_run(const struct cli_opts *o)
 
     rsp_session_config_init(&scfg);
     scfg.timeout_ms = o->timeout_ms;
+    scfg.deadline_ms = cli_deadline_left(o);
     scfg.no_cache = scfg.no_cache || o->no_cache;
     rc = rsp_session_open(o->target, &scfg, &s, &err);
     if (rc < 0) {

@@ -39,7 +39,7 @@ enum rsp_pkt {
     RSP_PKT__COUNT
 };
 
-/* The default per-read timeout (rsp_session_config.timeout_ms == 0). */
+/* The default per-request timeout (rsp_session_config.timeout_ms == 0). */
 #define RSP_DEFAULT_TIMEOUT_MS 5000
 /* The longest reply accepted: the first qSupported reply can be long
  * (gdbserver: ~600 bytes), so never less than 64 KiB, nor more than 4 MiB
@@ -69,6 +69,13 @@ struct rsp_exchange_hooks {
      * request costs no packet and no round trip (counted in
      * rsp_stats.cached_replies).  Default: every request is sent. */
     bool (*lookup_reply)(void *arg, const char *payload, size_t len, struct rsp_reply *r);
+    /* A stop reply P of LEN bytes came in place of the reply to a request
+     * no stop reply answers ('m', 'g', 'p', qXfer, Hg, qfThreadInfo...):
+     * QEMU 7.2 user mode sends a second stop reply after an interrupt
+     * reached a thread blocked in a system call.  It is counted in
+     * rsp_stats.stray_stops and the request's own reply is read next,
+     * within the same deadline.  Default: only counted. */
+    void (*stray_stop)(void *arg, const uint8_t *p, size_t len);
     /* After every read of the link and whenever what the exchange holds
      * unread changes (rsp_exchange_unread), or rsp_exchange_changed is
      * called.  Default: nothing. */
@@ -79,8 +86,14 @@ struct rsp_exchange_hooks {
 struct rsp_exchange {
     struct rsp_transport *t; /* owned */
     struct sw_errbuf *err;   /* borrowed: where every failure is written */
-    int timeout_ms;          /* per read */
-    bool trace;              /* the packet trace on (RSPWALK_DEBUG=pkt or the config) */
+    int timeout_ms;          /* per request: from its write to the end of its reply */
+    /* The whole run's deadline (rsp_exchange_set_deadline): sw_now_us() by
+     * which every reply must be in, 0 for none; and the length it was set
+     * with, for messages. */
+    uint64_t run_deadline_us;
+    int run_deadline_ms;
+    uint64_t wait_deadline_us; /* the deadline of the wait under way (its acks'), 0 between */
+    bool trace;                /* the packet trace on (RSPWALK_DEBUG=pkt or the config) */
     struct rsp_exchange_hooks hooks;
 
     struct rsp_dec dec;
@@ -112,6 +125,10 @@ struct rsp_exchange {
  * it, also after a failure here.  Returns 0 or SW_ENOMEM (no message). */
 int rsp_exchange_init(struct rsp_exchange *x, struct rsp_transport *t, struct sw_errbuf *err,
                       int timeout_ms, bool trace);
+/* Every reply from now on must be in within MS milliseconds of this call
+ * (the run's deadline, on top of each request's timeout_ms); 0 or less:
+ * no such deadline.  Past it, requests fail with SW_ETIMEDOUT naming it. */
+void rsp_exchange_set_deadline(struct rsp_exchange *x, int ms);
 /* Release what X owns, the transport included.  A zeroed X is a no-op. */
 void rsp_exchange_fini(struct rsp_exchange *x);
 /* Bound replies by what X->packet_size implies: four PacketSizes, within

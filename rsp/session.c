@@ -44,8 +44,16 @@ rsp_session_new(struct rsp_transport *t, const struct rsp_session_config *cfg,
         rsp_session_free(s);
         return SW_ENOMEM;
     }
+    rsp_exchange_set_deadline(&s->x, s->cfg.deadline_ms);
     *out = s;
     return 0;
+}
+
+void
+rsp_session_set_deadline(struct rsp_session *s, int ms)
+{
+    s->cfg.deadline_ms = ms > 0 ? ms : 0;
+    rsp_exchange_set_deadline(&s->x, ms);
 }
 
 void

@@ -8,6 +8,7 @@
 #include "rsp/transport.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdint.h>
@@ -134,26 +135,34 @@ rsp_transport_fd_read(struct rsp_transport *t, void *buf, size_t cap, int timeou
     }
 }
 
-/* Wait until FD is writable again after EAGAIN (a descriptor someone else
- * made non-blocking).  Returns 0 or -1 with errno set. */
+/* Wait until FD is writable, at most until DEADLINE_US (TIMEOUT_MS <= 0:
+ * forever).  Returns 1 when writable, 0 at the deadline, -1 with errno. */
 static int
-wait_writable(int fd)
+wait_writable(int fd, uint64_t deadline_us, int timeout_ms)
 {
     struct pollfd pfd = { .fd = fd, .events = POLLOUT };
     int n;
     do
-        n = poll(&pfd, 1, -1);
+        n = poll(&pfd, 1, rsp_transport_ms_left(deadline_us, timeout_ms > 0 ? timeout_ms : -1));
     while (n < 0 && errno == EINTR);
-    return n < 0 ? -1 : 0;
+    return n;
 }
 
+/* Never blocks in send() or write(): the socket is written with
+ * MSG_DONTWAIT, any other descriptor made non-blocking for the write, and
+ * every wait for room is a poll() bounded by t->write_timeout_ms. */
 static int
 write_loop(struct rsp_transport *t, const void *buf, size_t len, bool sock)
 {
     const char *p = buf;
+    int tmo = t->write_timeout_ms;
+    uint64_t deadline_us = sw_now_us() + (uint64_t)(tmo > 0 ? tmo : 0) * 1000;
+    int flags = -1, rc = 0;
 
+    if (!sock && (flags = fcntl(t->fd, F_GETFL)) >= 0 && !(flags & O_NONBLOCK))
+        (void)fcntl(t->fd, F_SETFL, flags | O_NONBLOCK);
     while (len > 0) {
-        ssize_t n = sock ? send(t->fd, p, len, MSG_NOSIGNAL) : write(t->fd, p, len);
+        ssize_t n = sock ? send(t->fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT) : write(t->fd, p, len);
         if (n > 0) {
             p += n;
             len -= (size_t)n;
@@ -162,14 +171,25 @@ write_loop(struct rsp_transport *t, const void *buf, size_t len, bool sock)
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            if (wait_writable(t->fd) == 0)
+            int w = wait_writable(t->fd, deadline_us, tmo);
+            if (w > 0)
                 continue;
+            if (w == 0) {
+                rc = sw_fail(&t->err, SW_ETIMEDOUT,
+                             "%s: the stub read nothing for %g s (%zu byte%s not sent)", t->name,
+                             tmo / 1000.0, len, len == 1 ? "" : "s");
+                break;
+            }
         }
         if (n == 0 || errno == EPIPE || errno == ECONNRESET || errno == EIO)
-            return closed_by_peer(t);
-        return sw_fail(&t->err, SW_EIO, "%s: write: %s", t->name, strerror(errno));
+            rc = closed_by_peer(t);
+        else
+            rc = sw_fail(&t->err, SW_EIO, "%s: write: %s", t->name, strerror(errno));
+        break;
     }
-    return 0;
+    if (flags >= 0 && !(flags & O_NONBLOCK))
+        (void)fcntl(t->fd, F_SETFL, flags);
+    return rc;
 }
 
 int

@@ -20,7 +20,8 @@ struct rsp_transport;
 /* Every member REQUIRED.  Results are 0 or a negative SW_E* code, with the
  * message in T->err. */
 struct rsp_transport_ops {
-    /* Write all LEN bytes (retrying short writes).  SW_ECONN if the peer is gone. */
+    /* Write all LEN bytes (retrying short writes) within T->write_timeout_ms.
+     * SW_ECONN if the peer is gone, SW_ETIMEDOUT if it read too little. */
     int (*write)(struct rsp_transport *t, const void *buf, size_t len);
     /* Read at least 1 and at most CAP bytes, waiting up to TIMEOUT_MS (-1:
      * forever).  *GOT is the count.  SW_ETIMEDOUT when nothing came,
@@ -34,6 +35,9 @@ struct rsp_transport {
     const struct rsp_transport_ops *ops; /* borrowed, static */
     int fd;                              /* the descriptor read, for poll(); -1 if none */
     char *name;                          /* owned: the spec, for messages */
+    /* How long one write may wait for the peer to read (a stub that reads
+     * nothing), set by the exchange before each write; 0 or less: forever. */
+    int write_timeout_ms;
     struct sw_errbuf err;
 };
 

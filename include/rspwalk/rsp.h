@@ -2,8 +2,10 @@
  *
  * A session speaks to one stub over one transport: the connect sequence,
  * features, stop replies, threads, registers, memory, qXfer objects and
- * resumption.  It knows nothing of walking stacks.  Every read has a
- * timeout; every packet sent and received is counted.
+ * resumption.  It knows nothing of walking stacks.  Every request has a
+ * deadline that only its own reply meets (timeout_ms), the whole session
+ * may have one (deadline_ms), and writes time out too; every packet sent
+ * and received is counted.
  *
  * Threads: a session is used by one thread at a time, together with every
  * process over it (rspwalk/target.h); different sessions may be used on
@@ -157,13 +159,25 @@ struct rsp_stats {
     uint64_t elapsed_us;                 /* time spent waiting on the link */
     uint64_t by_kind[64];                /* requests per packet kind (rsp_packet_name) */
     uint64_t interrupts;                 /* 0x03 bytes sent (each one round trip) */
+    uint64_t stray_stops;                /* stop replies that came in place of another
+                                          * request's reply (QEMU 7.2 user mode's
+                                          * second stop after an interrupt), set aside */
 };
 
 /* How a session works.  Every member's zero is its default, so a zeroed
  * config (or NULL) means the defaults; rsp_session_config_init also takes
  * no_cache and no_pipeline from the environment (docs/usage.md). */
 struct rsp_session_config {
-    int timeout_ms; /* per read; 0: the default, 5000 */
+    /* Per request: from its write to the end of its reply, which nothing
+     * else the stub sends meanwhile (acks, notifications, console output,
+     * stray stop replies) extends; also how long a write may wait for the
+     * stub to read.  0: the default, 5000. */
+    int timeout_ms;
+    /* The whole session's deadline, from rsp_session_open (or
+     * rsp_session_set_deadline): past it every request fails with
+     * SW_ETIMEDOUT naming it, however quickly each reply came.  0: none
+     * (the default). */
+    int deadline_ms;
     /* Stay in ack mode even where the stub offers QStartNoAckMode.
      * Default false: no-ack mode when offered. */
     bool keep_acks;
@@ -200,6 +214,10 @@ struct rsp_session_config {
 /* Fill CFG with the defaults: zero, and no_cache and no_pipeline from the
  * environment (RSPWALK_NO_CACHE, RSPWALK_NO_PIPELINE). */
 SW_API void rsp_session_config_init(struct rsp_session_config *cfg);
+
+/* Every reply from now on must be in within MS milliseconds of this call
+ * (rsp_session_config.deadline_ms, started again); 0: no deadline. */
+SW_API void rsp_session_set_deadline(struct rsp_session *s, int ms);
 
 /* Open a transport for SPEC (HOST:PORT, [V6]:PORT, unix:PATH,
  * /dev/ttyX[@BAUD], '|COMMAND'), run the connect sequence (qSupported,

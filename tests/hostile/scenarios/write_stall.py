@@ -2,7 +2,11 @@
 the socket and its write must time out instead of blocking forever."""
 NOACK = False
 RCVBUF = 2048
-EXPECT = r"^rspwalk: .*'g'"
+# Long enough for the acks to fill the socket's buffers (megabytes) before 'g' times out.
+TIMEOUT = 6
+DEADLINE = 8
+LIMIT = TIMEOUT + 1
+EXPECT = r"^rspwalk: .*'g'.*(the stub read nothing|within 6 s)"
 
 
 def reply(stub, pkt):

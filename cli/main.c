@@ -193,15 +193,6 @@ deadline_arm(const struct cli_opts *o)
     (void)setitimer(ITIMER_REAL, &it, NULL);
 }
 
-int
-cli_deadline_left(const struct cli_opts *o)
-{
-    uint64_t spent_ms = (cli_now_us() - o->start_us) / 1000;
-    if (spent_ms >= (uint64_t)o->deadline_ms)
-        return 1;
-    return o->deadline_ms - (int)spent_ms;
-}
-
 static int
 parse_format(const char *name, enum cli_format *out)
 {

@@ -16,6 +16,7 @@ read by tests/hostile/run too) changes what it needs:
                          through stub.send_packet / send_raw / notify / sleep /
                          stall.  stub.honest(pkt) is the honest reply.
   NOACK = False          do not offer QStartNoAckMode (the link stays in ack mode)
+  AUTO_ACK = False       in ack mode, send no '+' for the client's packets (the scenario does)
   RCVBUF = N             the stub's socket receive buffer (small: writes stall sooner)
 
 Python 3 standard library only.
@@ -144,7 +145,7 @@ class Stub:
             pkt = self.read_packet()
             if pkt is None:
                 return
-            if not self.noack:
+            if not self.noack and getattr(self.sc, "AUTO_ACK", True):
                 self.send_raw(b"+")
             fn = getattr(self.sc, "reply", None)
             out = fn(self, pkt) if fn is not None else self.honest(pkt)

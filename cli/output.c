@@ -49,6 +49,11 @@ text_stats(FILE *f, const struct rsp_stats *st, uint64_t wall_us)
             fprintf(f, " %s=%" PRIu64, name, st->by_kind[i]);
     }
     fputc('\n', f);
+    if (st->stray_stops)
+        fprintf(f,
+                "stats: %" PRIu64 " stop replies came in place of other replies and were set "
+                "aside\n",
+                st->stray_stops);
 }
 
 /* Names and paths below come from the target and its files: each is

@@ -1,15 +1,16 @@
 /* rsp/exchange.c -- the request/reply engine: packets out, replies in, acks, counters.
  *
- * Every packet we send goes through here: it is framed, counted and traced;
- * '+'/'-' are handled in ack mode, every request has a deadline that only
- * its own reply meets (acks, notifications, console output and stray stop
- * replies on the way do not move it), so has the run (x->run_deadline_us),
- * and empty and 'E' replies become codes.  What each packet means lives in the
- * rsp/ files above (they take the session); the bytes on the wire live in
+ * Every request goes through here: gated, counted, sent (alone, in pairs or
+ * batches) and answered, and empty and 'E' replies become codes.  The wait
+ * for a reply, with its one deadline per request and the run's, acks and
+ * retransmits, is rsp/exchange_wire.c's; what each packet means lives in
+ * the rsp/ files above (they take the session); the bytes on the wire in
  * transport*.c.  What those files add comes in through the hooks
  * (exchange.h), never by a call from here.
  */
 #include "rsp/exchange.h"
+
+#include "rsp/exchange_wire.h"
 
 #include <poll.h>
 #include <stdio.h>
@@ -35,27 +36,6 @@ const char *
 rsp_pkt_wire(enum rsp_pkt kind)
 {
     return kind < RSP_PKT__COUNT ? pkt_rows[kind].wire : "?";
-}
-
-void
-rsp_pkt_label(const char *payload, size_t len, char *buf, size_t cap)
-{
-    /* Long packets (qSupported, qXfer) are cut: the head names them. */
-    size_t max = 60;
-    size_t n = len < max ? len : max;
-    size_t o = 0;
-    for (size_t i = 0; i < n && o + 5 < cap; i++) {
-        unsigned char c = (unsigned char)payload[i];
-        if (c >= 0x20 && c < 0x7f)
-            buf[o++] = (char)c;
-        else
-            o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", c);
-    }
-    if (len > n && o + 4 < cap) {
-        memcpy(buf + o, "...", 3);
-        o += 3;
-    }
-    buf[o < cap ? o : cap - 1] = '\0';
 }
 
 /* ---- the exchange's lifetime ------------------------------------------- */
@@ -108,429 +88,6 @@ bool
 rsp_exchange_unread(const struct rsp_exchange *x)
 {
     return x->rpos < x->rlen || x->has_pending;
-}
-
-void
-rsp_exchange_changed(struct rsp_exchange *x)
-{
-    if (x->hooks.changed != NULL)
-        x->hooks.changed(x->hooks.arg);
-}
-
-/* ---- trace ------------------------------------------------------------- */
-
-/* One trace line: DIR then the payload, non-printable bytes and '\' as \xNN,
- * which is the transcript format read by tests/tools/fake_transport.c. */
-static void
-trace_line(const char *dir, const void *payload, size_t len)
-{
-    struct sw_buf b;
-    const uint8_t *p = payload;
-    sw_buf_init(&b);
-    if (sw_buf_append(&b, dir, strlen(dir)) != 0)
-        goto out;
-    for (size_t i = 0; i < len; i++) {
-        int rc;
-        if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\')
-            rc = sw_buf_append(&b, &p[i], 1);
-        else
-            rc = sw_buf_printf(&b, "\\x%02x", p[i]);
-        if (rc != 0)
-            goto out;
-    }
-    if (sw_buf_terminate(&b) == 0)
-        sw_debug_printf("%s", b.data);
-out:
-    sw_buf_fini(&b);
-}
-
-/* Keep the bytes of the current frame as received (before run-length
- * expansion) so the trace shows what the stub sent. */
-static void
-trace_raw(struct rsp_exchange *x, const uint8_t *p, size_t n)
-{
-    /* A small frame scanner of its own: '%' and '$'... are data or run-length
-     * counts inside a frame, so only a '$'/'%' between frames starts one. */
-    for (size_t i = 0; i < n; i++) {
-        uint8_t c = p[i];
-        if (x->raw_state == 0) {
-            if (c != '$' && c != '%')
-                continue;
-            x->raw.len = 0;
-            x->raw_state = 1;
-        } else if (x->raw_state == 1 && c == '$') {
-            x->raw.len = 0; /* a lost '#': the decoder restarts here too */
-        } else if (x->raw_state == 1 && c == '#') {
-            x->raw_state = 2;
-        } else if (x->raw_state >= 2) {
-            x->raw_state = x->raw_state == 2 ? 3 : 0;
-        }
-        if (x->raw.len < x->dec.max_len + 8)
-            (void)sw_buf_append(&x->raw, &c, 1);
-    }
-}
-
-/* The payload of the frame just decoded, as sent: between '$'/'%' and '#'. */
-static void
-trace_received(struct rsp_exchange *x, const char *dir)
-{
-    if (x->raw.len >= 4 && (x->raw.data[0] == '$' || x->raw.data[0] == '%'))
-        trace_line(dir, x->raw.data + 1, x->raw.len - 4);
-    else
-        trace_line(dir, x->dec.pkt, x->dec.pkt_len);
-    x->raw.len = 0;
-}
-
-/* RSPWALK_DEBUG=time without pkt: a short line per packet, for a timeline
- * of where a run waits and where it works. */
-static void
-trace_short(const struct rsp_exchange *x, const char *dir, const char *payload, size_t len)
-{
-    char label[96];
-    if (x->trace || !(sw_debug_mask() & SW_DBG_TIME))
-        return;
-    rsp_pkt_label(payload, len, label, 40);
-    sw_debug_printf("%s%s (%zu bytes)", dir, label, len);
-}
-
-/* ---- the wire ------------------------------------------------------------ */
-
-/* "3", "1.5": seconds for messages. */
-static void
-secs(char *buf, size_t cap, int ms)
-{
-    snprintf(buf, cap, "%g", ms / 1000.0);
-}
-
-/* Milliseconds a write or a wait may take from now: the request's timeout,
- * cut to what is left of the run's deadline (*BY_RUN then true; 0 once it
- * has passed). */
-static int
-time_left(const struct rsp_exchange *x, int timeout_ms, bool *by_run)
-{
-    *by_run = false;
-    if (x->run_deadline_us == 0)
-        return timeout_ms;
-    uint64_t now = sw_now_us();
-    uint64_t left = now >= x->run_deadline_us ? 0 : (x->run_deadline_us - now + 999) / 1000;
-    if (left < (uint64_t)timeout_ms) {
-        *by_run = true;
-        return (int)left;
-    }
-    return timeout_ms;
-}
-
-static int
-wire_write(struct rsp_exchange *x, const void *buf, size_t len, const char *label)
-{
-    bool by_run;
-    int left = time_left(x, x->timeout_ms, &by_run);
-    if (x->wait_deadline_us != 0) {
-        /* An ack or a resend within a wait: the wait's own deadline. */
-        uint64_t now = sw_now_us();
-        uint64_t w = now >= x->wait_deadline_us ? 0 : (x->wait_deadline_us - now + 999) / 1000;
-        if (w < (uint64_t)left)
-            left = w > 0 ? (int)w : 1;
-    }
-    if (left == 0 && by_run) {
-        char s[32];
-        secs(s, sizeof s, x->run_deadline_ms);
-        return sw_fail(x->err, SW_ETIMEDOUT, "'%s' not sent: the run's deadline of %s s has passed",
-                       label, s);
-    }
-    /* A stub that reads nothing must not block us: the write has the time
-     * its reply would have. */
-    x->t->write_timeout_ms = left;
-    uint64_t t0 = sw_now_us();
-    int rc = x->t->ops->write(x->t, buf, len);
-    x->stats.elapsed_us += sw_now_us() - t0;
-    if (rc < 0)
-        return sw_fail(x->err, rc, "sending '%s': %s", label, x->t->err.msg);
-    x->stats.bytes_sent += len;
-    return 0;
-}
-
-static int
-send_ack(struct rsp_exchange *x, char c, const char *label)
-{
-    return wire_write(x, &c, 1, label);
-}
-
-/* Frame PAYLOAD into x->out and write it. */
-static int
-send_frame(struct rsp_exchange *x, const char *payload, size_t len, const char *label)
-{
-    if (x->out.cap < len + 4) {
-        char *p = sw_realloc(x->out.data, len + 4);
-        if (p == NULL)
-            return sw_fail(x->err, SW_ENOMEM, "sending '%s': out of memory", label);
-        x->out.data = p;
-        x->out.cap = len + 4;
-    }
-    long n = rsp_frame(payload, len, x->out.data, x->out.cap);
-    if (n < 0)
-        return sw_fail(x->err, SW_EINVAL, "sending '%s': cannot frame", label);
-    if (x->trace)
-        trace_line("-> ", payload, len);
-    trace_short(x, "-> ", payload, len);
-    x->stats.packets_sent++;
-    return wire_write(x, x->out.data, (size_t)n, label);
-}
-
-/* Wait for a packet (not an ack) after having sent LABEL.  RETRANSMIT
- * re-sends our packet on '-' (NULL: a '-' is unexpected).  SKIP_CONSOLE
- * skips 'O' packets.  ACK_ONLY returns as soon as our packet is acked.
- * NO_STOP: no stop reply answers the request (a 'T'/'S' packet is a stray
- * stop, a 'W'/'X' the process's end, an 'O' console output).  BARE: LABEL
- * names what is waited for ("stop reply") rather than a request. */
-struct waiter {
-    const char *label;
-    const char *payload; /* for retransmits; NULL if none */
-    size_t len;
-    bool skip_console;
-    bool ack_only;
-    int timeout_ms;
-    bool no_stop;
-    bool bare;
-};
-
-/* What came during one wait and did not end it, for the message at its expiry. */
-struct wait_noise {
-    size_t acks, naks, intrs, notes, console, stops;
-};
-
-static void
-noise_add(char *buf, size_t cap, size_t *o, size_t n, const char *one, const char *many)
-{
-    if (n == 0 || *o >= cap)
-        return;
-    int k = snprintf(buf + *o, cap - *o, "%s%zu %s", *o ? ", " : " (", n, n == 1 ? one : many);
-    if (k > 0)
-        *o += (size_t)k;
-}
-
-/* The expiry of wait W: one line naming the request and what kept coming. */
-static int
-wait_expired(struct rsp_exchange *x, const struct waiter *w, bool by_run, size_t junk,
-             const struct wait_noise *n)
-{
-    char what[140], within[64], extra[200];
-    size_t o = 0;
-    if (w->bare)
-        snprintf(what, sizeof what, "%s", w->label);
-    else
-        snprintf(what, sizeof what, "%s '%s'", w->ack_only ? "ack of" : "reply to", w->label);
-    char s[32];
-    secs(s, sizeof s, by_run ? x->run_deadline_ms : w->timeout_ms);
-    if (by_run)
-        snprintf(within, sizeof within, "the run's deadline of %s s", s);
-    else
-        snprintf(within, sizeof within, "%s s", s);
-    extra[0] = '\0';
-    noise_add(extra, sizeof extra, &o, junk, "byte of garbage", "bytes of garbage");
-    noise_add(extra, sizeof extra, &o, n->acks, "ack", "acks");
-    noise_add(extra, sizeof extra, &o, n->naks, "stray nak", "stray naks");
-    noise_add(extra, sizeof extra, &o, n->intrs, "interrupt byte", "interrupt bytes");
-    noise_add(extra, sizeof extra, &o, n->notes, "notification", "notifications");
-    noise_add(extra, sizeof extra, &o, n->console, "console packet", "console packets");
-    noise_add(extra, sizeof extra, &o, n->stops, "stray stop reply", "stray stop replies");
-    if (o > 0 && o + 1 < sizeof extra)
-        memcpy(extra + o, ")", 2);
-    return sw_fail(x->err, SW_ETIMEDOUT, "no %s within %s%s", what, within, extra);
-}
-
-/* The next decoder event, reading the transport as needed until DEADLINE. */
-static int
-next_event(struct rsp_exchange *x, const struct waiter *w, uint64_t deadline_us, bool by_run,
-           size_t garbage0, const struct wait_noise *noise, enum rsp_dec_event *ev)
-{
-    const char *label = w->label;
-    for (;;) {
-        if (x->rpos < x->rlen) {
-            size_t n = rsp_dec_feed(&x->dec, x->rbuf + x->rpos, x->rlen - x->rpos, ev);
-            if (x->trace)
-                trace_raw(x, x->rbuf + x->rpos, n);
-            x->rpos += n;
-            if (*ev != RSP_DEC_NONE)
-                return 0;
-            continue;
-        }
-        uint64_t now = sw_now_us();
-        int rc = SW_ETIMEDOUT;
-        size_t got = 0;
-        if (now < deadline_us) {
-            uint64_t left_ms = (deadline_us - now + 999) / 1000;
-            rc = x->t->ops->read(x->t, x->rbuf, sizeof x->rbuf, (int)left_ms, &got);
-            x->stats.elapsed_us += sw_now_us() - now;
-        }
-        if (rc == SW_ETIMEDOUT)
-            return wait_expired(x, w, by_run, x->dec.garbage - garbage0, noise);
-        if (rc < 0) {
-            bool mid = x->dec.state != 0;
-            return sw_fail(x->err, rc, "waiting for the reply to '%s': %s%s", label, x->t->err.msg,
-                           mid ? " (in the middle of a packet)" : "");
-        }
-        x->stats.bytes_received += got;
-        x->rpos = 0;
-        x->rlen = got;
-    }
-}
-
-static bool
-is_console(const uint8_t *p, size_t len)
-{
-    /* "O<hex>" console output and OpenOCD's empty "O" keep-alive; "OK" and
-     * other text that starts with 'O' are not. */
-    if (len < 1 || p[0] != 'O' || len % 2 == 0)
-        return false;
-    for (size_t i = 1; i < len; i++)
-        if (sw_hex_val(p[i]) < 0)
-            return false;
-    return true;
-}
-
-/* "T05...", "S02": a stop reply, which no other request is answered with
- * (their replies are hex, "OK", "E", 'l'/'m' or text of another shape). */
-static bool
-is_stop_reply(const uint8_t *p, size_t len)
-{
-    return len >= 3 && (p[0] == 'T' || p[0] == 'S') && sw_hex_val(p[1]) >= 0 &&
-           sw_hex_val(p[2]) >= 0 && (len == 3 || p[0] == 'T');
-}
-
-/* "W00", "X09;process:1f": the process's end, which no request other than
- * a resume or '?' is answered with. */
-static bool
-is_exit_reply(const uint8_t *p, size_t len)
-{
-    return len >= 3 && (p[0] == 'W' || p[0] == 'X') && sw_hex_val(p[1]) >= 0 &&
-           sw_hex_val(p[2]) >= 0 && (len == 3 || p[3] == ';');
-}
-
-static int wait_packet_1(struct rsp_exchange *x, const struct waiter *w, bool *got_packet);
-
-/* Every read of the link goes through here: afterwards the changed hook
- * learns what is left unread (the event descriptor, rsp/event_fd.c). */
-static int
-wait_packet(struct rsp_exchange *x, const struct waiter *w, bool *got_packet)
-{
-    int rc = wait_packet_1(x, w, got_packet);
-    x->wait_deadline_us = 0;
-    rsp_exchange_changed(x);
-    return rc;
-}
-
-static int
-wait_packet_1(struct rsp_exchange *x, const struct waiter *w, bool *got_packet)
-{
-    int naks = 0, bad = 0;
-    size_t garbage0 = x->dec.garbage;
-    struct wait_noise noise = { 0 };
-    /* One deadline for the whole wait, set here and never moved: only the
-     * packet waited for meets it.  Timeout 0 is a poll
-     * (handle_debug_event(false)): it still reads what has arrived, for
-     * which the deadline must not have passed already. */
-    bool by_run;
-    int ms = time_left(x, w->timeout_ms > 0 ? w->timeout_ms : 1, &by_run);
-    uint64_t deadline = sw_now_us() + (uint64_t)ms * 1000;
-    x->wait_deadline_us = deadline;
-    *got_packet = false;
-    if (w->ack_only && x->noack)
-        return 0;
-    for (;;) {
-        enum rsp_dec_event ev;
-        int rc = next_event(x, w, deadline, by_run, garbage0, &noise, &ev);
-        if (rc < 0)
-            return rc;
-        switch (ev) {
-        case RSP_DEC_ACK:
-            if (w->ack_only)
-                return 0;
-            noise.acks++;
-            break;
-        case RSP_DEC_NAK:
-            if (w->payload == NULL || x->noack) {
-                noise.naks++;
-                break; /* a stray '-': nothing of ours to resend */
-            }
-            if (++naks > RSP_MAX_RETRIES)
-                return sw_fail(x->err, SW_EPROTO, "sending '%s': the stub refused it %d times",
-                               w->label, naks);
-            x->stats.retransmits++;
-            if ((rc = send_frame(x, w->payload, w->len, w->label)) < 0)
-                return rc;
-            break;
-        case RSP_DEC_PACKET:
-            x->stats.packets_received++;
-            if (x->trace)
-                trace_received(x, "<- ");
-            trace_short(x, "<- ", (const char *)x->dec.pkt, x->dec.pkt_len);
-            if (!x->noack && (rc = send_ack(x, '+', w->label)) < 0)
-                return rc;
-            if ((w->skip_console || w->no_stop) && is_console(x->dec.pkt, x->dec.pkt_len)) {
-                noise.console++; /* console output, never a request's reply */
-                break;
-            }
-            /* Not a stop we wait for: a reply to another request, or what
-             * comes before the ack of a resume (a stop after it comes after). */
-            if ((w->no_stop || (x->intr_unanswered && (!w->skip_console || w->ack_only))) &&
-                is_stop_reply(x->dec.pkt, x->dec.pkt_len)) {
-                x->intr_unanswered = false; /* the stub's late answer to our 0x03 */
-                x->stats.stray_stops++;
-                noise.stops++;
-                if (x->trace)
-                    sw_debug_printf("-! a stop reply in place of the reply to '%s', set aside",
-                                    w->label);
-                if (x->hooks.stray_stop != NULL)
-                    x->hooks.stray_stop(x->hooks.arg, x->dec.pkt, x->dec.pkt_len);
-                break;
-            }
-            if (w->no_stop && is_exit_reply(x->dec.pkt, x->dec.pkt_len))
-                return sw_fail(
-                    x->err, SW_EEXITED, "'%s': the process has %s (the stub replied %.*s)",
-                    w->label, x->dec.pkt[0] == 'W' ? "exited" : "been killed",
-                    (int)(x->dec.pkt_len > 40 ? 40 : x->dec.pkt_len), (const char *)x->dec.pkt);
-            *got_packet = true;
-            return 0;
-        case RSP_DEC_NOTIFY:
-            x->stats.notifications++;
-            noise.notes++;
-            if (x->trace)
-                trace_received(x, "<% ");
-            /* Non-stop: a stop, queued by the hook whatever we wait for. */
-            if (x->hooks.notify != NULL &&
-                x->hooks.notify(x->hooks.arg, x->dec.pkt, x->dec.pkt_len) && x->notify_waiting)
-                return 0;
-            break;
-        case RSP_DEC_BAD_CHECKSUM:
-        case RSP_DEC_BAD_RLE:
-            x->stats.packets_received++;
-            if (x->trace)
-                trace_received(x, ev == RSP_DEC_BAD_CHECKSUM ? "<! badsum " : "<! badrle ");
-            if (x->noack)
-                return sw_fail(x->err, SW_EPROTO, "reply to '%s': %s (no-ack mode: no resend)",
-                               w->label,
-                               ev == RSP_DEC_BAD_CHECKSUM ? "bad checksum" : "bad run-length");
-            if (++bad > RSP_MAX_RETRIES)
-                return sw_fail(x->err, SW_EPROTO, "reply to '%s': %s %d times", w->label,
-                               ev == RSP_DEC_BAD_CHECKSUM ? "bad checksum" : "bad run-length", bad);
-            if ((rc = send_ack(x, '-', w->label)) < 0)
-                return rc;
-            break;
-        case RSP_DEC_OVERSIZE:
-            x->stats.packets_received++;
-            /* Acknowledge so the stub does not resend what we cannot hold. */
-            if (!x->noack && (rc = send_ack(x, '+', w->label)) < 0)
-                return rc;
-            return sw_fail(x->err, SW_EPROTO, "reply to '%s': longer than %zu bytes", w->label,
-                           x->dec.max_len);
-        case RSP_DEC_INTERRUPT:
-            noise.intrs++;
-            break;
-        case RSP_DEC_NONE:
-            break;
-        }
-    }
 }
 
 /* Whether no stop reply answers KIND: every request but '?', the attaches
@@ -626,12 +183,12 @@ request_1(struct rsp_exchange *x, enum rsp_pkt kind, const char *payload, size_t
     }
     x->stats.by_kind[kind]++;
     x->stats.round_trips++;
-    if ((rc = send_frame(x, payload, len, label)) < 0)
+    if ((rc = rsp_wire_send_frame(x, payload, len, label)) < 0)
         return rc;
     idle_while(x, while_fn, while_arg);
-    struct waiter w = { label, payload,       len,           pkt_rows[kind].reply == RSP_R_STOP,
-                        false, x->timeout_ms, no_stop(kind), false };
-    if ((rc = wait_packet(x, &w, &got)) < 0)
+    struct rsp_waiter w = { label, payload,       len,           pkt_rows[kind].reply == RSP_R_STOP,
+                            false, x->timeout_ms, no_stop(kind), false };
+    if ((rc = rsp_wire_wait(x, &w, &got)) < 0)
         return rc;
     r->p = (const char *)x->dec.pkt;
     r->len = x->dec.pkt_len;
@@ -676,26 +233,26 @@ rsp_request_pair(struct rsp_exchange *x, enum rsp_pkt k1, const char *p1, size_t
     if (n1 < 0 || n2 < 0)
         return sw_fail(x->err, SW_EINVAL, "sending '%s': cannot frame", label1);
     if (x->trace) {
-        trace_line("-> ", p1, l1);
-        trace_line("-> ", p2, l2);
+        rsp_wire_trace_line("-> ", p1, l1);
+        rsp_wire_trace_line("-> ", p2, l2);
     }
-    trace_short(x, "-> ", p1, l1);
-    trace_short(x, "-> ", p2, l2);
+    rsp_wire_trace_short(x, "-> ", p1, l1);
+    rsp_wire_trace_short(x, "-> ", p2, l2);
     x->stats.by_kind[k1]++;
     x->stats.by_kind[k2]++;
     x->stats.round_trips++;
     x->stats.packets_sent += 2;
-    if ((rc = wire_write(x, x->out.data, (size_t)(n1 + n2), label1)) < 0)
+    if ((rc = rsp_wire_write(x, x->out.data, (size_t)(n1 + n2), label1)) < 0)
         return rc;
-    struct waiter w1 = { label1, NULL, 0, false, false, x->timeout_ms, no_stop(k1), false };
-    if ((rc = wait_packet(x, &w1, &got)) < 0)
+    struct rsp_waiter w1 = { label1, NULL, 0, false, false, x->timeout_ms, no_stop(k1), false };
+    if ((rc = rsp_wire_wait(x, &w1, &got)) < 0)
         return rc;
     struct rsp_reply first = { (const char *)x->dec.pkt, x->dec.pkt_len };
     *r1len = first.len < r1cap ? first.len : r1cap;
     memcpy(r1, first.p, *r1len);
     int rc1 = judge_reply(x, k1, label1, &first);
-    struct waiter w2 = { label2, NULL, 0, false, false, x->timeout_ms, no_stop(k2), false };
-    if ((rc = wait_packet(x, &w2, &got)) < 0)
+    struct rsp_waiter w2 = { label2, NULL, 0, false, false, x->timeout_ms, no_stop(k2), false };
+    if ((rc = rsp_wire_wait(x, &w2, &got)) < 0)
         return rc;
     r2->p = (const char *)x->dec.pkt;
     r2->len = x->dec.pkt_len;
@@ -774,13 +331,13 @@ rsp_request_batch_while(struct rsp_exchange *x, const struct rsp_batch_item *ite
         rsp_pkt_label(items[i].payload, items[i].len, label, sizeof label);
         for (size_t j = i; j < i + k; j++) {
             if (x->trace)
-                trace_line("-> ", items[j].payload, items[j].len);
-            trace_short(x, "-> ", items[j].payload, items[j].len);
+                rsp_wire_trace_line("-> ", items[j].payload, items[j].len);
+            rsp_wire_trace_short(x, "-> ", items[j].payload, items[j].len);
             x->stats.by_kind[items[j].kind]++;
         }
         x->stats.round_trips++;
         x->stats.packets_sent += k;
-        if ((rc = wire_write(x, x->out.data, len, label)) < 0)
+        if ((rc = rsp_wire_write(x, x->out.data, len, label)) < 0)
             return rc;
         /* The caller's work while the first write's replies are on their way. */
         idle_while(x, while_fn, while_arg);
@@ -789,9 +346,10 @@ rsp_request_batch_while(struct rsp_exchange *x, const struct rsp_batch_item *ite
          * request meets its own reply. */
         for (size_t j = i; j < i + k; j++) {
             rsp_pkt_label(items[j].payload, items[j].len, label, sizeof label);
-            struct waiter w = { label, NULL, 0, false, false, x->timeout_ms, no_stop(items[j].kind),
-                                false };
-            if ((rc = wait_packet(x, &w, &got)) < 0)
+            struct rsp_waiter w = {
+                label, NULL, 0, false, false, x->timeout_ms, no_stop(items[j].kind), false
+            };
+            if ((rc = rsp_wire_wait(x, &w, &got)) < 0)
                 return rc;
             struct rsp_reply r = { (const char *)x->dec.pkt, x->dec.pkt_len };
             rc = judge_reply(x, items[j].kind, label, &r);
@@ -829,10 +387,10 @@ send_noreply(struct rsp_exchange *x, enum rsp_pkt kind, const char *payload, siz
     if ((rc = gate(x, kind, label)) < 0)
         return rc;
     x->stats.by_kind[kind]++;
-    if ((rc = send_frame(x, payload, len, label)) < 0)
+    if ((rc = rsp_wire_send_frame(x, payload, len, label)) < 0)
         return rc;
-    struct waiter w = { label, payload, len, true, true, x->timeout_ms, false, false };
-    if ((rc = wait_packet(x, &w, &got)) < 0)
+    struct rsp_waiter w = { label, payload, len, true, true, x->timeout_ms, false, false };
+    if ((rc = rsp_wire_wait(x, &w, &got)) < 0)
         return rc;
     if (got) {
         /* The stop came before the ack (a lost '+'): keep it for rsp_recv_stop. */
@@ -863,8 +421,8 @@ rsp_recv_stop(struct rsp_exchange *x, int timeout_ms, struct rsp_reply *r)
         rsp_exchange_changed(x);
         return 0;
     }
-    struct waiter w = { "stop reply", NULL, 0, true, false, timeout_ms, false, true };
-    int rc = wait_packet(x, &w, &got);
+    struct rsp_waiter w = { "stop reply", NULL, 0, true, false, timeout_ms, false, true };
+    int rc = rsp_wire_wait(x, &w, &got);
     if (rc < 0)
         return rc;
     r->p = (const char *)x->dec.pkt;
@@ -876,9 +434,9 @@ int
 rsp_recv_notify(struct rsp_exchange *x, int timeout_ms)
 {
     bool got;
-    struct waiter w = { "stop notification", NULL, 0, true, false, timeout_ms, false, true };
-    x->notify_waiting = true; /* wait_packet returns at the %Stop */
-    int rc = wait_packet(x, &w, &got);
+    struct rsp_waiter w = { "stop notification", NULL, 0, true, false, timeout_ms, false, true };
+    x->notify_waiting = true; /* rsp_wire_wait returns at the %Stop */
+    int rc = rsp_wire_wait(x, &w, &got);
     x->notify_waiting = false;
     if (rc < 0)
         return rc;
@@ -900,5 +458,5 @@ rsp_send_interrupt(struct rsp_exchange *x)
     x->stats.interrupts++;
     if (x->trace)
         sw_debug_printf("-! %s", "interrupt");
-    return wire_write(x, &ctrl_c, 1, "interrupt");
+    return rsp_wire_write(x, &ctrl_c, 1, "interrupt");
 }

@@ -99,7 +99,7 @@ cli_run_attach(const struct cli_opts *o)
         return 2;
     rsp_session_config_init(&scfg);
     scfg.timeout_ms = o->timeout_ms;
-    scfg.deadline_ms = cli_deadline_left(o);
+    scfg.deadline_ms = o->deadline_ms;
     scfg.no_cache = scfg.no_cache || o->no_cache;
     if (rsp_session_open(o->target, &scfg, &s, &err) < 0) {
         fprintf(stderr, "rspwalk: %s\n", err.msg);

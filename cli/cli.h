@@ -29,7 +29,9 @@ struct cli_opts {
     enum cli_format format;
     size_t max_frames;
     int timeout_ms;
-    int deadline_ms; /* --deadline, resolved: the whole run (cli_deadline_arm) */
+    /* --deadline, resolved: the whole run, from the session's open (what
+     * comes before it is the parsing of this command line) */
+    int deadline_ms;
     bool cont;
     bool stats;
     bool no_cache;
@@ -53,9 +55,6 @@ uint64_t cli_now_us(void);
 void cli_warn_line(const char *prefix, const char *msg);
 
 int cli_run(const struct cli_opts *o);
-/* What is left of the run's deadline (O->deadline_ms from O->start_us), in
- * milliseconds, at least 1: rsp_session_config.deadline_ms. */
-int cli_deadline_left(const struct cli_opts *o);
 
 /* --locals (cli/locals.c): the variables of frame K of ST, as text lines
  * (the JSON's are the library's). */

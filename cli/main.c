@@ -546,7 +546,7 @@ cli_run(const struct cli_opts *o)
 
     rsp_session_config_init(&scfg);
     scfg.timeout_ms = o->timeout_ms;
-    scfg.deadline_ms = cli_deadline_left(o);
+    scfg.deadline_ms = o->deadline_ms;
     scfg.no_cache = scfg.no_cache || o->no_cache;
     rc = rsp_session_open(o->target, &scfg, &s, &err);
     if (rc < 0) {

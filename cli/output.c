@@ -20,15 +20,6 @@ cli_now_us(void)
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-int
-cli_deadline_left(const struct cli_opts *o)
-{
-    uint64_t spent_ms = (cli_now_us() - o->start_us) / 1000;
-    if (spent_ms >= (uint64_t)o->deadline_ms)
-        return 1;
-    return o->deadline_ms - (int)spent_ms;
-}
-
 static void
 text_stats(FILE *f, const struct rsp_stats *st, uint64_t wall_us)
 {

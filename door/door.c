@@ -111,6 +111,16 @@ struct door {
     unsigned line;        /* the front end's memory line: DOOR_LINE_GDB, or _LLDB once it is lldb */
     bool fe_multiprocess; /* the front end's qSupported offered multiprocess+ */
 
+    /* door_serve_link: the link is borrowed from its owner, who keeps the
+     * stub.  The front end's detach is answered here (the stub would end
+     * its only link), the target is stopped again when the front end
+     * leaves it running, and the breakpoints it left inserted are removed. */
+    bool borrowed;
+    bool detached;     /* borrowed: the front end asked to detach */
+    bool left_running; /* borrowed: the front end left while the target ran */
+    struct door_buf
+        bps; /* borrowed: the 'z' packets of the breakpoints inserted, '\n' after each */
+
     uint64_t packets, answered, rt0;
 };
 
@@ -1037,8 +1047,10 @@ on_resume(struct door *d, const char *pkt, size_t len)
         }
         if (pf[1].revents) {
             int rc = fill(d);
-            if (rc <= 0)
+            if (rc <= 0) {
+                d->left_running = true;
                 return 0; /* the front end left with the target running */
+            }
             /* While the target runs the front end sends only the interrupt
              * (and acks): any other bytes wait for the stop. */
             for (size_t i = d->rpos; i < d->rlen; i++)
@@ -1053,6 +1065,37 @@ on_resume(struct door *d, const char *pkt, size_t len)
                 }
         }
     }
+}
+
+/* Borrowed link: 'Z' and 'z' passed through, the breakpoints the stub
+ * took kept as the 'z' that removes each, so that none outlives the door. */
+static int
+on_breakpoint(struct door *d, const char *pkt, size_t len)
+{
+    const char *r;
+    size_t rl;
+    if (rsp_pass_request(d->s, pkt, len, &r, &rl) < 0) {
+        door_log(d, "%s", rsp_session_errmsg(d->s));
+        return -1;
+    }
+    if (rl == 2 && memcmp(r, "OK", 2) == 0) {
+        /* Forget an earlier record of the same breakpoint either way. */
+        char *p = d->bps.p;
+        while (p != NULL && p < d->bps.p + d->bps.len) {
+            char *nl = strchr(p, '\n');
+            if ((size_t)(nl - p) == len && memcmp(p + 1, pkt + 1, len - 1) == 0) {
+                memmove(p, nl + 1, (size_t)(d->bps.p + d->bps.len - (nl + 1)) + 1);
+                d->bps.len -= (size_t)(nl + 1 - p);
+                continue;
+            }
+            p = nl + 1;
+        }
+        if (pkt[0] == 'Z' &&
+            (buf_addc(&d->bps, 'z') < 0 || buf_add(&d->bps, pkt + 1, len - 1) < 0 ||
+             buf_addc(&d->bps, '\n') < 0))
+            return -1;
+    }
+    return send_packet(d, r, rl);
 }
 
 static bool
@@ -1117,13 +1160,20 @@ handle(struct door *d, const char *pkt, size_t len)
             door_regs_written(d, tid);
             door_memo_clear(&d->memo); /* the 'p' replies kept */
         }
-        int rc = pass(d, pkt, len);
+        int rc = d->borrowed && (pkt[0] == 'Z' || pkt[0] == 'z') ? on_breakpoint(d, pkt, len)
+                                                                 : pass(d, pkt, len);
         /* Memory writes change what the process read (not its library list). */
         if (pkt[0] == 'M' || pkt[0] == 'X')
             sw_proc_rsp_forget_reads(sw_walker_proc(d->w));
         else if (pkt[0] == 'P' || pkt[0] == 'G')
             sw_proc_rsp_forget_regs(sw_walker_proc(d->w), (sw_tid)tid);
         return rc;
+    }
+    if (d->borrowed && len > 0 && pkt[0] == 'D') {
+        /* The owner's link stays: the target runs on when the door ends. */
+        door_drop(d);
+        d->ended = d->detached = true;
+        return send_str(d, "OK");
     }
     if ((len > 0 && (pkt[0] == 'D' || pkt[0] == 'k')) || starts(pkt, len, "vKill")) {
         door_drop(d);
@@ -1334,5 +1384,66 @@ door_serve(const struct door_config *cfg)
     free(d.reply.p);
     door_memo_fini(&d.memo);
     sw_walker_free(d.w);
+    return rc;
+}
+
+/* Borrowed link, the front end gone: a target it left running is stopped
+ * (the owner resumes it through its own session, which then knows), and
+ * its breakpoints still inserted are removed. */
+static int
+door_hand_back(struct door *d)
+{
+    const char *r;
+    size_t rl;
+    if (d->left_running) {
+        if (rsp_interrupt(d->s) < 0 ||
+            rsp_pass_wait_stop(d->s, d->cfg->timeout_ms > 0 ? d->cfg->timeout_ms : 10000, &r, &rl) <
+                0) {
+            door_log(d, "stopping the target the front end left running: %s",
+                     rsp_session_errmsg(d->s));
+            return -1;
+        }
+        took_stop(d, r, rl);
+    }
+    if (!d->stopped)
+        return 0; /* exited: nothing to remove */
+    for (char *p = d->bps.p; p != NULL && p < d->bps.p + d->bps.len;) {
+        char *nl = strchr(p, '\n');
+        if (rsp_pass_request(d->s, p, (size_t)(nl - p), &r, &rl) < 0) {
+            door_log(d, "removing a breakpoint the front end left: %s", rsp_session_errmsg(d->s));
+            return -1;
+        }
+        p = nl + 1;
+    }
+    d->bps.len = 0;
+    return 0;
+}
+
+int
+door_serve_link(const struct door_config *cfg, struct sw_walker *w, int fd, bool *running)
+{
+    struct door d = { .cfg = cfg,
+                      .log = cfg->log ? cfg->log : stderr,
+                      .w = w,
+                      .s = sw_proc_rsp_session(sw_walker_proc(w)),
+                      .fd = fd,
+                      .borrowed = true };
+    const struct rsp_stop *st = rsp_last_stop(d.s);
+    d.stopped = !(st != NULL && (st->kind == RSP_STOP_EXITED || st->kind == RSP_STOP_KILLED));
+    int one = 1;
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    int rc = serve_one(&d);
+    if (rc == 0)
+        rc = door_hand_back(&d);
+    *running = rc == 0 && d.stopped && (d.detached || d.left_running);
+    door_drop(&d);
+    free(d.pkt.p);
+    free(d.out.p);
+    free(d.last.p);
+    free(d.xreq.p);
+    free(d.xreply.p);
+    free(d.reply.p);
+    free(d.bps.p);
+    door_memo_fini(&d.memo);
     return rc;
 }

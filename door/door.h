@@ -10,8 +10,11 @@
 #ifndef RSPWALK_DOOR_H
 #define RSPWALK_DOOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+
+struct sw_walker;
 
 /* How the door works.  Every pointer is borrowed for door_serve's run. */
 struct door_config {
@@ -36,5 +39,18 @@ struct door_config {
  * with the cause logged: a listen address that is not loopback or cannot
  * be bound, a stub that cannot be reached, a link lost mid-request. */
 int door_serve(const struct door_config *cfg);
+
+/* Serve the one front end on FD over W's link, which stays its owner's
+ * (rspwalkd's link thread): borrowed for the call, and FD too (not
+ * closed).  Of CFG only target (the name in the stack document), log,
+ * timeout_ms and max_frames are used.  The target must be stopped (or
+ * exited) when it begins.  Unlike door_serve, a detach ('D') is answered
+ * here and not passed on, since the stub would end the owner's link with
+ * it; when the front end leaves, the target is stopped again if it left it
+ * running and the breakpoints it left inserted are removed.  *RUNNING: the
+ * front end detached or left the target running, which the owner should
+ * resume.  Returns 0 when the front end left, or -1 when the link was
+ * lost (logged). */
+int door_serve_link(const struct door_config *cfg, struct sw_walker *w, int fd, bool *running);
 
 #endif /* RSPWALK_DOOR_H */

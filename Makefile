@@ -87,7 +87,9 @@ $(1)_CLI_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(CLI_SRCS))
 $(1)_SERVER_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(SERVER_SRCS)) build/$(1)/server/web_assets.o
 $(1)_DAP_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(DAP_SRCS))
 $(1)_DOOR_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(DOOR_SRCS))
-$(1)_SERVER_LIB_OBJS := $$(filter-out build/$(1)/server/main.o,$$($(1)_SERVER_OBJS))
+# The server's objects but main.o, with the doors it serves (dap/, door/).
+$(1)_SERVER_LIB_OBJS := $$(filter-out build/$(1)/server/main.o,$$($(1)_SERVER_OBJS)) $$($(1)_DAP_OBJS) \
+    $$($(1)_DOOR_OBJS)
 $(1)_TOOL_OBJS := $$(patsubst %.c,build/$(1)/%.o,$$(TOOL_SRCS))
 
 build/$(1)/%.o: %.c
@@ -113,9 +115,9 @@ build/$(1)/rspwalk: $$($(1)_CLI_OBJS) $$($(1)_DAP_OBJS) $$($(1)_DOOR_OBJS) build
 	$$(Q)$(2) $$($(1)_CFLAGS) -o $$@ $$($(1)_CLI_OBJS) $$($(1)_DAP_OBJS) $$($(1)_DOOR_OBJS) build/$(1)/librspwalk.a \
 	    $$(LIBS) $$(DAP_LIBS) $$($(1)_LDFLAGS)
 
-build/$(1)/rspwalkd: $$($(1)_SERVER_OBJS) $$($(1)_DAP_OBJS) build/$(1)/librspwalk.a
+build/$(1)/rspwalkd: $$($(1)_SERVER_OBJS) $$($(1)_DAP_OBJS) $$($(1)_DOOR_OBJS) build/$(1)/librspwalk.a
 	$$(if $$(Q),@echo "  LD[$(1)] $$@")
-	$$(Q)$(2) $$($(1)_CFLAGS) -o $$@ $$($(1)_SERVER_OBJS) $$($(1)_DAP_OBJS) build/$(1)/librspwalk.a $$(LIBS) \
+	$$(Q)$(2) $$($(1)_CFLAGS) -o $$@ $$($(1)_SERVER_OBJS) $$($(1)_DAP_OBJS) $$($(1)_DOOR_OBJS) build/$(1)/librspwalk.a $$(LIBS) \
 	    $$(SERVER_LIBS) $$($(1)_LDFLAGS)
 
 # Test data: ELF files with known contents, built from tests/unit/data/*.S; <arch>_*.S with
@@ -196,11 +198,10 @@ build/release/warm_drive: tests/warm/warm_drive.c build/release/librspwalk.a
 # The registry's driver (tests/integration/run-server-registry.sh): rspwalkd's objects
 # without its main, in the release and tsan configurations.
 define regdrive
-build/$(1)/tests/server/regdrive: tests/server/regdrive.c \
-    $$(filter-out build/$(1)/server/main.o,$$($(1)_SERVER_OBJS)) build/$(1)/librspwalk.a
+build/$(1)/tests/server/regdrive: tests/server/regdrive.c $$($(1)_SERVER_LIB_OBJS) build/$(1)/librspwalk.a
 	@mkdir -p $$(@D)
 	$$(if $$(Q),@echo "  LD[$(1)] $$@")
-	$$(Q)$$(CC) $$($(1)_CFLAGS) -o $$@ $$< $$(filter-out build/$(1)/server/main.o,$$($(1)_SERVER_OBJS)) \
+	$$(Q)$$(CC) $$($(1)_CFLAGS) -o $$@ $$< $$($(1)_SERVER_LIB_OBJS) \
 	    build/$(1)/librspwalk.a $$(LIBS) $$(SERVER_LIBS) $$($(1)_LDFLAGS)
 endef
 $(eval $(call regdrive,release))

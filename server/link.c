@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "rspwalk/rspwalk.h"
@@ -170,6 +171,12 @@ serve(struct srv_target *t, struct srv_req *q)
         t->sampling = NULL;
         pthread_mutex_unlock(&t->mu);
         break;
+    case SRV_REQ_DOOR:
+        q->rc = srv_walk_door(t, q, q->err, sizeof q->err);
+        pthread_mutex_lock(&t->mu);
+        t->door = NULL;
+        pthread_mutex_unlock(&t->mu);
+        break;
     }
     srv_req_complete(t, q);
 }
@@ -324,6 +331,11 @@ srv_target_quit(struct srv_target *t)
     t->quit = true;
     if (t->sampling != NULL)
         t->sampling->sample.cancel = true;
+    /* A door session ends as when its front end leaves. */
+    if (t->door != NULL && !t->door->door.shut) {
+        shutdown(t->door->door.fd, SHUT_RDWR);
+        t->door->door.shut = true;
+    }
     pthread_mutex_unlock(&t->mu);
     srv_target_wake(t);
 }

@@ -22,6 +22,7 @@
 #include "server/api.h"
 #include "server/auth.h"
 #include "server/deadline.h"
+#include "server/doors.h"
 #include "server/events.h"
 #include "server/http.h"
 #include "server/policy.h"
@@ -73,6 +74,10 @@ usage(FILE *f)
           "      --timeout SEC  per protocol read from a stub (default 10)\n"
           "      --cache-dir DIR  where files read from targets are kept by build-id\n"
           "                     (default $XDG_CACHE_HOME/rspwalk or ~/.cache/rspwalk)\n"
+          "      --dap-listen HOST:PORT  serve the Debug Adapter Protocol there, a session\n"
+          "                     per connection (loopback only; repeatable)\n"
+          "      --rsp-listen HOST:PORT=ID  serve gdb or lldb there (the RSP door) over\n"
+          "                     registered target ID's link (loopback only; repeatable)\n"
           "  -h, --help         this text\n"
           "  -V, --version      the version\n",
           f);
@@ -92,13 +97,21 @@ enum {
     OPT_REQUEST_TIMEOUT,
     OPT_TIMEOUT,
     OPT_CACHE_DIR,
+    OPT_DAP_LISTEN,
+    OPT_RSP_LISTEN,
 };
+
+/* At most this many --dap-listen and --rsp-listen addresses. */
+#define DOORS_MAX 16
 
 struct options {
     const char *listen, *db, *token_file, *sysroot, *cache_dir;
     bool allow_commands, allow_devices;
     char *roots[ROOTS_MAX];
     size_t nroots;
+    const char *doors[DOORS_MAX]; /* the addresses, in the order given */
+    bool doors_dap[DOORS_MAX];
+    size_t ndoors;
     unsigned long max_targets, max_body, max_requests, request_timeout_s, timeout_s;
 };
 
@@ -134,6 +147,8 @@ parse_options(int argc, char **argv, struct options *o, bool *done)
         { "request-timeout", required_argument, NULL, OPT_REQUEST_TIMEOUT },
         { "timeout", required_argument, NULL, OPT_TIMEOUT },
         { "cache-dir", required_argument, NULL, OPT_CACHE_DIR },
+        { "dap-listen", required_argument, NULL, OPT_DAP_LISTEN },
+        { "rsp-listen", required_argument, NULL, OPT_RSP_LISTEN },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -214,6 +229,15 @@ parse_options(int argc, char **argv, struct options *o, bool *done)
             break;
         case OPT_CACHE_DIR:
             o->cache_dir = optarg;
+            break;
+        case OPT_DAP_LISTEN:
+        case OPT_RSP_LISTEN:
+            if (o->ndoors == DOORS_MAX) {
+                fprintf(stderr, "rspwalkd: --dap-listen, --rsp-listen: at most %d\n", DOORS_MAX);
+                return EXIT_USAGE;
+            }
+            o->doors_dap[o->ndoors] = c == OPT_DAP_LISTEN;
+            o->doors[o->ndoors++] = optarg;
             break;
         case 'h':
             usage(stdout);
@@ -302,6 +326,7 @@ main(int argc, char **argv)
     struct srv_registry *registry = NULL;
     struct srv_deadline_pool *pool = NULL;
     struct srv_http *http = NULL;
+    struct srv_doors *doors = NULL;
     int fd = -1;
     bool loopback = false;
     rc = EXIT_FAIL;
@@ -416,6 +441,34 @@ main(int argc, char **argv)
         goto out;
     }
     fprintf(stderr, "rspwalkd: listening on %s\n", url);
+    if (o.ndoors > 0) {
+        struct srv_doors_config dcfg = {
+            .registry = registry,
+            .timeout_ms = (int)o.timeout_s * 1000,
+            .cache_dir = o.cache_dir,
+        };
+        if (srv_doors_new(&dcfg, &doors, err, sizeof err) < 0) {
+            fprintf(stderr, "rspwalkd: %s\n", err);
+            goto out;
+        }
+    }
+    for (size_t i = 0; i < o.ndoors; i++) {
+        char bound[160];
+        int drc =
+            o.doors_dap[i]
+                ? srv_doors_dap_listen(doors, o.doors[i], bound, sizeof bound, err, sizeof err)
+                : srv_doors_rsp_listen(doors, o.doors[i], bound, sizeof bound, err, sizeof err);
+        if (drc < 0) {
+            fprintf(stderr, "rspwalkd: %s\n", err);
+            rc = EXIT_USAGE;
+            goto out;
+        }
+        if (o.doors_dap[i])
+            fprintf(stderr, "rspwalkd: DAP on %s\n", bound);
+        else
+            fprintf(stderr, "rspwalkd: RSP door for target %s on %s\n",
+                    strrchr(o.doors[i], '=') + 1, bound);
+    }
 
     int sig = 0;
     while (sigwait(&sigs, &sig) != 0)
@@ -423,9 +476,11 @@ main(int argc, char **argv)
     rc = EXIT_OK;
 
 out:
-    /* Streams end first (their readers hold HTTP threads), then HTTP, then
-     * calls given up on by their requests, then the registry, which leaves
-     * every target as found. */
+    /* Door sessions end first (each gives its target's link back, the
+     * target left as on a client's disconnect), then streams (their readers
+     * hold HTTP threads), then HTTP, then calls given up on by their
+     * requests, then the registry, which leaves every target as found. */
+    srv_doors_free(doors);
     srv_events_close(events);
     srv_http_stop(http);
     srv_deadline_pool_free(pool);

@@ -771,3 +771,66 @@ srv_sample_stop(struct srv_registry *r, int64_t id, char *err, size_t errlen)
         nanosleep(&ts, NULL);
     }
 }
+
+int
+srv_target_door(struct srv_registry *r, int64_t id, int fd, const char *who, char *err,
+                size_t errlen)
+{
+    struct srv_target *t = get_target(r, id);
+    if (t == NULL)
+        return no_target(id, err, errlen);
+    struct srv_req *q = srv_req_new(SRV_REQ_DOOR, NULL);
+    struct srv_waiter w;
+    int rc;
+    srv_waiter_init(&w);
+    if (q == NULL) {
+        rc = srv_fail(err, errlen, SRV_EINTERNAL, "target %" PRId64 ": out of memory", id);
+    } else {
+        q->door.fd = fd;
+        snprintf(q->door.who, sizeof q->door.who, "%s", who);
+        if ((rc = srv_target_post(t, q, &w, err, errlen)) < 0) {
+            srv_req_free(q);
+        } else {
+            /* No deadline: the session lasts as long as its front end. */
+            srv_waiter_wait(&w, 0);
+            srv_req_settle(t, q);
+            rc = q->rc;
+            if (rc < 0)
+                srv_fail(err, errlen, rc, "%s", q->err);
+            srv_req_free(q);
+        }
+    }
+    srv_waiter_fini(&w);
+    srv_target_unref(t);
+    return rc;
+}
+
+int
+srv_target_door_check(struct srv_registry *r, int64_t id, char **exe, char **sysroot, char *err,
+                      size_t errlen)
+{
+    struct srv_target *t = get_target(r, id);
+    *exe = *sysroot = NULL;
+    if (t == NULL)
+        return no_target(id, err, errlen);
+    int rc = 0;
+    pthread_mutex_lock(&t->mu);
+    if (t->state != SRV_STOPPED && t->state != SRV_RUNNING)
+        rc = srv_target_no_link_locked(t, err, errlen);
+    else if (t->door != NULL)
+        rc = srv_fail(err, errlen, SRV_ECONFLICT,
+                      "target %" PRId64 ": its link is held by a door session (%s)", id,
+                      t->door->door.who);
+    else if (t->sampling != NULL)
+        rc = srv_fail(err, errlen, SRV_ECONFLICT, "target %" PRId64 ": sampling (run %" PRId64 ")",
+                      id, t->sampling->sample.run_id);
+    pthread_mutex_unlock(&t->mu);
+    if (rc == 0 && ((t->exe != NULL && (*exe = strdup(t->exe)) == NULL) ||
+                    (t->sysroot != NULL && (*sysroot = strdup(t->sysroot)) == NULL))) {
+        free(*exe);
+        *exe = NULL;
+        rc = srv_fail(err, errlen, SRV_EINTERNAL, "target %" PRId64 ": out of memory", id);
+    }
+    srv_target_unref(t);
+    return rc;
+}

@@ -108,4 +108,23 @@ int srv_sample_start(struct srv_registry *r, const int64_t *ids, size_t n, doubl
  * with ID is going (ended, or never started) with the message in ERR. */
 int srv_sample_stop(struct srv_registry *r, int64_t id, char *err, size_t errlen);
 
+/* Lend target ID's link to a door session: its link thread serves the
+ * front end on FD (connected; borrowed, not closed) with the RSP door
+ * until the front end leaves (server/doors.h), stopping the target for it
+ * and leaving it after as srv_walk_door says.  Meanwhile the target's other
+ * requests get SRV_ECONFLICT naming WHO.  Blocks until the session ends
+ * (no deadline: the front end decides); srv_registry_free and
+ * srv_target_delete end it by shutting FD.  Returns 0, or a code with the
+ * message in ERR (no such target, no link, the link held by another door
+ * session or a sample run, the link lost during the session). */
+int srv_target_door(struct srv_registry *r, int64_t id, int fd, const char *who, char *err,
+                    size_t errlen);
+
+/* Whether target ID could take a door session now (it exists, has a link,
+ * and no door session or sample run holds it): 0, or a code with the
+ * message in ERR.  *EXE and *SYSROOT: its registered files, or NULL;
+ * caller frees both with free().  A check, not a reservation. */
+int srv_target_door_check(struct srv_registry *r, int64_t id, char **exe, char **sysroot, char *err,
+                          size_t errlen);
+
 #endif /* RSPWALK_SERVER_REGISTRY_H */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -50,6 +51,7 @@ srv_req_new(enum srv_req_kind kind, const struct srv_walk_key *key)
     if (q == NULL)
         return NULL;
     q->kind = kind;
+    q->door.fd = -1;
     if (key_copy(&q->key, key) < 0) {
         free(q);
         return NULL;
@@ -157,12 +159,13 @@ srv_target_no_link_locked(struct srv_target *t, char *err, size_t errlen)
     }
 }
 
-/* Whether a sample run waits in T's queue.  With T's lock held. */
+/* Whether a request of KIND (a sample run, a door session: each holds the
+ * link) waits in T's queue.  With T's lock held. */
 static bool
-sample_queued(struct srv_target *t)
+kind_queued(struct srv_target *t, enum srv_req_kind kind)
 {
     for (struct srv_req *q = t->head; q != NULL; q = q->next)
-        if (q->kind == SRV_REQ_SAMPLE_RUN && !q->abandoned)
+        if (q->kind == kind && !q->abandoned)
             return true;
     return false;
 }
@@ -181,7 +184,12 @@ srv_target_post(struct srv_target *t, struct srv_req *q, struct srv_waiter *w, c
         rc = srv_fail(err, errlen, SRV_ECONFLICT,
                       "target %" PRId64 ": sampling (run %" PRId64 "); try again when it ends",
                       t->id, t->sampling->sample.run_id);
-    else if (q->kind == SRV_REQ_SAMPLE_RUN && sample_queued(t))
+    else if (t->door != NULL || (q->kind == SRV_REQ_DOOR && kind_queued(t, SRV_REQ_DOOR)))
+        rc = srv_fail(err, errlen, SRV_ECONFLICT,
+                      "target %" PRId64 ": its link is held by a door session (%s); try again "
+                      "when it ends",
+                      t->id, t->door != NULL ? t->door->door.who : "about to start");
+    else if (q->kind == SRV_REQ_SAMPLE_RUN && kind_queued(t, SRV_REQ_SAMPLE_RUN))
         rc = srv_fail(err, errlen, SRV_ECONFLICT,
                       "target %" PRId64 ": another sample run is about to start on it", t->id);
     else if (t->nqueued >= SRV_LINK_MAX_QUEUE)
@@ -223,6 +231,13 @@ srv_target_dequeue(struct srv_target *t)
         if (!q->abandoned)
             break;
         srv_req_free(q);
+    }
+    if (q != NULL && q->kind == SRV_REQ_DOOR) {
+        t->door = q;
+        if (t->quit) { /* quit before the session began: it ends at once */
+            shutdown(q->door.fd, SHUT_RDWR);
+            q->door.shut = true;
+        }
     }
     if (q != NULL && q->kind == SRV_REQ_SAMPLE_RUN) {
         t->sampling = q;

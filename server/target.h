@@ -56,6 +56,17 @@ enum srv_req_kind {
     SRV_REQ_PAUSE,
     SRV_REQ_RESUME,
     SRV_REQ_SAMPLE_RUN, /* a whole sample run (struct srv_sample_req) */
+    SRV_REQ_DOOR,       /* a whole door session on the link (struct srv_door_req) */
+};
+
+/* A door session's share of the link (server/doors.h): the link thread
+ * serves the front end on FD (gdb, lldb, or a DAP session's own link)
+ * until it leaves, with the target stopped for it and resumed after if it
+ * was running (or the front end detached). */
+struct srv_door_req {
+    int fd;       /* the front end's connected socket; the poster's, not closed */
+    char who[96]; /* for messages: "gdb from 127.0.0.1:40312", "DAP session" */
+    bool shut;    /* under the target's lock: FD was shut down by srv_target_quit */
 };
 
 /* A sample run's share on one link: what it asks, how to end it early,
@@ -87,6 +98,7 @@ struct srv_req {
     int64_t time_us;              /* CLOCK_REALTIME microseconds the walk began */
     bool fresh;                   /* walked now, not answered from the cache */
     struct srv_sample_req sample; /* SAMPLE_RUN */
+    struct srv_door_req door;     /* DOOR */
 };
 
 /* How many requests may wait on one link; more are refused (SRV_ELIMIT). */
@@ -132,6 +144,10 @@ struct srv_target {
     /* The sample run the link thread serves (NULL: none): while it runs,
      * other requests are refused with SRV_ECONFLICT ("sampling"). */
     struct srv_req *sampling;
+    /* The door session the link thread serves (NULL: none): while it goes,
+     * other requests are refused with SRV_ECONFLICT (the link is the
+     * session's), and srv_target_quit ends it by shutting its socket. */
+    struct srv_req *door;
 
     /* The link thread's alone. */
     struct sw_walker *w;

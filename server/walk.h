@@ -27,6 +27,12 @@ int srv_walk_control(struct srv_target *t, bool resume, char *err, size_t errlen
  * with the message in ERR (the samples stored so far stand). */
 int srv_walk_sample(struct srv_target *t, struct srv_req *q, char *err, size_t errlen);
 
+/* Serve door session Q (SRV_REQ_DOOR) on T's link until its front end
+ * leaves (server/doors_link.c): T is stopped for it if it runs; after it,
+ * T runs if the front end detached or T ran before, else stays stopped.
+ * Returns 0 or an enum srv_err with the message in ERR. */
+int srv_walk_door(struct srv_target *t, struct srv_req *q, char *err, size_t errlen);
+
 /* The enum srv_err for library failure RC while doing WHAT (MSG: the
  * library's message), into ERR; a failure that breaks the link closes it
  * (srv_target_drop_link). */

@@ -1067,6 +1067,33 @@ on_resume(struct door *d, const char *pkt, size_t len)
     }
 }
 
+/* Borrowed link: '?' answered from the link's last stop.  The owner
+ * stopped the target for the door, maybe with an interrupt whose stop the
+ * session took; the stub's own answer to '?' would look to the session
+ * like a late second answer to that interrupt. */
+static int
+on_status(struct door *d, const char *pkt, size_t len)
+{
+    const struct rsp_stop *st = rsp_last_stop(d->s);
+    char r[128];
+    if (st == NULL || st->kind == RSP_STOP_NONE || st->kind == RSP_STOP_NO_RESUMED)
+        return pass(d, pkt, len);
+    if (st->kind == RSP_STOP_EXITED)
+        snprintf(r, sizeof r, "W%02x", st->code & 0xff);
+    else if (st->kind == RSP_STOP_KILLED)
+        snprintf(r, sizeof r, "X%02x", st->signal & 0xff);
+    else {
+        int n = snprintf(r, sizeof r, "T%02x", st->signal & 0xff);
+        if (st->has_thread) {
+            char id[80];
+            rsp_thread_id_format(d->s, st->thread, id, sizeof id);
+            snprintf(r + n, sizeof r - (size_t)n, "thread:%s;", id);
+        }
+    }
+    d->answered++;
+    return send_str(d, r);
+}
+
 /* Borrowed link: 'Z' and 'z' passed through, the breakpoints the stub
  * took kept as the 'z' that removes each, so that none outlives the door. */
 static int
@@ -1124,6 +1151,8 @@ handle(struct door *d, const char *pkt, size_t len)
     if (starts(pkt, len, "QThreadSuffixSupported") || starts(pkt, len, "qHostInfo") ||
         starts(pkt, len, "jThreadsInfo"))
         d->line = DOOR_LINE_LLDB;
+    if (d->borrowed && len == 1 && pkt[0] == '?')
+        return on_status(d, pkt, len);
     if (starts(pkt, len, "qXfer:rspwalk-stacks:read:"))
         return on_stacks(d, pkt, len);
     if (starts(pkt, len, "Hg"))

@@ -37,8 +37,13 @@ srv_walk_door(struct srv_target *t, struct srv_req *q, char *err, size_t errlen)
             q->door.who, ran ? "was running" : "was stopped");
 
     struct door_config cfg = { .target = t->target, .timeout_ms = t->env->timeout_ms };
+    const struct rsp_stats *stats = rsp_session_stats(sw_proc_rsp_session(p));
+    uint64_t rt0 = stats->round_trips;
     bool detached = false;
     rc = door_serve_link(&cfg, t->w, q->door.fd, &detached);
+    pthread_mutex_lock(&t->mu);
+    t->round_trips += stats->round_trips - rt0;
+    pthread_mutex_unlock(&t->mu);
     if (rc < 0)
         return srv_walk_fail(t, SW_ECONN, "door session", "the link to the stub was lost", err,
                              errlen);

@@ -1436,7 +1436,8 @@ door_hand_back(struct door *d)
     }
     if (!d->stopped)
         return 0; /* exited: nothing to remove */
-    for (char *p = d->bps.p; p != NULL && p < d->bps.p + d->bps.len;) {
+    unsigned n = 0;
+    for (char *p = d->bps.p; p != NULL && p < d->bps.p + d->bps.len; n++) {
         char *nl = strchr(p, '\n');
         if (rsp_pass_request(d->s, p, (size_t)(nl - p), &r, &rl) < 0) {
             door_log(d, "removing a breakpoint the front end left: %s", rsp_session_errmsg(d->s));
@@ -1444,6 +1445,8 @@ door_hand_back(struct door *d)
         }
         p = nl + 1;
     }
+    if (n > 0)
+        door_log(d, "removed %u breakpoint%s the front end left inserted", n, n == 1 ? "" : "s");
     d->bps.len = 0;
     return 0;
 }

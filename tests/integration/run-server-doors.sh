@@ -203,13 +203,21 @@ if extra not in (b"",):
 a.sendall(frame(b"qFrobnicate"))        # unknown: the stub's empty reply, passed through
 if b"$#00" not in reply(a):
     sys.exit("an unknown packet was not answered empty")
-a.close()                               # no detach: as found
+a.sendall(frame(b"g"))                  # rip: the 17th register, 8 bytes
+g = reply(a).split(b"$", 1)[1].split(b"#", 1)[0]
+rip = int.from_bytes(bytes.fromhex(g[16 * 16:17 * 16].decode()), "little")
+a.sendall(frame(b"Z0,%x,1" % rip))
+if b"$OK#" not in reply(a):
+    sys.exit("the breakpoint was not inserted")
+a.close()                               # no detach, a breakpoint left: as found, removed
 PYEOF
         fail found-running "$(tail -n 1 "$IT_TMP/raw.out")"
     elif ! wait_state running; then
         fail found-running "the target did not run again after the session: $(curl -s "$HTTP/v1/targets/1")"
     elif ! grep -q 'held by a door session' "$IT_TMP/rspwalkd.log"; then
         fail found-running "no message for the client turned away"
+    elif ! grep -q 'removed 1 breakpoint the front end left inserted' "$IT_TMP/rspwalkd.log"; then
+        fail found-running "the breakpoint left inserted was not removed"
     else
         curl -s -o /dev/null -w '%{http_code}\n' "$HTTP/v1/targets/1/stacks" >"$IT_TMP/code"
         srv_stop
@@ -226,6 +234,65 @@ else
 fi
 srv_stop
 it_stub_stop
+
+# teardown HOW: a session on a target found running ends when the target is deleted (HOW
+# delete) or the server is stopped (HOW term): the client's socket closed, the target
+# running again and no longer stopped by the server.
+teardown() {
+    local how=$1 t0 i code=
+    t0=$(it_now_ms)
+    if ! it_stub_start /bin/sleep 600 || ! srv_start; then
+        fail "teardown-$how" "rspwalkd or gdbserver did not start"
+        srv_stop
+        it_stub_stop
+        return 1
+    fi
+    curl -s -X POST "$HTTP/v1/targets/1/resume" >/dev/null
+    wait_state running
+    python3 - "$DOOR" >"$IT_TMP/hold.out" 2>&1 <<'PYEOF' &
+import socket, sys
+host, port = sys.argv[1].rsplit(":", 1)
+s = socket.create_connection((host, int(port)))
+s.settimeout(30)
+s.sendall(b"$?#3f")
+got = b""
+while True:
+    d = s.recv(4096)
+    if not d:
+        break
+    got += d
+print("closed" if b"$T" in got else f"no stop reply: {got!r}")
+PYEOF
+    local hold=$!
+    for ((i = 0; i < 100; i++)); do
+        grep -q 'door session of RSP client .* begins' "$IT_TMP/rspwalkd.log" && break
+        sleep 0.05
+    done
+    if [ "$how" = delete ]; then
+        code=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "$HTTP/v1/targets/1")
+    else
+        srv_stop
+    fi
+    wait "$hold"
+    sleep 0.2
+    local st
+    st=$(sed -n 's/^State:\s*\(.\).*/\1/p' "/proc/$IT_INFERIOR_PID/status" 2>/dev/null)
+    if [ "$how" = delete ] && [ "$code" != 204 ]; then
+        fail "teardown-$how" "DELETE answered $code"
+    elif [ "$how" = term ] && [ "${SRV_RC:-1}" != 0 ]; then
+        fail "teardown-$how" "rspwalkd exited $SRV_RC at SIGTERM during a session"
+    elif ! grep -q '^closed$' "$IT_TMP/hold.out"; then
+        fail "teardown-$how" "the client: $(tail -n 1 "$IT_TMP/hold.out")"
+    elif [ "$st" != S ] && [ "$st" != R ]; then
+        fail "teardown-$how" "the target is not running after the session (state '$st')"
+    else
+        echo "PASS server-doors/teardown-$how ($(($(it_now_ms) - t0)) ms)"
+    fi
+    srv_stop
+    it_stub_stop
+}
+teardown delete
+teardown term
 
 # The DAP door: tests/dap/server.test.js, its lines as ours.
 dap=$IT_ROOT/tests/dap

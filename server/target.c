@@ -234,6 +234,14 @@ srv_target_dequeue(struct srv_target *t)
     }
     if (q != NULL && q->kind == SRV_REQ_DOOR) {
         t->door = q;
+        /* The session may write registers and memory without a new stop:
+         * no document from before it answers after it. */
+        for (size_t i = 0; i < SRV_LINK_CACHE; i++) {
+            free(t->cache[i].doc);
+            free(t->cache[i].key.thread);
+            t->cache[i].doc = NULL;
+            t->cache[i].key.thread = NULL;
+        }
         if (t->quit) { /* quit before the session began: it ends at once */
             shutdown(q->door.fd, SHUT_RDWR);
             q->door.shut = true;
@@ -459,7 +467,8 @@ srv_target_cached(struct srv_target *t, const struct srv_walk_key *key, char **d
 {
     bool hit = false;
     pthread_mutex_lock(&t->mu);
-    if (t->state == SRV_STOPPED) {
+    /* A door session moves the target without the cache knowing. */
+    if (t->state == SRV_STOPPED && t->door == NULL) {
         for (size_t i = 0; i < SRV_LINK_CACHE && !hit; i++) {
             struct srv_cached_doc *c = &t->cache[i];
             if (c->doc != NULL && c->epoch == t->epoch && c->stop_gen == t->stop_gen &&

@@ -154,9 +154,16 @@ test('server/registered-target', async () => {
             again.stopAdapter();
         }
         await dc.disconnectRequest({});
-        // Found stopped, left stopped: the server's walk is of the session's stop.
-        await waitState(1, 'stopped');
-        const doc = await get('/v1/targets/1/stacks');
+        // Found stopped, left stopped: the server's walk is of the session's stop.  The link
+        // comes back when the session has closed it, just after the disconnect's answer.
+        let doc;
+        for (const deadline = Date.now() + TIMEOUT; Date.now() < deadline;) {
+            doc = await get('/v1/targets/1/stacks');
+            if (doc.status !== 409)
+                break;
+            await new Promise((r) => setTimeout(r, 50));
+        }
+        assert.equal((await get('/v1/targets/1')).body.state, 'stopped');
         assert.equal(doc.status, 200, JSON.stringify(doc.body));
         for (const t of doc.body.threads) {
             assert.ok(ours[t.lwp], `LWP ${t.lwp} not in the session`);

@@ -132,7 +132,13 @@ if it_stub_start "$THREADS" && srv_start; then
     gdb_run "$THREADS" "$DOOR" "$IT_TMP/gdb.out" 'continue' 'info threads' \
         "shell curl -s -o $IT_TMP/during.json -w '%{http_code}\n' $HTTP/v1/targets/1/stacks >$IT_TMP/during.code" \
         'bt' 'disconnect'
-    curl -s -o "$IT_TMP/after.json" -w '%{http_code}\n' "$HTTP/v1/targets/1/stacks" >"$IT_TMP/after.code"
+    # The link comes back when the door has seen the connection close, just after gdb ends.
+    for ((i = 0; i < 100; i++)); do
+        curl -s -o "$IT_TMP/after.json" -w '%{http_code}\n' "$HTTP/v1/targets/1/stacks" \
+            >"$IT_TMP/after.code"
+        grep -q '^409$' "$IT_TMP/after.code" || break
+        sleep 0.05
+    done
     if ! grep -q '^409$' "$IT_TMP/during.code" ||
         ! grep -q 'held by a door session (RSP client 127.0.0.1:[0-9]* on' "$IT_TMP/during.json"; then
         fail http-during "GET stacks during the session: $(cat "$IT_TMP/during.code" "$IT_TMP/during.json")"

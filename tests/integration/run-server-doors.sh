@@ -45,7 +45,7 @@ srv_start() {
     timeout -k 5 300 "$RSPWALKD" --db :memory: --listen 127.0.0.1:0 --rsp-listen 127.0.0.1:0=1 \
         "127.0.0.1:$IT_PORT" 2>"$log" &
     SRV_PID=$!
-    HTTP= DOOR=
+    HTTP='' DOOR=''
     for ((i = 0; i < 100; i++)); do
         HTTP=$(sed -n 's|^rspwalkd: listening on \(http://.*\)/$|\1|p' "$log")
         DOOR=$(sed -n 's/^rspwalkd: RSP door for target 1 on //p' "$log")
@@ -115,10 +115,12 @@ same() {
     it_stub_stop
 }
 
+# shellcheck disable=SC2016  # gdb's $sp and $pc, not the shell's
 same bt 'continue' 'bt' 'thread apply all bt' 'info registers rip rsp rbp' 'x/8gx $sp' \
     'frame 20' 'info frame' 'detach'
 grep -q '^#40 .* in main ()' "$IT_TMP/door.out" ||
     fail gdb-bt-depth "no frame #40 in main through the door"
+# shellcheck disable=SC2016
 same session 'break d20' 'continue' 'bt' 'stepi' 'x/i $pc' 'info registers rip' 'stepi' \
     'bt 3' 'delete' 'continue' 'bt 2' 'detach'
 for want in 'Breakpoint 1, d20' 'detached'; do

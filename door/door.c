@@ -1084,11 +1084,13 @@ on_status(struct door *d, const char *pkt, size_t len)
         snprintf(r, sizeof r, "X%02x", st->signal & 0xff);
     else {
         int n = snprintf(r, sizeof r, "T%02x", st->signal & 0xff);
-        if (st->has_thread) {
-            char id[80];
-            rsp_thread_id_format(d->s, st->thread, id, sizeof id);
-            snprintf(r + n, sizeof r - (size_t)n, "thread:%s;", id);
-        }
+        /* The id as the stub writes it to this front end (its pid only
+         * when it asked for multiprocess+). */
+        if (st->has_thread && d->fe_multiprocess && st->thread.pid > 0)
+            snprintf(r + n, sizeof r - (size_t)n, "thread:p%" PRIx64 ".%" PRIx64 ";",
+                     (uint64_t)st->thread.pid, (uint64_t)st->thread.tid);
+        else if (st->has_thread)
+            snprintf(r + n, sizeof r - (size_t)n, "thread:%" PRIx64 ";", (uint64_t)st->thread.tid);
     }
     d->answered++;
     return send_str(d, r);

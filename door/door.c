@@ -1075,25 +1075,49 @@ static int
 on_status(struct door *d, const char *pkt, size_t len)
 {
     const struct rsp_stop *st = rsp_last_stop(d->s);
-    char r[128];
+    char tmp[80];
     if (st == NULL || st->kind == RSP_STOP_NONE || st->kind == RSP_STOP_NO_RESUMED)
         return pass(d, pkt, len);
-    if (st->kind == RSP_STOP_EXITED)
-        snprintf(r, sizeof r, "W%02x", st->code & 0xff);
-    else if (st->kind == RSP_STOP_KILLED)
-        snprintf(r, sizeof r, "X%02x", st->signal & 0xff);
-    else {
-        int n = snprintf(r, sizeof r, "T%02x", st->signal & 0xff);
-        /* The id as the stub writes it to this front end (its pid only
-         * when it asked for multiprocess+). */
+    d->reply.len = 0;
+    if (st->kind == RSP_STOP_EXITED || st->kind == RSP_STOP_KILLED) {
+        snprintf(tmp, sizeof tmp, "%c%02x", st->kind == RSP_STOP_EXITED ? 'W' : 'X',
+                 (st->kind == RSP_STOP_EXITED ? st->code : st->signal) & 0xff);
+        if (buf_add(&d->reply, tmp, strlen(tmp)) < 0)
+            return -1;
+    } else {
+        /* As gdbserver writes it: the signal, the expedited registers, the
+         * thread (with its pid only when the front end asked for
+         * multiprocess+), the core, the breakpoint kind. */
+        snprintf(tmp, sizeof tmp, "T%02x", st->signal & 0xff);
+        if (buf_add(&d->reply, tmp, 3) < 0)
+            return -1;
+        for (size_t i = 0; i < st->nexpedited; i++) {
+            snprintf(tmp, sizeof tmp, "%02x:", st->expedited[i].regnum);
+            if (buf_add(&d->reply, tmp, strlen(tmp)) < 0 ||
+                buf_hex(&d->reply, st->expedited[i].bytes, st->expedited[i].len) < 0 ||
+                buf_addc(&d->reply, ';') < 0)
+                return -1;
+        }
         if (st->has_thread && d->fe_multiprocess && st->thread.pid > 0)
-            snprintf(r + n, sizeof r - (size_t)n, "thread:p%" PRIx64 ".%" PRIx64 ";",
-                     (uint64_t)st->thread.pid, (uint64_t)st->thread.tid);
+            snprintf(tmp, sizeof tmp, "thread:p%" PRIx64 ".%" PRIx64 ";", (uint64_t)st->thread.pid,
+                     (uint64_t)st->thread.tid);
         else if (st->has_thread)
-            snprintf(r + n, sizeof r - (size_t)n, "thread:%" PRIx64 ";", (uint64_t)st->thread.tid);
+            snprintf(tmp, sizeof tmp, "thread:%" PRIx64 ";", (uint64_t)st->thread.tid);
+        else
+            tmp[0] = '\0';
+        if (buf_add(&d->reply, tmp, strlen(tmp)) < 0)
+            return -1;
+        if (st->core >= 0) {
+            snprintf(tmp, sizeof tmp, "core:%x;", (unsigned)st->core);
+            if (buf_add(&d->reply, tmp, strlen(tmp)) < 0)
+                return -1;
+        }
+        if ((st->swbreak && buf_add(&d->reply, "swbreak:;", 9) < 0) ||
+            (st->hwbreak && buf_add(&d->reply, "hwbreak:;", 9) < 0))
+            return -1;
     }
     d->answered++;
-    return send_str(d, r);
+    return send_packet(d, d->reply.p, d->reply.len);
 }
 
 /* Borrowed link: 'Z' and 'z' passed through, the breakpoints the stub

@@ -6,6 +6,8 @@
 //     client); its stacks equal GET /v1/targets/1/stacks of the same stop, which answers
 //     409 naming the session while it goes and 200 again after the disconnect;
 //   - attach {"target": HOST:PORT} on a second gdbserver: the session's own link;
+//   - a registered target that runs: stopped for the session, paused and continued in it,
+//     running after a disconnect while it runs;
 //   - attach to an unknown id, and malformed messages: an error response each, the
 //     session going on; two sessions at once on the one listener.
 // Run by tests/integration/run-server-doors.sh (reporter.mjs prints PASS/FAIL lines).
@@ -44,8 +46,8 @@ function waitLine(child, stream, lineRe, what) {
     });
 }
 
-async function gdbserver(prog) {
-    const gs = cp.spawn('gdbserver', ['127.0.0.1:0', prog], { stdio: ['ignore', 'pipe', 'pipe'] });
+async function gdbserver(prog, args = []) {
+    const gs = cp.spawn('gdbserver', ['127.0.0.1:0', prog, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     gs.stderr.on('data', (d) => (out += d.toString()));
     const m = await waitLine(gs, gs.stderr, /^Listening on port (\d+)$/, 'gdbserver');
@@ -190,6 +192,53 @@ test('server/target-in-attach', async () => {
     } finally {
         dc.stopAdapter();
         other.stop();
+    }
+});
+
+// A registered target that runs: stopped for the session, paused and continued through it,
+// and running again after a disconnect while it runs (detached through the server's door).
+test('server/registered-running-target', async () => {
+    const sleeper = await gdbserver('/bin/sleep', ['600']);
+    const dc = await client();
+    try {
+        let r = await fetch(`${http}/v1/targets`, { method: 'POST', headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({ target: `127.0.0.1:${sleeper.port}` }) });
+        const text = await r.text();
+        assert.equal(r.status, 201, text);
+        const id = JSON.parse(text).id;
+        await waitState(id, 'stopped');
+        r = await fetch(`${http}/v1/targets/${id}/resume`, { method: 'POST' });
+        assert.equal(r.status, 200, await r.text());
+        await waitState(id, 'running');
+        const entry = await attach(dc, { id: String(id) });
+        assert.equal((await get(`/v1/targets/${id}`)).body.state, 'stopped');
+        const continued = dc.waitForEvent('continued');
+        await dc.continueRequest({ threadId: entry.threadId });
+        await continued;
+        await new Promise((res) => setTimeout(res, 200));
+        const stopped = dc.waitForEvent('stopped');
+        await dc.pauseRequest({ threadId: entry.threadId });
+        const s = (await stopped).body;
+        assert.equal(s.reason, 'pause');
+        const frames = (await dc.stackTraceRequest({ threadId: s.threadId })).body.stackFrames;
+        assert.ok(frames.some((f) => /nanosleep/.test(f.name)), `no nanosleep in ${frames.map((f) => f.name)}`);
+        const again = dc.waitForEvent('continued');
+        await dc.continueRequest({ threadId: s.threadId });
+        await again;
+        await dc.disconnectRequest({});
+        await waitState(id, 'running');
+        let doc;
+        for (const deadline = Date.now() + TIMEOUT; Date.now() < deadline;) {
+            doc = await get(`/v1/targets/${id}/stacks`);
+            if (doc.status !== 409)
+                break;
+            await new Promise((res) => setTimeout(res, 50));
+        }
+        assert.equal(doc.status, 200, JSON.stringify(doc.body));
+        assert.equal((await get(`/v1/targets/${id}`)).body.state, 'running', 'the walk left it stopped');
+    } finally {
+        dc.stopAdapter();
+        sleeper.stop();
     }
 });
 

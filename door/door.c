@@ -1478,7 +1478,7 @@ door_hand_back(struct door *d)
 }
 
 int
-door_serve_link(const struct door_config *cfg, struct sw_walker *w, int fd, bool *running)
+door_serve_link(const struct door_config *cfg, struct sw_walker *w, int fd, bool *detached)
 {
     struct door d = { .cfg = cfg,
                       .log = cfg->log ? cfg->log : stderr,
@@ -1493,7 +1493,7 @@ door_serve_link(const struct door_config *cfg, struct sw_walker *w, int fd, bool
     int rc = serve_one(&d);
     if (rc == 0)
         rc = door_hand_back(&d);
-    *running = rc == 0 && d.stopped && (d.detached || d.left_running);
+    *detached = rc == 0 && d.stopped && d.detached;
     door_drop(&d);
     free(d.pkt.p);
     free(d.out.p);

@@ -47,10 +47,10 @@ int door_serve(const struct door_config *cfg);
  * exited) when it begins.  Unlike door_serve, a detach ('D') is answered
  * here and not passed on, since the stub would end the owner's link with
  * it; when the front end leaves, the target is stopped again if it left it
- * running and the breakpoints it left inserted are removed.  *RUNNING: the
- * front end detached or left the target running, which the owner should
- * resume.  Returns 0 when the front end left, or -1 when the link was
- * lost (logged). */
-int door_serve_link(const struct door_config *cfg, struct sw_walker *w, int fd, bool *running);
+ * running and the breakpoints it left inserted are removed, so that it is
+ * stopped (or exited) on return.  *DETACHED: the front end detached (the
+ * owner should let the target run).  Returns 0 when the front end left, or
+ * -1 when the link was lost (logged). */
+int door_serve_link(const struct door_config *cfg, struct sw_walker *w, int fd, bool *detached);
 
 #endif /* RSPWALK_DOOR_H */

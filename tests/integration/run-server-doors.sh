@@ -4,7 +4,8 @@
 # fixture under gdbserver, which serves the server's one link) must print what it prints
 # direct: backtraces and registers, then break, continue, stepi and detach.  GET
 # /v1/targets/1/stacks answers 409 naming the session while it goes and the session's stop
-# after it; a target found running runs again after a session without detach; a second
+# after it; a target found running runs again after a session without detach, one found
+# stopped and left running by its client is stopped again; a second
 # connection while one goes is turned away; bad packets get a NAK.  Then the DAP cases
 # (tests/dap/server.test.js under node's test runner, VS Code's DebugClient over TCP).  One
 # PASS/FAIL line a case; a missing peer (gdb-multiarch, node, curl) is a failure.
@@ -301,6 +302,39 @@ PYEOF
 }
 teardown delete
 teardown term
+
+# A target found stopped that the client resumed and left running: stopped again, and the
+# server's walk answers (the door interrupted it; as found).
+t0=$(it_now_ms)
+if it_stub_start /bin/sleep 600 && srv_start; then
+    python3 - "$DOOR" >"$IT_TMP/left.out" 2>&1 <<'PYEOF'
+import socket, sys, time
+host, port = sys.argv[1].rsplit(":", 1)
+s = socket.create_connection((host, int(port)))
+s.sendall(b"$vCont;c#a8")
+time.sleep(0.5)
+s.close()
+PYEOF
+    code=
+    for ((i = 0; i < 100; i++)); do
+        code=$(curl -s -o "$IT_TMP/left.json" -w '%{http_code}' "$HTTP/v1/targets/1/stacks")
+        [ "$code" != 409 ] && break
+        sleep 0.05
+    done
+    if [ "$code" != 200 ]; then
+        fail left-running "GET stacks after the session: $code $(cat "$IT_TMP/left.json")"
+    elif ! state_is stopped; then
+        fail left-running "a target found stopped is not stopped after the session"
+    elif ! grep -q 'ended; the target stays stopped' "$IT_TMP/rspwalkd.log"; then
+        fail left-running "no 'stays stopped' in rspwalkd's log"
+    else
+        echo "PASS server-doors/left-running-found-stopped ($(($(it_now_ms) - t0)) ms)"
+    fi
+else
+    fail left-running "rspwalkd or gdbserver did not start"
+fi
+srv_stop
+it_stub_stop
 
 # The DAP door: tests/dap/server.test.js, its lines as ours.
 dap=$IT_ROOT/tests/dap

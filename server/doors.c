@@ -1,12 +1,8 @@
 /* server/doors.c -- rspwalkd's DAP and RSP listeners: a thread per listener, one per session.
  *
- * A DAP session with a target named in attach opens its own link (as
- * `rspwalk --dap`); one on a registered target, and every RSP session, is
- * served by that target's link thread over its link (srv_target_door).  A
- * DAP session reaches it through a Unix socket in a private directory
- * (mode 0700), which its attach connects to as "unix:PATH": dap/ stays the
- * CLI's, and the link thread speaks the RSP door on the other end.  Not the
- * protocols themselves: dap/ and door/.
+ * RSP sessions and DAP sessions on registered targets are served by the
+ * target's link thread (srv_target_door); a DAP session reaches it as the
+ * target "unix:PATH", a socket in a private directory.  Not the protocols.
  */
 #define _XOPEN_SOURCE 700 /* mkdtemp */
 #include "server/doors.h"

@@ -1,11 +1,8 @@
 /* server/doors.h -- rspwalkd's front doors beside HTTP: DAP and RSP listeners.
  *
- * `--dap-listen HOST:PORT` serves the Debug Adapter Protocol (dap/), one
- * session per TCP connection on its own thread; `--rsp-listen
- * HOST:PORT=ID` serves gdb or lldb in front of registered target ID (the
- * RSP door, door/).  A session on a registered target borrows the target's
- * link from its link thread (server/registry.h, srv_target_door): the stub
- * serves one client, the server's.  Not the HTTP server (server/http.h).
+ * One thread per session; a session on a registered target borrows its
+ * link (srv_target_door in server/registry.h): the stub serves one client,
+ * the server's.  Not the HTTP server (server/http.h).
  */
 #ifndef RSPWALK_SERVER_DOORS_H
 #define RSPWALK_SERVER_DOORS_H

@@ -1,11 +1,8 @@
 /* server/doors_link.c -- a link thread's door session: the link lent to one front end.
  *
- * A door session (an `--rsp-listen` connection, or a DAP session attached
- * to a registered target) holds its target's link for as long as it goes:
- * the link thread stops the target if it runs, serves the front end with
- * door/'s door_serve_link over its own walker, and then resumes or leaves
- * the target as the rule in docs/design.md ("Doors on the server's links")
- * says.  Not the listeners: those are server/doors.c.
+ * The link thread stops the target, serves the front end with door/'s
+ * door_serve_link over its own walker, and leaves the target as
+ * docs/design.md ("Doors on the server's links") says.  Not the listeners.
  */
 #include "server/walk.h"
 

@@ -1,14 +1,10 @@
 #!/usr/bin/env bash
 # tests/integration/run-server-doors.sh -- rspwalkd's doors: --rsp-listen (gdb) and --dap-listen.
-# gdb-multiarch through `rspwalkd --rsp-listen HOST:PORT=1` in front of registered target 1 (a
-# fixture under gdbserver, which serves the server's one link) must print what it prints
-# direct: backtraces and registers, then break, continue, stepi and detach.  GET
-# /v1/targets/1/stacks answers 409 naming the session while it goes and the session's stop
-# after it; a target found running runs again after a session without detach, one found
-# stopped and left running by its client is stopped again; a second
-# connection while one goes is turned away; bad packets get a NAK.  Then the DAP cases
-# (tests/dap/server.test.js under node's test runner, VS Code's DebugClient over TCP).  One
-# PASS/FAIL line a case; a missing peer (gdb-multiarch, node, curl) is a failure.
+# gdb through `--rsp-listen HOST:PORT=1` prints what it prints direct (bt, break, stepi, detach);
+# GET stacks answers 409 naming the session meanwhile and its stop after; targets are left as
+# found; a second client is turned away; a breakpoint left is removed; DELETE and SIGTERM end a
+# session; then tests/dap/server.test.js (DebugClient over TCP).  One PASS/FAIL line a case; a
+# missing peer (gdb-multiarch, node, curl) is a failure.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 

@@ -8,9 +8,12 @@
 
 /* arch_by_tdesc takes the first match: ppc64 before ppc64le, since
  * target.xml's "powerpc:common64" names no byte order (big-endian is
- * gdb's default; the ELF header corrects it, targets/rsp_proc.c). */
+ * gdb's default; the ELF header corrects it, targets/rsp_proc.c).
+ * armv7m is the only 32-bit Arm description: target.xml's "arm" and
+ * EM_ARM find it (A-profile Arm code is not a target here). */
 static const struct arch_desc *const all_arches[] = {
-    &arch_x86_64, &arch_i386, &arch_aarch64, &arch_ppc32, &arch_ppc64, &arch_ppc64le, NULL,
+    &arch_x86_64, &arch_i386,    &arch_aarch64, &arch_ppc32,
+    &arch_ppc64,  &arch_ppc64le, &arch_armv7m,  NULL,
 };
 
 const struct arch_desc *const *

@@ -93,7 +93,11 @@ add_symbols(struct sw_elf *e, struct elf_symtab *t, Elf_Scn *scn, const GElf_Shd
         if (o == NULL)
             return SW_ENOMEM;
         o->name = name;
-        o->value = s.st_value;
+        /* A Thumb function's symbol has bit 0 set (AAELF32 5.5.3); its code
+         * starts at the even address, as gdb's arm_elf_make_msymbol_special
+         * records it. */
+        o->value =
+            e->machine == EM_ARM && type == STT_FUNC ? s.st_value & ~(GElf_Addr)1 : s.st_value;
         o->size = s.st_size;
         o->shndx = s.st_shndx;
         o->local = bind == STB_LOCAL;

@@ -250,7 +250,9 @@ sw_walker_prefetch(struct sw_walker *w, const sw_tid *tids, size_t n)
 static void
 classify_frame(struct sw_walker *w, struct sw_frame *f)
 {
-    if (sw_walker_sigframe_at(w, f->ra) != NULL) {
+    const struct arch_desc *a = w->proc->arch;
+    if ((a->exc_return != NULL && a->exc_return(f->ra)) ||
+        sw_walker_sigframe_at(w, f->ra) != NULL) {
         f->kind = SW_FRAME_SIGNAL;
         f->non_call = true;
     }
@@ -361,6 +363,10 @@ sw_walk_single(struct sw_walker *w, const struct sw_frame *in, struct sw_frame *
             f.top = false;
             if (f.stepper == NULL)
                 f.stepper = s;
+            if (w->proc->arch->ra_code != NULL) {
+                f.ra = w->proc->arch->ra_code(f.ra);
+                sw_frame_set_reg(&f, (unsigned)w->proc->arch->dw_pc, f.ra);
+            }
             classify_frame(w, &f);
             /* A CFI caller of a lazy frame carries frame 0's registers by
              * its same-value rules: it may take lazy registers too. */

@@ -106,6 +106,18 @@ struct arch_desc {
      * signed return address stands for (AArch64 paciasp/pacibsp), for the
      * frames whose CFI or prologue says it was signed. */
     sw_addr (*ra_unsign)(sw_addr ra);
+    /* OPTIONAL (NULL: a return address is the code address itself).  The
+     * code address a return address stands for, applied to every caller
+     * frame's RA (ARMv7-M: a Thumb return address has bit 0 set, the
+     * instruction is at RA & ~1; gdb's arm_addr_bits_remove).  Must leave
+     * exception-return values (below) as they are. */
+    sw_addr (*ra_code)(sw_addr ra);
+    /* OPTIONAL (NULL: no exception frames).  Whether RA is an M-profile
+     * EXC_RETURN value (0xFFFFFFE1 .. 0xFFFFFFFD): the frame it ends was an
+     * exception handler entered by hardware, which stacked the interrupted
+     * context (walker/steppers/excframe.c decodes it).  The walker marks
+     * such a frame SW_FRAME_SIGNAL, as gdb's "<signal handler called>". */
+    bool (*exc_return)(sw_addr ra);
 };
 
 extern SW_API const struct arch_desc arch_x86_64;
@@ -114,6 +126,7 @@ extern SW_API const struct arch_desc arch_aarch64;
 extern SW_API const struct arch_desc arch_ppc32;
 extern SW_API const struct arch_desc arch_ppc64;
 extern SW_API const struct arch_desc arch_ppc64le;
+extern SW_API const struct arch_desc arch_armv7m;
 
 /* The description for an ELF header's e_machine, EI_CLASS and EI_DATA.
  * Returns NULL if no supported architecture matches. */

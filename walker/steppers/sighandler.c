@@ -4,12 +4,14 @@
  * the arch's rt_sigreturn trampoline (glibc's __restore_rt on x86-64).  At
  * that point the stack pointer addresses the kernel's ucontext, whose saved
  * general registers are the interrupted code's: its PC, SP, FP and every
- * callee-saved register.  Layouts come from arch/ (the target ABI).
+ * callee-saved register.  Layouts come from arch/ (the target ABI).  An
+ * M-profile exception frame (RA an EXC_RETURN value) is excframe.c's.
  */
 #include "rspwalk/stepper.h"
 
 #include <inttypes.h>
 
+#include "walker/steppers/excframe.h"
 #include "walker/walker_internal.h"
 
 static enum sw_gcf
@@ -24,6 +26,9 @@ sighandler_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct 
 
     if (in->kind != SW_FRAME_SIGNAL)
         return SW_GCF_NOT_ME;
+    /* An M-profile exception: the hardware's frame, not a kernel's. */
+    if (a->exc_return != NULL && a->exc_return(in->ra))
+        return sw_excframe_caller(s, in, out);
     /* Which of the arch's layouts: the trampoline at the RA says (i386 has
      * an rt and a non-rt frame), and where two share one trampoline, the
      * frame's own pointer to its registers (PowerPC). */

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# tests/integration/run-cortexm.sh -- rspwalk on a Cortex-M3 board: Thumb-2 code and exception frames.
+#
+# Boots the firmware of fixtures/src/cortexm/ (make fixtures) under qemu-system-arm -M
+# mps2-an385, stopped (-S), with its gdbstub on a free TCP port.  For each stop, in order, gdb
+# sets a breakpoint, continues to it and disconnects (the VM stays stopped), then rspwalk walks
+# and gdb_oracle.sh takes gdb-multiarch's backtrace of the same stop: both must list the
+# expected functions, rspwalk's exception frames ("<signal handler called>", kind signal,
+# pc the EXC_RETURN value) where gdb has its sigtramp frames, and the same pc and sp in every
+# frame.  Stops: c3 (Thread mode, no exception), h_leaf (SysTick handler over spin_odd, whose
+# frame has the alignment word), p_leaf (PendSV nested in SysTick: EXC_RETURN 0xFFFFFFF1 then
+# 0xFFFFFFF9).  Builds nothing; kills only the qemu it started; every run is bounded.
+# Env: RSPWALK (default build/release/rspwalk), IT_TIMEOUT (seconds per run, default 60),
+#      IT_KEEP=1 (keep the work directory).
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 1
+RSPWALK=${RSPWALK:-build/release/rspwalk}
+IT_TIMEOUT=${IT_TIMEOUT:-60}
+FW=build/fixtures/cortexm/mps2-an385.elf
+work=$(mktemp -d "${TMPDIR:-/tmp}/rspwalk-cortexm.XXXXXX")
+qpid=
+port=
+failed=0
+
+stop_qemu() {
+    local i
+    [ -n "$qpid" ] || return 0
+    kill -TERM "$qpid" 2>/dev/null
+    for ((i = 0; i < 40; i++)); do
+        kill -0 "$qpid" 2>/dev/null || break
+        sleep 0.05
+    done
+    kill -KILL "$qpid" 2>/dev/null
+    wait "$qpid" 2>/dev/null
+    qpid=
+}
+# shellcheck disable=SC2317  # called by the EXIT trap
+cleanup() {
+    stop_qemu
+    if [ "${IT_KEEP:-0}" = 1 ]; then
+        echo "artifacts kept in $work"
+    else
+        rm -rf "$work"
+    fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# start_qemu: the board stopped at reset, its gdbstub on a free port ($port); prints why on failure.
+start_qemu() {
+    local spec i
+    for spec in qemu-system-arm:qemu-system-arm gdb-multiarch:gdb-multiarch python3:python3 \
+        timeout:coreutils; do
+        if ! command -v "${spec%%:*}" >/dev/null 2>&1; then
+            echo "missing peer: ${spec%%:*} (apt-get install ${spec#*:})"
+            return 1
+        fi
+    done
+    [ -f "$FW" ] || { echo "firmware not built: $FW (make fixtures; gcc-arm-none-eabi)"; return 1; }
+    [ -x "$RSPWALK" ] || { echo "rspwalk not built: $RSPWALK (make all)"; return 1; }
+    # A port free now; another process could take it before qemu binds it: the wait below
+    # then fails with qemu's own message.
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    timeout -k 5 $((IT_TIMEOUT * 6)) qemu-system-arm -M mps2-an385 -display none -nographic \
+        -no-reboot -monitor none -serial "file:$work/serial.log" -S -gdb "tcp:127.0.0.1:$port" \
+        -kernel "$FW" </dev/null >"$work/qemu.log" 2>&1 &
+    qpid=$!
+    for ((i = 0; i < 200; i++)); do
+        python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' \
+            "$port" 2>/dev/null && return 0
+        kill -0 "$qpid" 2>/dev/null || break
+        sleep 0.05
+    done
+    echo "qemu-system-arm did not open its gdbstub on port $port: $(head -c 300 "$work/qemu.log")"
+    return 1
+}
+
+# case_run STOP WANT...: run to the breakpoint at STOP, then compare; prints why on failure.
+case_run() {
+    local stop=$1 dir=$work/$1 rc
+    shift
+    mkdir -p "$dir"
+    [ -n "$qpid" ] || { echo "no board: $(head -n 1 "$work/start.out")"; return 1; }
+    timeout -k 5 "$IT_TIMEOUT" gdb-multiarch -nx -batch -ex 'set confirm off' -ex "file $FW" \
+        -ex "target remote 127.0.0.1:$port" -ex "break $stop" -ex continue -ex 'disconnect' \
+        </dev/null >"$dir/run.log" 2>&1
+    if ! grep -q "^Breakpoint 1, $stop " "$dir/run.log"; then
+        echo "gdb did not stop at $stop: $(grep -v '^warning' "$dir/run.log" | tail -n 1)"
+        return 1
+    fi
+
+    timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" -f json --exe "$FW" "127.0.0.1:$port" \
+        >"$dir/rspwalk.json" 2>"$dir/rspwalk.err"
+    rc=$?
+    [ "$rc" = 124 ] && { echo "rspwalk timed out after $IT_TIMEOUT s"; return 1; }
+    [ "$rc" = 0 ] || { echo "rspwalk exited $rc: $(head -n 1 "$dir/rspwalk.err")"; return 1; }
+    timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" --exe "$FW" "127.0.0.1:$port" >"$dir/rspwalk.txt" 2>&1
+
+    ORACLE_TIMEOUT=$IT_TIMEOUT ORACLE_GDB_LOG=$dir/gdb.log \
+        tests/integration/gdb_oracle.sh "127.0.0.1:$port" "$FW" >"$dir/oracle.json" 2>"$dir/oracle.err"
+    rc=$?
+    [ "$rc" = 0 ] || { echo "gdb exited $rc: $(head -n 1 "$dir/oracle.err")"; return 1; }
+
+    python3 - "$dir/rspwalk.json" "$dir/oracle.json" "$dir/rspwalk.txt" "$@" <<'PY'
+import json, sys
+ours = json.load(open(sys.argv[1]))
+gdbs = json.load(open(sys.argv[2]))
+text = open(sys.argv[3]).read()
+want = sys.argv[4:]  # "-" stands for an exception frame
+def fail(why):
+    print(why)
+    sys.exit(1)
+if len(ours["threads"]) != 1 or len(gdbs["threads"]) != 1:
+    fail("threads: rspwalk %d, gdb %d; want one CPU" % (len(ours["threads"]), len(gdbs["threads"])))
+t, g = ours["threads"][0], gdbs["threads"][0]
+names = [("-" if f["kind"] == "signal" else f["function"]) for f in t["frames"]]
+gnames = [("-" if f["type"] == "sigtramp" else f["function"]) for f in g["frames"]]
+if names != want or t["end"] != "bottom":
+    fail("rspwalk: %s (end %s), want %s (end bottom)"
+         % (" ".join(map(str, names)), t["end"], " ".join(want)))
+if gnames != want:
+    fail("gdb: %s, want %s" % (" ".join(map(str, gnames)), " ".join(want)))
+for i, (a, b) in enumerate(zip(t["frames"], g["frames"])):
+    if int(a["pc"], 16) != int(b["pc"], 16) or int(a["sp"], 16) != int(b["sp"], 16):
+        fail("frame #%d %s: rspwalk pc %s sp %s, gdb pc %s sp %s"
+             % (i, names[i], a["pc"], a["sp"], b["pc"], b["sp"]))
+    if names[i] == "-" and (int(a["pc"], 16) & 0xffffffe1) != 0xffffffe1:
+        fail("frame #%d: pc %s is not an EXC_RETURN value" % (i, a["pc"]))
+signals = text.count("<signal handler called>")
+if signals != want.count("-"):
+    fail("text output: %d '<signal handler called>', want %d" % (signals, want.count("-")))
+PY
+}
+
+# case_line NAME ARGS...: one line, PASS or FAIL, as run-all counts them.
+case_line() {
+    local name=$1 start
+    shift
+    start=$(date +%s%N)
+    if case_run "$@" >"$work/case.out" 2>&1; then
+        echo "PASS $name ($((($(date +%s%N) - start) / 1000000)) ms)"
+    else
+        echo "FAIL $name: $(head -n 1 "$work/case.out" | grep . || echo "no reason given (IT_KEEP=1 keeps $work)")"
+        tail -n +2 "$work/case.out" | sed 's/^/    /'
+        failed=1
+    fi
+}
+
+start_qemu >"$work/start.out" 2>&1 || stop_qemu
+# Not in a subshell: stop_qemu must see the pid start_qemu set.
+case_line cortexm/thread c3 c3 c2 c1 main Reset_Handler
+case_line cortexm/systick h_leaf h_leaf h1 SysTick_Handler - spin_odd c3 c2 c1 main Reset_Handler
+case_line cortexm/nested p_leaf p_leaf p1 PendSV_Handler - h_pend h1 SysTick_Handler - spin_odd \
+    c3 c2 c1 main Reset_Handler
+exit "$failed"

@@ -2,7 +2,7 @@
  *
  * The files of disasm/ are the only ones that include capstone (4.0.2
  * names).  Each architecture family has one classifier (disasm/x86.c,
- * disasm/aarch64.c, disasm/ppc.c) that turns capstone's operands into the
+ * disasm/aarch64.c, disasm/ppc.c, disasm/thumb.c) that turns capstone's operands into the
  * few facts the stack-height analysis uses; anything it does not recognise
  * that writes SP or FP is reported as an "other" write, so the analysis
  * gives up rather than guesses.  Here, above the families: the decoder
@@ -71,6 +71,9 @@ sw_disasm_one(struct sw_disasm *d, const uint8_t *code, size_t len, sw_addr addr
         break;
     case CS_ARCH_PPC:
         sw_dis_ppc(d, in, code, &o);
+        break;
+    case CS_ARCH_ARM:
+        sw_dis_thumb(d, in, code, len, &o); /* M-profile: Thumb only */
         break;
     default:
         break;

@@ -37,6 +37,9 @@ void sw_dis_other_writes(csh cs, const cs_insn *in, unsigned sp, unsigned sp32, 
 void sw_dis_x86(struct sw_disasm *d, const cs_insn *in, struct sw_insn *o);
 void sw_dis_arm64(struct sw_disasm *d, const cs_insn *in, struct sw_insn *o);
 void sw_dis_ppc(struct sw_disasm *d, const cs_insn *in, const uint8_t *code, struct sw_insn *o);
+/* disasm/thumb.c: Thumb-2 of an M-profile core (arch_armv7m). */
+void sw_dis_thumb(struct sw_disasm *d, const cs_insn *in, const uint8_t *code, size_t len,
+                  struct sw_insn *o);
 
 /* A PowerPC word capstone does not decode, as an instruction that may write
  * the registers its fields name; SW_EINVAL if it is none. */

@@ -33,6 +33,7 @@ enum arch_family {
     ARCH_FAMILY_X86,      /* i386 and x86-64: variable-length instructions */
     ARCH_FAMILY_AARCH64,  /* A64: 4-byte instruction words */
     ARCH_FAMILY_PPC,      /* Power ISA, 32- and 64-bit, either byte order: 4-byte words */
+    ARCH_FAMILY_THUMB,    /* Thumb-2 of M-profile cores: 2- and 4-byte instructions */
 };
 
 /* One register row of a .def table. */

@@ -22,6 +22,7 @@ ff_arch_for(const struct arch_desc *a)
         return &sw_ff_record;
     case ARCH_FAMILY_PPC:
         return &sw_ff_ppc;
+    case ARCH_FAMILY_THUMB: /* r7 points below the saved pair: the analysis stepper's */
     case ARCH_FAMILY_NONE:
         break;
     }

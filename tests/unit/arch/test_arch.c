@@ -83,6 +83,7 @@ test_every_table_names_its_instruction_family(void **state)
     assert_int_equal(arch_ppc32.family, ARCH_FAMILY_PPC);
     assert_int_equal(arch_ppc64.family, ARCH_FAMILY_PPC);
     assert_int_equal(arch_ppc64le.family, ARCH_FAMILY_PPC);
+    assert_int_equal(arch_armv7m.family, ARCH_FAMILY_THUMB);
 }
 
 /* A 'g' reply recorded from gdbserver 13.1 (x86-64, gdb's default layout
@@ -102,6 +103,7 @@ test_every_table_carries_its_breakpoint_instruction(void **state)
         { &arch_x86_64, 0xcc, 1 },        { &arch_i386, 0xcc, 1 },
         { &arch_aarch64, 0xd4200000, 4 }, { &arch_ppc32, 0x7fe00008, 4 },
         { &arch_ppc64, 0x7fe00008, 4 },   { &arch_ppc64le, 0x7fe00008, 4 },
+        { &arch_armv7m, 0xbe00, 2 },
     };
     size_t n = 0;
     for (const struct arch_desc *const *a = arch_all(); *a; a++, n++) {

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # tests/integration/run-cortexm.sh -- rspwalk on a Cortex-M3 board: Thumb-2 code and exception frames.
 #
-# Boots the firmware of fixtures/src/cortexm/ (make fixtures) under qemu-system-arm -M
-# mps2-an385, stopped (-S), with its gdbstub on a free TCP port.  For each stop, in order, gdb
+# Boots the firmware of fixtures/src/cortexm/ (make fixtures; -O0, then -O2) under
+# qemu-system-arm -M mps2-an385, stopped (-S), with its gdbstub on a free TCP port.  For each
+# stop, in order, gdb
 # sets a breakpoint, continues to it and disconnects (the VM stays stopped), then rspwalk walks
 # and gdb_oracle.sh takes gdb-multiarch's backtrace of the same stop: both must list the
 # expected functions, rspwalk's exception frames ("<signal handler called>", kind signal,
 # pc the EXC_RETURN value) where gdb has its sigtramp frames, and the same pc and sp in every
 # frame.  Stops: c3 (Thread mode, no exception), h_leaf (SysTick handler over spin_odd, whose
 # frame has the alignment word), p_leaf (PendSV nested in SysTick: EXC_RETURN 0xFFFFFFF1 then
-# 0xFFFFFFF9).  Builds nothing; kills only the qemu it started; every run is bounded.
+# 0xFFFFFFF9).  The */analysis cases walk with the analysis stepper in place of the CFI
+# (--steppers stackbottom,sighandler,analysis: Thumb prologues read by disasm/thumb.c) and
+# must still agree with gdb, which reads the CFI.
+# Builds nothing; kills only the qemu it started; every run is bounded.
 # Env: RSPWALK (default build/release/rspwalk), IT_TIMEOUT (seconds per run, default 60),
 #      IT_KEEP=1 (keep the work directory).
 set -u
@@ -18,7 +22,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 RSPWALK=${RSPWALK:-build/release/rspwalk}
 IT_TIMEOUT=${IT_TIMEOUT:-60}
-FW=build/fixtures/cortexm/mps2-an385.elf
+FW=
 work=$(mktemp -d "${TMPDIR:-/tmp}/rspwalk-cortexm.XXXXXX")
 qpid=
 port=
@@ -48,9 +52,11 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# start_qemu: the board stopped at reset, its gdbstub on a free port ($port); prints why on failure.
+# start_qemu FIRMWARE: the board stopped at reset, its gdbstub on a free port ($port); prints
+# why on failure.
 start_qemu() {
     local spec i
+    FW=$1
     for spec in qemu-system-arm:qemu-system-arm gdb-multiarch:gdb-multiarch python3:python3 \
         timeout:coreutils; do
         if ! command -v "${spec%%:*}" >/dev/null 2>&1; then
@@ -77,12 +83,15 @@ start_qemu() {
     return 1
 }
 
-# case_run STOP WANT...: run to the breakpoint at STOP, then compare; prints why on failure.
+# case_run STOP STEPPERS WANT...: run to the next breakpoint at STOP, walk with STEPPERS ("-":
+# the default ones), then compare; prints why on failure.
 case_run() {
-    local stop=$1 dir=$work/$1 rc
-    shift
-    mkdir -p "$dir"
+    local stop=$1 steppers=$2 dir rc
+    shift 2
+    dir=$(mktemp -d "$work/$stop.XXXX")
     [ -n "$qpid" ] || { echo "no board: $(head -n 1 "$work/start.out")"; return 1; }
+    local opts=(--exe "$FW")
+    [ "$steppers" = - ] || opts+=(--steppers "$steppers")
     timeout -k 5 "$IT_TIMEOUT" gdb-multiarch -nx -batch -ex 'set confirm off' -ex "file $FW" \
         -ex "target remote 127.0.0.1:$port" -ex "break $stop" -ex continue -ex 'disconnect' \
         </dev/null >"$dir/run.log" 2>&1
@@ -91,12 +100,12 @@ case_run() {
         return 1
     fi
 
-    timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" -f json --exe "$FW" "127.0.0.1:$port" \
+    timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" -f json "${opts[@]}" "127.0.0.1:$port" \
         >"$dir/rspwalk.json" 2>"$dir/rspwalk.err"
     rc=$?
     [ "$rc" = 124 ] && { echo "rspwalk timed out after $IT_TIMEOUT s"; return 1; }
     [ "$rc" = 0 ] || { echo "rspwalk exited $rc: $(head -n 1 "$dir/rspwalk.err")"; return 1; }
-    timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" --exe "$FW" "127.0.0.1:$port" >"$dir/rspwalk.txt" 2>&1
+    timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" "${opts[@]}" "127.0.0.1:$port" >"$dir/rspwalk.txt" 2>&1
 
     ORACLE_TIMEOUT=$IT_TIMEOUT ORACLE_GDB_LOG=$dir/gdb.log \
         tests/integration/gdb_oracle.sh "127.0.0.1:$port" "$FW" >"$dir/oracle.json" 2>"$dir/oracle.err"
@@ -148,10 +157,27 @@ case_line() {
     fi
 }
 
-start_qemu >"$work/start.out" 2>&1 || stop_qemu
+AN=stackbottom,sighandler,analysis
+FW0=build/fixtures/cortexm/mps2-an385.elf
+FW2=build/fixtures/cortexm/mps2-an385-O2.elf
 # Not in a subshell: stop_qemu must see the pid start_qemu set.
-case_line cortexm/thread c3 c3 c2 c1 main Reset_Handler
-case_line cortexm/systick h_leaf h_leaf h1 SysTick_Handler - spin_odd c3 c2 c1 main Reset_Handler
-case_line cortexm/nested p_leaf p_leaf p1 PendSV_Handler - h_pend h1 SysTick_Handler - spin_odd \
-    c3 c2 c1 main Reset_Handler
+start_qemu "$FW0" >"$work/start.out" 2>&1 || stop_qemu
+case_line cortexm/O0/thread c3 - c3 c2 c1 main Reset_Handler
+case_line cortexm/O0/systick h_leaf - h_leaf h1 SysTick_Handler - spin_odd c3 c2 c1 main \
+    Reset_Handler
+case_line cortexm/O0/nested p_leaf - p_leaf p1 PendSV_Handler - h_pend h1 SysTick_Handler - \
+    spin_odd c3 c2 c1 main Reset_Handler
+case_line cortexm/O0/nested/analysis p_leaf "$AN" p_leaf p1 PendSV_Handler - h_pend h1 \
+    SysTick_Handler - spin_odd c3 c2 c1 main Reset_Handler
+stop_qemu
+start_qemu "$FW2" >"$work/start.out" 2>&1 || stop_qemu
+# -O2: c3 and h1 end in tail calls (b.w spin_odd, b.w h_leaf): both debuggers rebuild h1 as
+# a tail-call frame from the DWARF call sites and neither lists c3 (spin_odd is assembly);
+# h_pend and p_leaf are frameless leaves (h_pend's caller comes from the stacked LR).
+case_line cortexm/O2/systick h_leaf - h_leaf h1 SysTick_Handler - spin_odd c2 c1 main Reset_Handler
+case_line cortexm/O2/nested p_leaf - p_leaf p1 PendSV_Handler - h_pend h1 SysTick_Handler - \
+    spin_odd c2 c1 main Reset_Handler
+case_line cortexm/O2/nested/analysis p_leaf "$AN" p_leaf p1 PendSV_Handler - h_pend h1 \
+    SysTick_Handler - spin_odd c2 c1 main Reset_Handler
+stop_qemu
 exit "$failed"

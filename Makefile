@@ -310,7 +310,7 @@ check-symbols: build/release/librspwalk.a build/release/librspwalk.so
 
 FORMAT_SRCS = $(filter-out %.def,$(LIB_SRCS) $(CLI_SRCS) $(MPI_SRCS) $(DAP_SRCS) $(DOOR_SRCS) $(SERVER_SRCS) $(TOOL_SRCS) $(UNIT_SRCS) $(FUZZ_SRCS) \
               $(wildcard $(addsuffix /*.h,$(LIB_DIRS)) \
-              cli/*.h mpi/*.h dap/*.h door/*.h server/*.h tests/tools/*.h tests/unit/*/*.h tests/warm/*.c) $(PUBLIC_HDRS) $(wildcard fixtures/src/*.c fixtures/src/kernel/*.c))
+              cli/*.h mpi/*.h dap/*.h door/*.h server/*.h tests/tools/*.h tests/unit/*/*.h tests/warm/*.c) $(PUBLIC_HDRS) $(wildcard fixtures/src/*.c fixtures/src/kernel/*.c fixtures/src/cortexm/*.c))
 format:
 	$(Q)clang-format -i $(FORMAT_SRCS)
 format-check:

@@ -10,7 +10,8 @@
 # pc the EXC_RETURN value) where gdb has its sigtramp frames, and the same pc and sp in every
 # frame.  Stops: c3 (Thread mode, no exception), h_leaf (SysTick handler over spin_odd, whose
 # frame has the alignment word), p_leaf (PendSV nested in SysTick: EXC_RETURN 0xFFFFFFF1 then
-# 0xFFFFFFF9).  The */analysis cases walk with the analysis stepper in place of the CFI
+# 0xFFFFFFF9), the first instruction of SysTick_Handler, and on a Cortex-M4F (-M mps2-an386)
+# the nested stop again over extended (FP) frames.  The */analysis cases walk with the analysis stepper in place of the CFI
 # (--steppers stackbottom,sighandler,analysis: Thumb prologues read by disasm/thumb.c) and
 # must still agree with gdb, which reads the CFI.
 # Builds nothing; kills only the qemu it started; every run is bounded.
@@ -52,11 +53,11 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# start_qemu FIRMWARE: the board stopped at reset, its gdbstub on a free port ($port); prints
-# why on failure.
+# start_qemu BOARD FIRMWARE: the board stopped at reset, its gdbstub on a free port ($port);
+# prints why on failure.
 start_qemu() {
-    local spec i
-    FW=$1
+    local spec i board=$1
+    FW=$2
     for spec in qemu-system-arm:qemu-system-arm gdb-multiarch:gdb-multiarch python3:python3 \
         timeout:coreutils; do
         if ! command -v "${spec%%:*}" >/dev/null 2>&1; then
@@ -69,7 +70,7 @@ start_qemu() {
     # A port free now; another process could take it before qemu binds it: the wait below
     # then fails with qemu's own message.
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    timeout -k 5 $((IT_TIMEOUT * 6)) qemu-system-arm -M mps2-an385 -display none -nographic \
+    timeout -k 5 $((IT_TIMEOUT * 6)) qemu-system-arm -M "$board" -display none -nographic \
         -no-reboot -monitor none -serial "file:$work/serial.log" -S -gdb "tcp:127.0.0.1:$port" \
         -kernel "$FW" </dev/null >"$work/qemu.log" 2>&1 &
     qpid=$!
@@ -88,14 +89,14 @@ start_qemu() {
 case_run() {
     local stop=$1 steppers=$2 dir rc
     shift 2
-    dir=$(mktemp -d "$work/$stop.XXXX")
+    dir=$(mktemp -d "$work/${stop//[^A-Za-z0-9_]/_}.XXXX")
     [ -n "$qpid" ] || { echo "no board: $(head -n 1 "$work/start.out")"; return 1; }
     local opts=(--exe "$FW")
     [ "$steppers" = - ] || opts+=(--steppers "$steppers")
     timeout -k 5 "$IT_TIMEOUT" gdb-multiarch -nx -batch -ex 'set confirm off' -ex "file $FW" \
         -ex "target remote 127.0.0.1:$port" -ex "break $stop" -ex continue -ex 'disconnect' \
         </dev/null >"$dir/run.log" 2>&1
-    if ! grep -q "^Breakpoint 1, $stop " "$dir/run.log"; then
+    if ! grep -q "^Breakpoint 1, " "$dir/run.log"; then
         echo "gdb did not stop at $stop: $(grep -v '^warning' "$dir/run.log" | tail -n 1)"
         return 1
     fi
@@ -117,15 +118,17 @@ import json, sys
 ours = json.load(open(sys.argv[1]))
 gdbs = json.load(open(sys.argv[2]))
 text = open(sys.argv[3]).read()
-want = sys.argv[4:]  # "-" stands for an exception frame
+want = sys.argv[4:]  # "-f9" stands for an exception frame whose pc is 0xfffffff9
 def fail(why):
     print(why)
     sys.exit(1)
 if len(ours["threads"]) != 1 or len(gdbs["threads"]) != 1:
     fail("threads: rspwalk %d, gdb %d; want one CPU" % (len(ours["threads"]), len(gdbs["threads"])))
 t, g = ours["threads"][0], gdbs["threads"][0]
-names = [("-" if f["kind"] == "signal" else f["function"]) for f in t["frames"]]
-gnames = [("-" if f["type"] == "sigtramp" else f["function"]) for f in g["frames"]]
+def exc(f):
+    return "-%02x" % (int(f["pc"], 16) & 0xff)
+names = [(exc(f) if f["kind"] == "signal" else f["function"]) for f in t["frames"]]
+gnames = [(exc(f) if f["type"] == "sigtramp" else f["function"]) for f in g["frames"]]
 if names != want or t["end"] != "bottom":
     fail("rspwalk: %s (end %s), want %s (end bottom)"
          % (" ".join(map(str, names)), t["end"], " ".join(want)))
@@ -135,11 +138,12 @@ for i, (a, b) in enumerate(zip(t["frames"], g["frames"])):
     if int(a["pc"], 16) != int(b["pc"], 16) or int(a["sp"], 16) != int(b["sp"], 16):
         fail("frame #%d %s: rspwalk pc %s sp %s, gdb pc %s sp %s"
              % (i, names[i], a["pc"], a["sp"], b["pc"], b["sp"]))
-    if names[i] == "-" and (int(a["pc"], 16) & 0xffffffe1) != 0xffffffe1:
+    if names[i].startswith("-") and (int(a["pc"], 16) & 0xffffffe3) != 0xffffffe1:
         fail("frame #%d: pc %s is not an EXC_RETURN value" % (i, a["pc"]))
 signals = text.count("<signal handler called>")
-if signals != want.count("-"):
-    fail("text output: %d '<signal handler called>', want %d" % (signals, want.count("-")))
+if signals != sum(w.startswith("-") for w in want):
+    fail("text output: %d '<signal handler called>', want %d"
+         % (signals, sum(w.startswith("-") for w in want)))
 PY
 }
 
@@ -160,24 +164,37 @@ case_line() {
 AN=stackbottom,sighandler,analysis
 FW0=build/fixtures/cortexm/mps2-an385.elf
 FW2=build/fixtures/cortexm/mps2-an385-O2.elf
+FW4=build/fixtures/cortexm/mps2-an386.elf
 # Not in a subshell: stop_qemu must see the pid start_qemu set.
-start_qemu "$FW0" >"$work/start.out" 2>&1 || stop_qemu
+start_qemu mps2-an385 "$FW0" >"$work/start.out" 2>&1 || stop_qemu
 case_line cortexm/O0/thread c3 - c3 c2 c1 main Reset_Handler
-case_line cortexm/O0/systick h_leaf - h_leaf h1 SysTick_Handler - spin_odd c3 c2 c1 main \
+case_line cortexm/O0/systick h_leaf - h_leaf h1 SysTick_Handler -f9 spin_odd c3 c2 c1 main \
     Reset_Handler
-case_line cortexm/O0/nested p_leaf - p_leaf p1 PendSV_Handler - h_pend h1 SysTick_Handler - \
-    spin_odd c3 c2 c1 main Reset_Handler
-case_line cortexm/O0/nested/analysis p_leaf "$AN" p_leaf p1 PendSV_Handler - h_pend h1 \
-    SysTick_Handler - spin_odd c3 c2 c1 main Reset_Handler
+case_line cortexm/O0/nested p_leaf - p_leaf p1 PendSV_Handler -f1 h_pend h1 SysTick_Handler \
+    -f9 spin_odd c3 c2 c1 main Reset_Handler
+case_line cortexm/O0/nested/analysis p_leaf "$AN" p_leaf p1 PendSV_Handler -f1 h_pend h1 \
+    SysTick_Handler -f9 spin_odd c3 c2 c1 main Reset_Handler
+# At the handler's first instruction: LR still holds EXC_RETURN.
+case_line cortexm/O0/entry '*SysTick_Handler' - SysTick_Handler -f9 spin_odd c3 c2 c1 main \
+    Reset_Handler
 stop_qemu
-start_qemu "$FW2" >"$work/start.out" 2>&1 || stop_qemu
+start_qemu mps2-an385 "$FW2" >"$work/start.out" 2>&1 || stop_qemu
 # -O2: c3 and h1 end in tail calls (b.w spin_odd, b.w h_leaf): both debuggers rebuild h1 as
 # a tail-call frame from the DWARF call sites and neither lists c3 (spin_odd is assembly);
 # h_pend and p_leaf are frameless leaves (h_pend's caller comes from the stacked LR).
-case_line cortexm/O2/systick h_leaf - h_leaf h1 SysTick_Handler - spin_odd c2 c1 main Reset_Handler
-case_line cortexm/O2/nested p_leaf - p_leaf p1 PendSV_Handler - h_pend h1 SysTick_Handler - \
-    spin_odd c2 c1 main Reset_Handler
-case_line cortexm/O2/nested/analysis p_leaf "$AN" p_leaf p1 PendSV_Handler - h_pend h1 \
-    SysTick_Handler - spin_odd c2 c1 main Reset_Handler
+case_line cortexm/O2/systick h_leaf - h_leaf h1 SysTick_Handler -f9 spin_odd c2 c1 main \
+    Reset_Handler
+case_line cortexm/O2/nested p_leaf - p_leaf p1 PendSV_Handler -f1 h_pend h1 SysTick_Handler \
+    -f9 spin_odd c2 c1 main Reset_Handler
+case_line cortexm/O2/nested/analysis p_leaf "$AN" p_leaf p1 PendSV_Handler -f1 h_pend h1 \
+    SysTick_Handler -f9 spin_odd c2 c1 main Reset_Handler
+stop_qemu
+# Cortex-M4F with the FPU on: extended frames (EXC_RETURN 0xFFFFFFE9, then 0xFFFFFFE1 for
+# PendSV over h_pend, which computed in FP registers), 104 bytes each, lazily stacked.
+start_qemu mps2-an386 "$FW4" >"$work/start.out" 2>&1 || stop_qemu
+case_line cortexm/M4F/nested p_leaf - p_leaf p1 PendSV_Handler -e1 h_pend h1 SysTick_Handler \
+    -e9 spin_odd c3 c2 c1 main Reset_Handler
+case_line cortexm/M4F/nested/analysis p_leaf "$AN" p_leaf p1 PendSV_Handler -e1 h_pend h1 \
+    SysTick_Handler -e9 spin_odd c3 c2 c1 main Reset_Handler
 stop_qemu
 exit "$failed"

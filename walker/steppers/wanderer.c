@@ -56,6 +56,8 @@ wand_family(const struct arch_desc *a)
         return &sw_wand_aarch64;
     case ARCH_FAMILY_PPC:
         return &sw_wand_ppc;
+    case ARCH_FAMILY_THUMB:
+        return &sw_wand_thumb;
     default:
         return NULL;
     }

@@ -70,6 +70,7 @@ struct sw_wand_family {
 extern const struct sw_wand_family sw_wand_x86;
 extern const struct sw_wand_family sw_wand_aarch64;
 extern const struct sw_wand_family sw_wand_ppc;
+extern const struct sw_wand_family sw_wand_thumb;
 
 /* LEN bytes at runtime address ADDR from the local ELF file of the module
  * covering it only (no reads of the target); false if there are none. */

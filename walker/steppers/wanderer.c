@@ -341,6 +341,11 @@ wanderer_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw
 
     if (fam == NULL || in->sp == 0 || (in->sp % word) != 0)
         return SW_GCF_NOT_ME;
+    /* The hardware's exception frame has one layout (sighandler's): where it
+     * cannot be read (the process stack, and no psp from the stub), the stack
+     * above the handler's is another stack, not the interrupted code's. */
+    if (in->kind == SW_FRAME_SIGNAL && a->exc_return != NULL && a->exc_return(in->ra))
+        return SW_GCF_NOT_ME;
     cur.known = sw_frame_symbol(w, in, &cur.sym) == 0;
     cur.split = cur.known && sw_analysis_cold_parent(w, &cur.sym, &cur.parent) == 0;
 

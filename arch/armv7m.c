@@ -18,18 +18,18 @@ static const struct arch_reg armv7m_regs[] = {
  * gdb/arm-tdep.c) and that firmware compiles in: a little-endian halfword. */
 static const uint8_t armv7m_bkpt[] = { 0x00, 0xbe };
 
-/* EXC_RETURN (ARMv7-M ARM B1.5.8, table B1-8 and B1-9): bits 31:5 all ones,
+/* EXC_RETURN (ARMv7-M ARM B1.5.8, tables B1-8 and B1-9): bits 31:5 all ones,
  * bit 4 clear for an extended (FP) frame, bit 3 set to return to Thread
- * mode, bit 2 set to return to the process stack, bits 1:0 = 01.  Handler
- * mode with the process stack (0xFFFFFFE5, 0xFFFFFFF5) is reserved.  gdb's
- * arm_m_addr_is_magic accepts the same six values.  ARMv8-M keeps them for
- * an exception taken and returned in one security state without the
- * additional state context; its other forms (bit 6 or bit 5 clear, bit 0
- * set) are not decoded. */
+ * mode, bit 2 set to return to the process stack, bits 1:0 = 01; gdb's
+ * arm_m_addr_is_magic accepts those six values.  ARMv8-M (B3.21) frees bit 6
+ * (S: the Secure stack), bit 5 (DCRS: callee registers not stacked) and bit
+ * 0 (ES: the exception was Secure), all set in ARMv7-M's values.  Handler
+ * mode with the process stack is reserved.  walker/steppers/excframe.c's
+ * sw_excframe_kind decodes the same set. */
 static bool
 armv7m_exc_return(sw_addr ra)
 {
-    if ((ra & 0xffffffe3u) != 0xffffffe1u || ra > 0xffffffffu)
+    if (ra > 0xffffffffu || (ra & 0xffffff82u) != 0xffffff80u)
         return false;
     return (ra & 0xc) != 0x4;
 }

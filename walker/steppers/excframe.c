@@ -2,7 +2,9 @@
  *
  * On exception entry an ARMv7-M core pushes r0-r3, r12, lr, the return
  * address and xPSR (plus s0-s15 and FPSCR in an extended frame) on the stack
- * the interrupted code used, and enters the handler with LR = EXC_RETURN.
+ * the interrupted code used, and enters the handler with LR = EXC_RETURN;
+ * an ARMv8-M core with the Security Extension may push r4-r11 below them
+ * too (the additional state context, when EXC_RETURN's DCRS bit is clear).
  * A handler's CFI unwinds to that value: the walker marks the frame whose
  * RA it is SW_FRAME_SIGNAL ("<signal handler called>", as gdb shows it) and
  * the sighandler stepper calls sw_excframe_caller to step through it.
@@ -23,15 +25,18 @@ enum { XF_R0, XF_R1, XF_R2, XF_R3, XF_R12, XF_LR, XF_PC, XF_XPSR };
 int
 sw_excframe_kind(sw_addr exc_return, struct sw_excframe *out)
 {
-    /* Bits 31:5 ones, bits 1:0 = 01; Handler mode with PSP is reserved
-     * (B1.5.8, tables B1-8 and B1-9). */
-    if (exc_return > 0xffffffffu || (exc_return & 0xffffffe3u) != 0xffffffe1u ||
+    /* ARMv8-M B3.21 (ARMv7-M's six values are its forms with S, DCRS and ES
+     * set): bits 31:7 ones, bit 1 clear; Handler mode (bit 3 clear) with the
+     * process stack (bit 2) is reserved. */
+    if (exc_return > 0xffffffffu || (exc_return & 0xffffff82u) != 0xffffff80u ||
         (exc_return & 0xc) == 0x4)
         return SW_EINVAL;
     out->psp = (exc_return & 0x4) != 0;
     out->thread = (exc_return & 0x8) != 0;
     out->fp = (exc_return & 0x10) == 0;
-    out->size = out->fp ? SW_EXCFRAME_MAX : 32;
+    out->secure = (exc_return & 0x40) != 0;
+    out->extra = (exc_return & 0x20) == 0 ? SW_EXCFRAME_EXTRA : 0;
+    out->size = out->extra + (out->fp ? 104 : 32);
     return 0;
 }
 
@@ -41,20 +46,28 @@ sw_excframe_decode(const struct arch_desc *a, const struct sw_excframe *k, sw_ad
 {
     static const int16_t dw[] = { ARMV7M_DW_R0,  ARMV7M_DW_R1, ARMV7M_DW_R2, ARMV7M_DW_R3,
                                   ARMV7M_DW_R12, ARMV7M_DW_LR, ARMV7M_DW_PC, ARMV7M_DW_XPSR };
+    const uint8_t *basic = mem + k->extra;
+    const sw_addr basic_sp = frame_sp + k->extra;
     sw_word w[8];
 
     for (size_t i = 0; i < 8; i++)
-        w[i] = arch_load(a, mem + 4 * i, 4);
+        w[i] = arch_load(a, basic + 4 * i, 4);
     if (!(w[XF_XPSR] & XPSR_T) || (w[XF_PC] & 1) != 0)
+        return SW_EINVAL;
+    /* The integrity signature, 0xFEFA125B, or 0xFEFA125A over an FP frame. */
+    if (k->extra != 0 && (arch_load(a, mem, 4) | 1) != 0xfefa125bu)
         return SW_EINVAL;
     sw_frame_init(out);
     for (size_t i = 0; i < 8; i++)
         sw_frame_set_reg(out, (unsigned)dw[i], w[i]);
+    /* Additional state context: signature, reserved, then r4-r11. */
+    for (size_t i = 0; k->extra != 0 && i < 8; i++)
+        sw_frame_set_reg(out, ARMV7M_DW_R4 + (unsigned)i, arch_load(a, mem + 8 + 4 * i, 4));
     sw_addr sp = frame_sp + k->size + ((w[XF_XPSR] & XPSR_ALIGNED) ? 4 : 0);
     sw_frame_set_reg(out, ARMV7M_DW_SP, sp);
     out->ra = w[XF_PC];
     out->sp = sp;
-    out->ra_loc = (struct sw_location){ .kind = SW_LOC_ADDRESS, .addr = frame_sp + 4 * XF_PC };
+    out->ra_loc = (struct sw_location){ .kind = SW_LOC_ADDRESS, .addr = basic_sp + 4 * XF_PC };
     out->sp_loc = (struct sw_location){ .kind = SW_LOC_ADDRESS, .addr = frame_sp };
     /* The interrupted code resumes at the PC itself: look it up there. */
     out->non_call = true;
@@ -69,7 +82,7 @@ sw_excframe_caller(struct sw_stepper *s, const struct sw_frame *in, struct sw_fr
     struct sw_proc *p = sw_walker_proc(w);
     const struct arch_desc *a = p->arch;
     struct sw_excframe k;
-    uint8_t mem[SW_EXCFRAME_MAX];
+    uint8_t mem[SW_EXCFRAME_READ];
     struct sw_frame f;
     sw_word v;
     int rc;
@@ -80,7 +93,9 @@ sw_excframe_caller(struct sw_stepper *s, const struct sw_frame *in, struct sw_fr
      * it used the main stack.  A frame on the process stack (an exception
      * taken from Thread mode on PSP) is at PSP as the stub reports it: only
      * the outermost exception returns to the process stack, and nothing
-     * moves PSP under a running handler but an RTOS's context switch. */
+     * moves PSP under a running handler but an RTOS's context switch.  The
+     * other security state's banked stack pointers (ARMv8-M: msp_ns, psp_s,
+     * ...) are not read: QEMU 7.2 reports none of them. */
     sw_addr frame_sp = in->sp;
     if (k.psp) {
         rc = p->ops->read_reg(p, in->thread, ARMV7M_DW_PSP, &v);
@@ -91,8 +106,8 @@ sw_excframe_caller(struct sw_stepper *s, const struct sw_frame *in, struct sw_fr
         }
         frame_sp = v;
     }
-    /* The eight words decoded; an extended frame's FP words are not needed. */
-    rc = p->ops->read_mem(p, frame_sp, mem, 32);
+    /* The words decoded; an extended frame's FP words are not needed. */
+    rc = p->ops->read_mem(p, frame_sp, mem, k.extra + 32);
     if (rc < 0) {
         if (sw_is_link_error(rc))
             return sw_walker_fail_from_proc(w, rc), SW_GCF_ERROR;
@@ -100,9 +115,10 @@ sw_excframe_caller(struct sw_stepper *s, const struct sw_frame *in, struct sw_fr
     }
     if (sw_excframe_decode(a, &k, frame_sp, mem, &f) < 0)
         return SW_GCF_NOT_ME;
-    /* r4-r11 are not stacked: the handler's frame holds them as its CFI
-     * restored them, which are the interrupted code's. */
-    for (unsigned dw = ARMV7M_DW_R4; dw <= ARMV7M_DW_R11; dw++) {
+    /* r4-r11, unless an additional state context held them, are not
+     * stacked: the handler's frame holds them as its CFI restored them,
+     * which are the interrupted code's. */
+    for (unsigned dw = ARMV7M_DW_R4; dw <= ARMV7M_DW_R11 && k.extra == 0; dw++) {
         rc = sw_walker_frame_reg(w, in, dw, &v);
         if (rc < 0)
             return SW_GCF_ERROR;

@@ -64,14 +64,42 @@ test_exc_return_values_armv7m_defines(void **state)
         /* An EXC_RETURN value is kept as it is; a Thumb return address loses bit 0. */
         assert_int_equal(arch_armv7m.ra_code(ok[i].v), ok[i].v);
     }
-    /* Handler mode on PSP is reserved; ARMv8-M's secure forms and plain addresses are not
+    /* ARMv8-M: the Non-secure stack (S clear), a Non-secure exception (ES clear), the
+     * additional state context (DCRS clear). */
+    static const struct {
+        uint32_t v;
+        bool secure, psp;
+        size_t size;
+    } v8[] = {
+        { 0xffffffbc, false, true, 32 },  /* Non-secure Thread mode, PSP: FreeRTOS on TrustZone */
+        { 0xffffffb8, false, false, 32 }, /* Non-secure Thread mode, MSP */
+        { 0xffffffb0, false, false, 32 }, /* Non-secure Handler mode */
+        { 0xffffffdd, true, true, 72 },   /* Secure PSP, callee registers stacked */
+        { 0xffffffcd, true, true, 144 },  /* the same over an FP frame */
+    };
+    for (size_t i = 0; i < sizeof v8 / sizeof v8[0]; i++) {
+        struct sw_excframe k;
+        assert_int_equal(sw_excframe_kind(v8[i].v, &k), 0);
+        assert_int_equal(k.secure, v8[i].secure);
+        assert_int_equal(k.psp, v8[i].psp);
+        assert_int_equal(k.size, v8[i].size);
+        assert_true(arch_armv7m.exc_return(v8[i].v));
+    }
+    /* Handler mode on PSP is reserved; bit 1 set, bit 7 clear and plain addresses are not
      * exception returns. */
-    static const sw_addr bad[] = { 0xfffffff5, 0xffffffe5, 0xfffffff8,  0xffffffff,  0xffffffbc,
-                                   0xfffffffc, 0x00000139, 0x1fffffff9, 0xfefffffff, 0x0 };
+    static const sw_addr bad[] = { 0xfffffff5,  0xffffffe5,  0xffffffb4, 0xffffffff,
+                                   0xfffffffe,  0xfffffff3,  0xffffff7d, 0x00000139,
+                                   0x1fffffff9, 0xfefffffff, 0x0 };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct sw_excframe k;
         assert_int_equal(sw_excframe_kind(bad[i], &k), SW_EINVAL);
         assert_false(arch_armv7m.exc_return(bad[i]));
+    }
+    /* The arch table's test and the decoder agree on every 0xFFFFFFxx value. */
+    for (unsigned lo = 0; lo < 256; lo++) {
+        struct sw_excframe k;
+        assert_int_equal(arch_armv7m.exc_return(0xffffff00u | lo),
+                         sw_excframe_kind(0xffffff00u | lo, &k) == 0);
     }
     assert_int_equal(arch_armv7m.ra_code(0x139), 0x138);
 }
@@ -121,6 +149,37 @@ test_extended_frame_skips_the_fp_words(void **state)
     put_words(mem, w, 8);
     assert_int_equal(sw_excframe_decode(&arch_armv7m, &k, 0x20001000, mem, &f), 0);
     assert_int_equal(f.sp, 0x20001000 + 108);
+}
+
+/* ARMv8-M's additional state context: the integrity signature, a reserved word and r4-r11
+ * below the basic frame (ARMv8-M ARM B3.19, "Exception stack frames"). */
+static void
+test_additional_state_context_gives_r4_to_r11(void **state)
+{
+    (void)state;
+    uint8_t mem[SW_EXCFRAME_READ];
+    struct sw_excframe k;
+    struct sw_frame f;
+    sw_word v;
+    uint32_t w[18] = { 0xfefa125b, 0, 4, 5, 6, 0x20001ff0, 8,     9,     10,
+                       11,         0, 1, 2, 3, 12,         0x301, 0x300, 0x01000200 };
+    put_words(mem, w, 18);
+    assert_int_equal(sw_excframe_kind(0xffffffdd, &k), 0);
+    assert_int_equal(k.extra, 40);
+    assert_int_equal(sw_excframe_decode(&arch_armv7m, &k, 0x20001000, mem, &f), 0);
+    assert_int_equal(f.ra, 0x300);
+    assert_int_equal(f.ra_loc.addr, 0x20001000 + 40 + 24);
+    assert_int_equal(f.sp, 0x20001000 + 72 + 4);
+    assert_true(sw_frame_reg(&f, DW_R7, &v));
+    assert_int_equal(v, 0x20001ff0);
+    assert_true(sw_frame_reg(&f, DW_R4, &v));
+    assert_int_equal(v, 4);
+    assert_true(sw_frame_reg(&f, DW_LR, &v));
+    assert_int_equal(v, 0x301);
+    /* Without its signature the context is not one the hardware wrote. */
+    w[0] = 0x12345678;
+    put_words(mem, w, 18);
+    assert_int_equal(sw_excframe_decode(&arch_armv7m, &k, 0x20001000, mem, &f), SW_EINVAL);
 }
 
 static void
@@ -230,6 +289,7 @@ main(void)
         cmocka_unit_test(test_exc_return_values_armv7m_defines),
         cmocka_unit_test(test_decodes_the_recorded_basic_frame_with_its_alignment_word),
         cmocka_unit_test(test_extended_frame_skips_the_fp_words),
+        cmocka_unit_test(test_additional_state_context_gives_r4_to_r11),
         cmocka_unit_test(test_rejects_what_the_hardware_cannot_have_stacked),
         cmocka_unit_test(test_sighandler_steps_through_msp_frames),
         cmocka_unit_test(test_psp_frame_is_found_through_the_psp_register),

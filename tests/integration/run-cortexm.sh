@@ -11,7 +11,8 @@
 # frame.  Stops: c3 (Thread mode, no exception), h_leaf (SysTick handler over spin_odd, whose
 # frame has the alignment word), p_leaf (PendSV nested in SysTick: EXC_RETURN 0xFFFFFFF1 then
 # 0xFFFFFFF9), the first instruction of SysTick_Handler, and on a Cortex-M4F (-M mps2-an386)
-# the nested stop again over extended (FP) frames, and on a Cortex-M0 (ARMv6-M, -M microbit).  The */analysis cases walk with the analysis stepper in place of the CFI
+# the nested stop again over extended (FP) frames, a HardFault taken at a udf, and on a
+# Cortex-M0 (ARMv6-M, -M microbit).  The */analysis cases walk with the analysis stepper in place of the CFI
 # (--steppers stackbottom,sighandler,analysis: Thumb prologues read by disasm/thumb.c) and
 # must still agree with gdb, which reads the CFI; a */wanderer case scans the stack alone
 # (the pcs must agree; a scanned frame's SP may not).
@@ -97,7 +98,7 @@ case_run() {
     timeout -k 5 "$IT_TIMEOUT" gdb-multiarch -nx -batch -ex 'set confirm off' -ex "file $FW" \
         -ex "target remote 127.0.0.1:$port" -ex "break $stop" -ex continue -ex 'disconnect' \
         </dev/null >"$dir/run.log" 2>&1
-    if ! grep -q "^Breakpoint 1, " "$dir/run.log"; then
+    if ! grep -Eq "^Breakpoint 1(\.[0-9]+)?, " "$dir/run.log"; then
         echo "gdb did not stop at $stop: $(grep -v '^warning' "$dir/run.log" | tail -n 1)"
         return 1
     fi
@@ -171,6 +172,7 @@ FW0=build/fixtures/cortexm/mps2-an385.elf
 FW2=build/fixtures/cortexm/mps2-an385-O2.elf
 FW4=build/fixtures/cortexm/mps2-an386.elf
 FWM0=build/fixtures/cortexm/microbit.elf
+FWF=build/fixtures/cortexm/mps2-an385-fault.elf
 # Not in a subshell: stop_qemu must see the pid start_qemu set.
 start_qemu mps2-an385 "$FW0" >"$work/start.out" 2>&1 || stop_qemu
 case_line cortexm/O0/thread c3 - c3 c2 c1 main Reset_Handler
@@ -206,6 +208,12 @@ case_line cortexm/M4F/nested p_leaf - p_leaf p1 PendSV_Handler -e1 h_pend h1 Sys
     -e9 spin_odd c3 c2 c1 main Reset_Handler
 case_line cortexm/M4F/nested/analysis p_leaf "$AN" p_leaf p1 PendSV_Handler -e1 h_pend h1 \
     SysTick_Handler -e9 spin_odd c3 c2 c1 main Reset_Handler
+stop_qemu
+# A HardFault in Thread mode: the frame stacked at the faulting udf, its PC exact.
+start_qemu mps2-an385 "$FWF" >"$work/start.out" 2>&1 || stop_qemu
+case_line cortexm/fault Fault_Handler - Fault_Handler -f9 c_fault c3 c2 c1 main Reset_Handler
+case_line cortexm/fault/analysis Fault_Handler "$AN" Fault_Handler -f9 c_fault c3 c2 c1 main \
+    Reset_Handler
 stop_qemu
 # ARMv6-M (Cortex-M0, -M microbit): the same tables and frames.
 start_qemu microbit "$FWM0" >"$work/start.out" 2>&1 || stop_qemu

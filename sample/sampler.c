@@ -50,6 +50,14 @@
 #define SAMPLE_RESYNC_QUIET_MS 20
 #define SAMPLE_RESYNC_THREADS  64
 #define SAMPLE_RESYNC_TRIES    4
+/* A memo's stack bytes: at most this many (a deeper stack is walked again at
+ * every stop), and this many past the outermost frame's SP (the bytes
+ * between its CFA and the caller-saved slots a step may read). */
+#define SAMPLE_MEMO_MAX   (64u * 1024)
+#define SAMPLE_MEMO_ABOVE 64
+/* ... and this many below the top frame's SP (x86-64's red zone, where a
+ * leaf function may keep a saved register without moving its SP). */
+#define SAMPLE_MEMO_BELOW 128
 /* Frame names kept by address: a power of two, larger than the distinct
  * frames of a profile that fits on a screen. */
 #define SAMPLE_NAME_SLOTS  4096
@@ -57,10 +65,17 @@
 /* At the maximum rate the target runs between two samples for a time the
  * stub's latency sets, nearly the same every time: a program whose loop
  * takes about as long is then seen at the same few places of it
- * (aliasing).  Each run is lengthened by a random part of a mean sample's
- * duration divided by this, so the places are spread over the loop; the
- * rate drops by about a 2*SAMPLE_MAX_JITTER-th. */
-#define SAMPLE_MAX_JITTER 2
+ * (aliasing; the shares fixture's one-thread profile without it: 64/28/8
+ * for 70/20/10).  Each run is lengthened by a random part of a mean
+ * sample's duration divided by this, so the places are spread over the
+ * loop; the rate drops by about a 2*SAMPLE_MAX_JITTER-th.  (A fourth kept
+ * the shares within 2 points in every run measured, as a half did.) */
+#define SAMPLE_MAX_JITTER 4
+/* A pause shorter than this is waited out on the clock, not slept: a
+ * sleeping sampler on a busy machine is woken up to a few hundred
+ * microseconds late (the scheduler's latency), which cost more than the
+ * pause itself (2600 samples a second where 4400 came without a pause). */
+#define SAMPLE_SPIN_US 200
 /* The calling thread's timer slack during a run: a sleep overshoots by it
  * (Linux's default is 50 us, as long as a pause between two samples at the
  * maximum rate); restored after the run. */
@@ -76,10 +91,26 @@ struct name_slot {
     char *module;   /* owned; NULL: unknown */
 };
 
+/* A thread's last walk and what it started from: its registers and the
+ * stack bytes its frames lie in.  A walk is a function of those, of code and
+ * of the library list (both kept from one stop to the next by the walker,
+ * the list checked at each stop), so at a stop where they are all the same
+ * the walk is the same: a parked thread's is taken again, not redone. */
+struct walk_memo {
+    struct sw_stack stack; /* the last walk; the sample's threads point here */
+    bool valid;            /* STACK walked to the bottom from REGS and BYTES */
+    struct sw_frame start; /* the initial frame it walked from */
+    sw_addr lo;            /* BYTES: [LO, LO + LEN) of target memory */
+    size_t len;
+    uint8_t *bytes; /* owned: CAP bytes */
+    size_t cap;
+};
+
 struct known_thread {
     sw_tid tid;
     char label[64];
-    size_t task; /* in the tree; SIZE_MAX until first walked */
+    size_t task;            /* in the tree; SIZE_MAX until first walked */
+    struct walk_memo *memo; /* owned: stable across the array's growth */
 };
 
 struct run {
@@ -103,8 +134,8 @@ struct run {
     sw_tid *tids; /* owned: scratch for sw_threads, CAPTIDS */
     size_t captids;
     struct sw_sample_thread *out; /* owned: one per thread of a sample */
-    struct sw_stack *stacks;      /* owned: one per thread of a sample */
     size_t capout;
+    uint8_t *scratch; /* owned: SAMPLE_MEMO_MAX, a memo's bytes at this stop */
 
     uint64_t rng; /* xorshift64 state: the ticks' jitter */
 
@@ -152,8 +183,9 @@ names_clear(struct run *r)
 }
 
 /* Drop the names when the library list is not the one they were taken
- * under (a dlopen or dlclose moves code and frees module names). */
-static void
+ * under (a dlopen or dlclose moves code and frees module names); true when
+ * it is not. */
+static bool
 names_check_libs(struct run *r)
 {
     struct sw_libstate *ls = sw_walker_libstate(r->w);
@@ -165,10 +197,12 @@ names_check_libs(struct run *r)
             h = (h ^ (unsigned char)*c) * 1099511628211ull;
         h = (h ^ lib->bias) * 1099511628211ull;
     }
-    if (n != r->libs_n || h != r->libs_hash)
+    bool changed = n != r->libs_n || h != r->libs_hash;
+    if (changed)
         names_clear(r);
     r->libs_n = n;
     r->libs_hash = h;
+    return changed;
 }
 
 static uint64_t
@@ -271,9 +305,14 @@ thread_add(struct run *r, sw_tid tid)
         r->threads = n;
         r->capthreads = cap;
     }
+    struct walk_memo *m = sw_calloc(1, sizeof *m);
+    if (m == NULL)
+        return NULL;
+    sw_stack_init(&m->stack);
     t = &r->threads[r->nthreads++];
     t->tid = tid;
     t->task = SIZE_MAX;
+    t->memo = m;
     sw_proc_thread_label(r->p, tid, t->label, sizeof t->label);
     return t;
 }
@@ -288,12 +327,6 @@ reserve_out(struct run *r, size_t n)
     if (o == NULL)
         return SW_ENOMEM;
     r->out = o;
-    struct sw_stack *st = sw_realloc(r->stacks, n * sizeof *st);
-    if (st == NULL)
-        return SW_ENOMEM;
-    r->stacks = st;
-    for (size_t i = r->capout; i < n; i++)
-        sw_stack_init(&r->stacks[i]);
     r->capout = n;
     return 0;
 }
@@ -322,6 +355,104 @@ list_threads(struct run *r, size_t *n)
             r->tids[k++] = r->tids[i];
     *n = k;
     return 0;
+}
+
+/* ---- walks taken again ------------------------------------------------------ */
+
+static void
+memo_free(struct walk_memo *m)
+{
+    if (m == NULL)
+        return;
+    sw_stack_fini(&m->stack);
+    sw_free(m->bytes);
+    sw_free(m);
+}
+
+/* The stack bytes a walk of ST depends on: from below its top frame's SP to
+ * above its outermost frame's SP and every frame pointer in between.  False
+ * when they are more than SAMPLE_MEMO_MAX. */
+static bool
+memo_span(const struct sw_stack *st, sw_addr *lo, size_t *len)
+{
+    if (st->n == 0)
+        return false;
+    sw_addr sp = st->frames[0].sp;
+    sw_addr l = sp > SAMPLE_MEMO_BELOW ? sp - SAMPLE_MEMO_BELOW : 0, h = sp;
+    for (size_t i = 0; i < st->n; i++) {
+        const struct sw_frame *f = &st->frames[i];
+        if (f->sp >= l && f->sp - l < SAMPLE_MEMO_MAX && f->sp > h)
+            h = f->sp;
+        if (f->fp >= l && f->fp - l < SAMPLE_MEMO_MAX && f->fp > h)
+            h = f->fp;
+    }
+    h += SAMPLE_MEMO_ABOVE;
+    if (h - l > SAMPLE_MEMO_MAX)
+        return false;
+    *lo = l;
+    *len = (size_t)(h - l);
+    return true;
+}
+
+static bool
+frame_regs_equal(const struct sw_frame *a, const struct sw_frame *b)
+{
+    if (memcmp(a->regs_valid, b->regs_valid, sizeof a->regs_valid) != 0)
+        return false;
+    for (unsigned i = 0; i < SW_FRAME_MAX_REGS; i++)
+        if ((a->regs_valid[i / 64] >> (i % 64) & 1) && a->regs[i] != b->regs[i])
+            return false;
+    return true;
+}
+
+/* Whether thread KT's last walk holds at this stop: it reached the bottom,
+ * and the thread starts from the same registers over the same stack bytes.
+ * START gets the thread's initial frame (read from what the stop's fetch
+ * holds).  Any failure says no: the thread is walked. */
+static bool
+memo_holds(struct run *r, struct known_thread *kt, struct sw_frame *start, uint8_t *scratch)
+{
+    struct walk_memo *m = kt->memo;
+    if (sw_initial_frame(r->w, kt->tid, start) < 0)
+        return false;
+    if (!m->valid || !frame_regs_equal(start, &m->start) || start->ra != m->start.ra ||
+        start->sp != m->start.sp)
+        return false;
+    return r->p->ops->read_mem(r->p, m->lo, scratch, m->len) == 0 &&
+           memcmp(scratch, m->bytes, m->len) == 0;
+}
+
+/* Keep KT's walk (in its memo's stack) with the START and the stack bytes
+ * it was taken from; a walk that cannot be kept is walked again next time. */
+static void
+memo_keep(struct run *r, struct known_thread *kt, const struct sw_frame *start)
+{
+    struct walk_memo *m = kt->memo;
+    sw_addr lo;
+    size_t len;
+    m->valid = false;
+    if (m->stack.end != SW_END_BOTTOM || !memo_span(&m->stack, &lo, &len))
+        return;
+    if (len > m->cap) {
+        uint8_t *b = sw_realloc(m->bytes, len);
+        if (b == NULL)
+            return;
+        m->bytes = b;
+        m->cap = len;
+    }
+    if (r->p->ops->read_mem(r->p, lo, m->bytes, len) < 0)
+        return;
+    m->lo = lo;
+    m->len = len;
+    m->start = *start;
+    m->valid = true;
+}
+
+static void
+memo_forget_all(struct run *r)
+{
+    for (size_t i = 0; i < r->nthreads; i++)
+        r->threads[i].memo->valid = false;
 }
 
 /* ---- one sample ----------------------------------------------------------- */
@@ -359,7 +490,8 @@ walk_sample(struct run *r, size_t n, bool all_stopped, uint64_t t_us, uint64_t r
     char msg[256] = "";
     if (rc < 0)
         return sw_fail(r->err, rc, "sampling %zu threads: out of memory", n);
-    names_check_libs(r);
+    if (names_check_libs(r))
+        memo_forget_all(r);
     bool ahead = false;
     for (size_t i = 0; i < n; i++) {
         sw_tid tid = r->tids[i];
@@ -384,9 +516,24 @@ walk_sample(struct run *r, size_t n, bool all_stopped, uint64_t t_us, uint64_t r
                          sw_walker_errmsg(r->w));
             }
         }
-        struct sw_stack *st = &r->stacks[i];
-        rc = sw_walk_stack(r->w, tid, st);
+        /* A thread other than the one that reported the stop (whose stack
+         * window this stop's fetch starts at its SP, none of the bytes below)
+         * whose registers and stack bytes are those of its last walk: that
+         * walk again.  Else walked, and kept for the next stop. */
+        struct sw_stack *st = &kt->memo->stack;
+        struct sw_frame start;
+        bool memo = all_stopped && tid != r->p->default_tid;
         r->st->walks++;
+        if (memo && memo_holds(r, kt, &start, r->scratch)) {
+            r->st->walks_reused++;
+            rc = 0;
+        } else {
+            rc = sw_walk_stack(r->w, tid, st);
+            if (rc == 0 && memo)
+                memo_keep(r, kt, &start);
+            else
+                kt->memo->valid = false;
+        }
         if (rc < 0 || st->end == SW_END_LINK) {
             o->state = SW_SAMPLE_FAILED;
             r->st->walks_failed++;
@@ -636,6 +783,19 @@ rand_below(struct run *r, uint64_t n)
     return r->rng % n;
 }
 
+/* The anti-aliasing pause: waited out on the clock when short (see
+ * SAMPLE_SPIN_US), else slept. */
+static void
+jitter_pause(uint64_t us)
+{
+    uint64_t until = sw_now_us() + us;
+    if (us >= SAMPLE_SPIN_US)
+        sleep_until(until);
+    else
+        while (sw_now_us() < until)
+            ;
+}
+
 static bool
 done(const struct run *r, uint64_t t0)
 {
@@ -670,6 +830,8 @@ sample_threads(struct run *r, size_t *n)
                 listed = r->tids[j] == r->threads[i].tid;
             if (listed)
                 r->threads[k++] = r->threads[i];
+            else
+                memo_free(r->threads[i].memo);
         }
         r->nthreads = k;
         for (size_t j = 0; j < *n; j++)
@@ -697,9 +859,9 @@ run_free(struct run *r)
 {
     names_clear(r);
     sw_free(r->names);
-    for (size_t i = 0; i < r->capout; i++)
-        sw_stack_fini(&r->stacks[i]);
-    sw_free(r->stacks);
+    for (size_t i = 0; i < r->nthreads; i++)
+        memo_free(r->threads[i].memo);
+    sw_free(r->scratch);
     sw_free(r->out);
     sw_free(r->tids);
     sw_free(r->threads);
@@ -747,8 +909,11 @@ sw_sample_run(struct sw_walker *w, const struct sw_sample_config *cfg,
     if ((rc = choose_stop(&r)) < 0)
         return rc;
     r.names = sw_calloc(SAMPLE_NAME_SLOTS, sizeof *r.names);
-    if (r.names == NULL)
+    r.scratch = sw_malloc(SAMPLE_MEMO_MAX);
+    if (r.names == NULL || r.scratch == NULL) {
+        run_free(&r);
         return sw_fail(r.err, SW_ENOMEM, "sampling: out of memory");
+    }
 
     /* An all-stop link without a session (a test's fake) counts as stopped. */
     bool was_stopped = r.s == NULL || sw_proc_rsp_thread_stopped(r.p, SW_TID_DEFAULT);
@@ -792,7 +957,7 @@ sw_sample_run(struct sw_walker *w, const struct sw_sample_config *cfg,
         } else if (r.st->samples > 0) {
             uint64_t part = r.st->stopped_us / r.st->samples / SAMPLE_MAX_JITTER;
             if (part > 0)
-                pause_for(rand_below(&r, part));
+                jitter_pause(rand_below(&r, part));
         }
         if (r.st->stop == SW_SAMPLE_STOP_SIGNAL && r.nthreads == 0) {
             /* Started running: the list comes with the first stop there is

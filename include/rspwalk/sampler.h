@@ -75,6 +75,11 @@ struct sw_sample_stats {
     uint64_t elapsed_us;      /* from the first stop asked for to the last resume */
     uint64_t stopped_us;      /* time the target spent stopped for samples */
     enum sw_sample_stop stop; /* the method used (never AUTO) */
+    /* Of WALKS, those taken again: the thread (not the one that reported
+     * the stop) started from the registers and over the stack bytes of its
+     * last walk, which reached the bottom, so that walk is this one (a
+     * parked thread); counted in WALKS_BOTTOM too. */
+    uint64_t walks_reused;
 };
 
 /* What a run does.  Every member's zero is its default. */

@@ -9,6 +9,10 @@
 #                      walk to the bottom, the rate printed; the target stopped afterwards
 #                      (every thread in ptrace stop), as it was found.
 #   gdbserver/two      two workers at 200 Hz: shares within 3 points.
+#   gdbserver/parked   main working beside 7 threads parked in nanosleep, at the maximum rate:
+#                      shares within 3 points; every sample's 7 parked walks the same stack
+#                      through parked(); every walk to the bottom, most of them taken again
+#                      (registers and stack bytes unchanged since the last stop).
 #   gdbserver/eight    eight workers (on a 2-core host each stop waits for the scheduler to
 #                      run every worker, so few stops: their shares are printed, not judged);
 #                      folded (the input of flamegraph.pl) well formed; speedscope valid against speedscope's
@@ -77,10 +81,10 @@ if [ ! -d "$ajv_dir/ajv" ]; then
     fi
 fi
 
-# gs_start THREADS: gdbserver on the x86_64 fixture; sets $port, $gs and $inf.
+# gs_start THREADS [PARKED]: gdbserver on the x86_64 fixture; sets $port, $gs and $inf.
 gs_start() {
-    local log=$work/gs-$1.log
-    gdbserver 127.0.0.1:0 "$IT_ROOT/build/fixtures/x86_64/shares-O0-dyn" "$1" 600 trap \
+    local log=$work/gs-$1${2:+-$2}.log
+    gdbserver 127.0.0.1:0 "$IT_ROOT/build/fixtures/x86_64/shares-O0-dyn" "$1" 600 trap ${2:-0} \
         </dev/null >"$log" 2>&1 &
     gs=$!
     pids+=("$gs")
@@ -143,6 +147,26 @@ if gs_start 2; then
     report gdbserver/two "$why" "${details[@]}"
 else
     report gdbserver/two "gdbserver did not start: $(tail -n 2 "$work"/gs-2.log)"
+fi
+kill "$gs" "$inf" 2>/dev/null
+
+if gs_start 0 7; then
+    t=127.0.0.1:$port
+    why= details=()
+    if ! sample "$work/parked.folded" -c --sample 3@max -f folded "$t"; then
+        why="rspwalk exited $?: $(head -c 300 "$work/parked.folded.err")"
+    elif ! sample "$work/parked.json" --sample 2@max -f json "$t"; then
+        why="rspwalk exited $?: $(head -c 300 "$work/parked.json.err")"
+    else
+        s=$("$check" shares "$work/parked.folded") || why="shares: $s"
+        k=$("$check" parked "$work/parked.folded" 7) || why="${why:+$why; }parked: $k"
+        j=$("$check" json "$work/parked.json" 0 0.5) || why="${why:+$why; }profile: $j"
+        all_stopped "$inf" || why="${why:+$why; }the target was not left stopped"
+        details=("$s" "$k" "$j")
+    fi
+    report gdbserver/parked "$why" "${details[@]}"
+else
+    report gdbserver/parked "gdbserver did not start: $(tail -n 2 "$work"/gs-0-7.log)"
 fi
 kill "$gs" "$inf" 2>/dev/null
 

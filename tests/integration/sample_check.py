@@ -3,8 +3,12 @@
 
   sample_check.py shares FOLDED          the share_70/share_20/share_10 shares within 3 points
   sample_check.py folded FOLDED          every line "frame;frame;... COUNT", no empty frame
-  sample_check.py json JSON [MIN_RATE]   the profile's counters: every walk to the bottom, none
-                                         failed, no stop missed, the tree's counts add up
+  sample_check.py parked FOLDED N        N parked threads: one stack through parked(), counted
+                                         N times for each sample of main's
+  sample_check.py json JSON [MIN_RATE [MIN_REUSED]]
+                                         the profile's counters: every walk to the bottom, none
+                                         failed, no stop missed, the tree's counts add up; at
+                                         least MIN_REUSED (a fraction) of the walks taken again
 Prints one line; exits 1 when a check fails.
 """
 import json
@@ -50,7 +54,22 @@ def folded(path):
     return True, "%d distinct stacks, %d samples" % (len(lines), sum(c for _, c in lines))
 
 
-def profile(path, min_rate=0.0):
+def parked(path, n):
+    lines = folded_lines(path)
+    stacks = [(f, c) for f, c in lines if "parked" in f]
+    mains = sum(c for f, c in lines if "main" in f and "parked" not in f)
+    if len(stacks) != 1:
+        return False, "%d distinct stacks through parked(), not 1: %s" % (
+            len(stacks), "; ".join(";".join(f) for f, _ in stacks[:3]))
+    count = stacks[0][1]
+    text = "%d walks of %d parked threads in %d samples, all %s" % (count, n, mains,
+                                                                    ";".join(stacks[0][0]))
+    if count != n * mains:
+        return False, text + ": not %d each" % n
+    return True, text
+
+
+def profile(path, min_rate=0.0, min_reused=0.0):
     d = json.load(open(path))
     st = d["stats"]
     problems = []
@@ -68,12 +87,15 @@ def profile(path, min_rate=0.0):
     # The root counts every walk that succeeded once (3D: a sample a thread).
     if d["tree"]["count"] != st["walks"] - st["walks_failed"]:
         problems.append("the tree's root counts %d, %d walks" % (d["tree"]["count"], st["walks"]))
+    if st.get("walks_reused", 0) < min_reused * st["walks"]:
+        problems.append("%d of %d walks taken again, fewer than %.0f%%" %
+                        (st.get("walks_reused", 0), st["walks"], 100 * min_reused))
     if st["rate"] < min_rate:
         problems.append("%.0f samples/s, fewer than %.0f" % (st["rate"], min_rate))
-    text = ("%d samples in %.2f s (%.0f/s, stop by %s), %.2f round trips a sample, %d walks, "
-            "%d threads running not walked, %d stub resyncs" %
+    text = ("%d samples in %.2f s (%.0f/s, stop by %s), %.2f round trips a sample, %d walks "
+            "(%d taken again), %d threads running not walked, %d stub resyncs" %
             (d["samples"], d["seconds"], st["rate"], st["stop"], st["round_trips_per_sample"],
-             st["walks"], st["threads_running"], resyncs))
+             st["walks"], st.get("walks_reused", 0), st["threads_running"], resyncs))
     return not problems, text + ("; " + "; ".join(problems) if problems else "")
 
 
@@ -84,8 +106,11 @@ def main():
             ok, text = shares(path)
         elif what == "folded":
             ok, text = folded(path)
+        elif what == "parked":
+            ok, text = parked(path, int(sys.argv[3]))
         else:
-            ok, text = profile(path, float(sys.argv[3]) if len(sys.argv) > 3 else 0.0)
+            ok, text = profile(path, float(sys.argv[3]) if len(sys.argv) > 3 else 0.0,
+                               float(sys.argv[4]) if len(sys.argv) > 4 else 0.0)
     except (OSError, ValueError, KeyError, json.JSONDecodeError) as e:
         ok, text = False, "%s: %s" % (path, e)
     print(text)

@@ -84,7 +84,7 @@ fi
 # gs_start THREADS [PARKED]: gdbserver on the x86_64 fixture; sets $port, $gs and $inf.
 gs_start() {
     local log=$work/gs-$1${2:+-$2}.log
-    gdbserver 127.0.0.1:0 "$IT_ROOT/build/fixtures/x86_64/shares-O0-dyn" "$1" 600 trap ${2:-0} \
+    gdbserver 127.0.0.1:0 "$IT_ROOT/build/fixtures/x86_64/shares-O0-dyn" "$1" 600 trap "${2:-0}" \
         </dev/null >"$log" 2>&1 &
     gs=$!
     pids+=("$gs")

@@ -99,8 +99,12 @@ struct name_slot {
 struct walk_memo {
     struct sw_stack stack; /* the last walk; the sample's threads point here */
     bool valid;            /* STACK walked to the bottom from REGS and BYTES */
-    struct sw_frame start; /* the initial frame it walked from */
-    sw_addr lo;            /* BYTES: [LO, LO + LEN) of target memory */
+    /* Every register a walk may read (the initial frame's, and those a
+     * frame passes through unsaved, read when a step needs them): by DWARF
+     * number, with whether the thread had it. */
+    sw_word regs[SW_FRAME_MAX_REGS];
+    bool have[SW_FRAME_MAX_REGS];
+    sw_addr lo; /* BYTES: [LO, LO + LEN) of target memory */
     size_t len;
     uint8_t *bytes; /* owned: CAP bytes */
     size_t cap;
@@ -394,38 +398,48 @@ memo_span(const struct sw_stack *st, sw_addr *lo, size_t *len)
     return true;
 }
 
-static bool
-frame_regs_equal(const struct sw_frame *a, const struct sw_frame *b)
+/* TID's registers as a walk reads them, into REGS and HAVE (by DWARF number).
+ * Returns 0, or a link error. */
+static int
+thread_regs(struct run *r, sw_tid tid, sw_word *regs, bool *have)
 {
-    if (memcmp(a->regs_valid, b->regs_valid, sizeof a->regs_valid) != 0)
-        return false;
-    for (unsigned i = 0; i < SW_FRAME_MAX_REGS; i++)
-        if ((a->regs_valid[i / 64] >> (i % 64) & 1) && a->regs[i] != b->regs[i])
-            return false;
-    return true;
+    const struct arch_desc *a = r->p->arch;
+    memset(have, 0, SW_FRAME_MAX_REGS * sizeof *have);
+    for (size_t i = 0; i < a->nregs; i++) {
+        int dw = a->regs[i].dwarf;
+        if (dw < 0 || dw >= SW_FRAME_MAX_REGS)
+            continue;
+        int rc = r->p->ops->read_reg(r->p, tid, (unsigned)dw, &regs[dw]);
+        if (rc < 0 && sw_is_link_error(rc))
+            return rc;
+        have[dw] = rc == 0;
+    }
+    return 0;
 }
 
 /* Whether thread KT's last walk holds at this stop: it reached the bottom,
- * and the thread starts from the same registers over the same stack bytes.
- * START gets the thread's initial frame (read from what the stop's fetch
- * holds).  Any failure says no: the thread is walked. */
+ * and the thread has the same registers over the same stack bytes.  Any
+ * failure says no: the thread is walked. */
 static bool
-memo_holds(struct run *r, struct known_thread *kt, struct sw_frame *start, uint8_t *scratch)
+memo_holds(struct run *r, struct known_thread *kt)
 {
     struct walk_memo *m = kt->memo;
-    if (sw_initial_frame(r->w, kt->tid, start) < 0)
+    sw_word regs[SW_FRAME_MAX_REGS];
+    bool have[SW_FRAME_MAX_REGS];
+    if (!m->valid || thread_regs(r, kt->tid, regs, have) < 0)
         return false;
-    if (!m->valid || !frame_regs_equal(start, &m->start) || start->ra != m->start.ra ||
-        start->sp != m->start.sp)
-        return false;
-    return r->p->ops->read_mem(r->p, m->lo, scratch, m->len) == 0 &&
-           memcmp(scratch, m->bytes, m->len) == 0;
+    for (unsigned i = 0; i < SW_FRAME_MAX_REGS; i++)
+        if (have[i] != m->have[i] || (have[i] && regs[i] != m->regs[i]))
+            return false;
+    return r->p->ops->read_mem(r->p, m->lo, r->scratch, m->len) == 0 &&
+           memcmp(r->scratch, m->bytes, m->len) == 0;
 }
 
-/* Keep KT's walk (in its memo's stack) with the START and the stack bytes
- * it was taken from; a walk that cannot be kept is walked again next time. */
+/* Keep KT's walk (in its memo's stack) with the registers and the stack
+ * bytes it was taken from; a walk that cannot be kept is walked again next
+ * time. */
 static void
-memo_keep(struct run *r, struct known_thread *kt, const struct sw_frame *start)
+memo_keep(struct run *r, struct known_thread *kt)
 {
     struct walk_memo *m = kt->memo;
     sw_addr lo;
@@ -440,11 +454,11 @@ memo_keep(struct run *r, struct known_thread *kt, const struct sw_frame *start)
         m->bytes = b;
         m->cap = len;
     }
-    if (r->p->ops->read_mem(r->p, lo, m->bytes, len) < 0)
+    if (thread_regs(r, kt->tid, m->regs, m->have) < 0 ||
+        r->p->ops->read_mem(r->p, lo, m->bytes, len) < 0)
         return;
     m->lo = lo;
     m->len = len;
-    m->start = *start;
     m->valid = true;
 }
 
@@ -521,16 +535,15 @@ walk_sample(struct run *r, size_t n, bool all_stopped, uint64_t t_us, uint64_t r
          * whose registers and stack bytes are those of its last walk: that
          * walk again.  Else walked, and kept for the next stop. */
         struct sw_stack *st = &kt->memo->stack;
-        struct sw_frame start;
         bool memo = all_stopped && tid != r->p->default_tid;
         r->st->walks++;
-        if (memo && memo_holds(r, kt, &start, r->scratch)) {
+        if (memo && memo_holds(r, kt)) {
             r->st->walks_reused++;
             rc = 0;
         } else {
             rc = sw_walk_stack(r->w, tid, st);
             if (rc == 0 && memo)
-                memo_keep(r, kt, &start);
+                memo_keep(r, kt);
             else
                 kt->memo->valid = false;
         }

@@ -227,6 +227,8 @@ test_sampler_max_samples_walks_every_thread_and_leaves_the_target_stopped(void *
     assert_int_equal(sn.samples, 5);
     assert_int_equal(st.walks, 10);
     assert_int_equal(st.walks_bottom, 10);
+    /* thread 2 (not the one that reported the stops) never moved: its first walk taken again */
+    assert_int_equal(st.walks_reused, 4);
     assert_int_equal(st.walks_failed, 0);
     assert_int_equal(st.threads_running, 0);
     assert_int_equal(st.stops_failed, 0);
@@ -243,6 +245,54 @@ test_sampler_max_samples_walks_every_thread_and_leaves_the_target_stopped(void *
     free(s);
     sw_tree_free(tree);
     ff_close(&fx);
+}
+
+/* A callback that moves thread 2 between samples: a word of its stack that its walk does not
+ * take (multi's locals), or a register its walk does not use. */
+struct mover {
+    struct seen sn;
+    struct sw_proc *p;
+    bool reg;
+    sw_word n;
+};
+
+static void
+move_thread_2(void *arg, const struct sw_sample *s)
+{
+    struct mover *m = arg;
+    on_sample(&m->sn, s);
+    m->n++;
+    if (m->reg)
+        fake_proc_set_reg(m->p, 2, 19, m->n);
+    else
+        fake_proc_put_word(m->p, S + 40, m->n);
+}
+
+static void
+test_sampler_walks_again_a_thread_whose_stack_or_registers_moved(void **state)
+{
+    (void)state;
+    for (int reg = 0; reg <= 1; reg++) {
+        struct ff_fixture fx;
+        struct sw_tree *tree;
+        struct sw_sample_stats st;
+        target_open(&fx);
+        struct mover m = { .p = fx.p, .reg = reg };
+        assert_int_equal(sw_tree_new(&tree), 0);
+        struct sw_sample_config cfg = {
+            .max_samples = 5, .tree = tree, .target = "fake", .on_sample = move_thread_2, .arg = &m
+        };
+        assert_int_equal(sw_sample_run(fx.w, &cfg, &st, NULL), 0);
+        assert_int_equal(st.walks, 10);
+        assert_int_equal(st.walks_bottom, 10);
+        assert_int_equal(st.walks_reused, 0);
+        /* the same stacks all the same */
+        char *s = folded(tree);
+        assert_string_equal(s, "_start;outer;multi 5\n_start;outer;multi;leaf 5\n");
+        free(s);
+        sw_tree_free(tree);
+        ff_close(&fx);
+    }
 }
 
 static void
@@ -597,6 +647,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sampler_max_samples_walks_every_thread_and_leaves_the_target_stopped),
+        cmocka_unit_test(test_sampler_walks_again_a_thread_whose_stack_or_registers_moved),
         cmocka_unit_test(test_sampler_cancel_flag_ends_the_run_at_the_next_sample),
         cmocka_unit_test(test_sampler_rate_places_one_sample_in_each_period),
         cmocka_unit_test(test_sampler_slow_samples_skip_ticks_and_never_burst),

@@ -68,9 +68,10 @@
  * (aliasing; the shares fixture's one-thread profile without it: 64/28/8
  * for 70/20/10).  Each run is lengthened by a random part of a mean
  * sample's duration divided by this, so the places are spread over the
- * loop; the rate drops by about a 2*SAMPLE_MAX_JITTER-th.  (A fourth kept
- * the shares within 2 points in every run measured, as a half did.) */
-#define SAMPLE_MAX_JITTER 4
+ * loop; the rate drops by about a 2*SAMPLE_MAX_JITTER-th.  (A fourth
+ * gave 66.5/25.1/8.4 in one run of six, the direction of no pause; a
+ * whole sample did no better than a half: one run of four 3 points off.) */
+#define SAMPLE_MAX_JITTER 2
 /* A pause shorter than this is waited out on the clock, not slept: a
  * sleeping sampler on a busy machine is woken up to a few hundred
  * microseconds late (the scheduler's latency), which cost more than the

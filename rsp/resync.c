@@ -39,3 +39,10 @@ rsp_session_send_ack(struct rsp_session *s)
     s->x.stats.bytes_sent++;
     return 0;
 }
+
+void
+rsp_session_note_interrupt(struct rsp_session *s)
+{
+    s->x.stats.round_trips++;
+    s->x.stats.interrupts++;
+}

@@ -1,7 +1,7 @@
 /* sample/sampler.c -- sw_sample_run: stop, walk every thread, resume, at a rate.
  *
  * The stops come from ProcDebug's pause (the interrupt) or, for a QEMU user-mode
- * stub on this host, from a signal to one guest thread (sample/qemu_user.c); the
+ * stub on this host, from a signal to one guest thread (targets/qemu_user.c); the
  * walks are the walker's, warm from one stop to the next; frame names are cached
  * by address until the library list changes.  Nothing here speaks RSP.
  */
@@ -25,7 +25,7 @@
 #include "rspwalk/symlookup.h"
 #include "rspwalk/target.h"
 #include "rspwalk/walker.h"
-#include "sample/sample_internal.h"
+#include "targets/qemu_user.h"
 #include "util/util.h"
 
 /* Stops that do not come, in a row, before the run gives up: one is a slow
@@ -35,21 +35,8 @@
  * user mode reports no thread events, and the list costs a round trip a
  * thread. */
 #define SAMPLE_THREAD_LIST_US 500000
-/* How a signal stop waits for the thread stopped last to leave QEMU's stub
- * (stub_wait_left): the guard after the resume, the longest wait, and how
- * often it looks (sample/qemu_user.c reads /proc). */
-#define SAMPLE_STUB_GUARD_US  100
-#define SAMPLE_STUB_LEAVE_US  50000
-#define SAMPLE_ON_CPU_POLL_US 20
-/* A signal stop: how often its wait looks at QEMU's stub, and for how long
- * (then the session's timeout alone); how long bringing the stub back in
- * step may take, the quiet that ends a drain, and the threads looked at. */
-#define SAMPLE_STOP_CHECK_MS   50
-#define SAMPLE_STOP_WAIT_US    2000000
-#define SAMPLE_RESYNC_US       2000000
-#define SAMPLE_RESYNC_QUIET_MS 20
-#define SAMPLE_RESYNC_THREADS  64
-#define SAMPLE_RESYNC_TRIES    4
+/* Stub resyncs in a row (QEMU user: sw_proc_rsp_resync) before a run ends. */
+#define SAMPLE_RESYNC_TRIES 4
 /* A memo's stack bytes: at most this many (a deeper stack is walked again at
  * every stop), and this many past the outermost frame's SP (the bytes
  * between its CFA and the caller-saved slots a step may read). */
@@ -125,16 +112,11 @@ struct run {
     const struct sw_sample_config *cfg;
     struct sw_sample_stats *st;
     struct sw_errbuf *err;
-    struct sw_qemu_user qemu;
 
     struct known_thread *threads; /* owned: NTHREADS */
     size_t nthreads, capthreads;
     uint64_t list_us; /* when the thread list was read (signal stops) */
     bool list_stale;
-    size_t next_victim; /* the thread a signal stop goes to next */
-    sw_tid prev_stopped;
-    sw_tid in_stub;      /* the thread stopped last, until it is seen out of the stub */
-    uint64_t resumed_us; /* when the last resume was acknowledged */
 
     sw_tid *tids; /* owned: scratch for sw_threads, CAPTIDS */
     size_t captids;
@@ -570,8 +552,6 @@ walk_sample(struct run *r, size_t n, bool all_stopped, uint64_t t_us, uint64_t r
                                  .nthreads = n,
                                  .threads = r->out,
                                  .error = msg[0] ? msg : NULL };
-        if (r->st->stop == SW_SAMPLE_STOP_SIGNAL)
-            smp.round_trips++;
         r->cfg->on_sample(r->cfg->arg, &smp);
     }
     r->st->samples++;
@@ -594,7 +574,6 @@ resume(struct run *r)
     int rc = r->p->debug->resume(r->p, SW_TID_DEFAULT, 0);
     if (rc < 0)
         return sw_fail(r->err, rc, "resuming: %s", sw_proc_errmsg(r->p));
-    r->resumed_us = sw_now_us();
     return 0;
 }
 
@@ -605,118 +584,6 @@ sleep_until(uint64_t when_us)
                            .tv_nsec = (long)(when_us % 1000000) * 1000 };
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0)
         ;
-}
-
-static void
-pause_for(uint64_t us)
-{
-    if (us > 0)
-        sleep_until(sw_now_us() + us);
-}
-
-/* QEMU 7.2's user-mode stub keeps its state in globals: a thread that
- * stops sets "not running" and reads the socket until a resume sets
- * "running".  The thread a resume let go acks the resume before it sets
- * "running" and leaves; a thread that stops in between clears it again,
- * and both then read the socket, taking each other's bytes (a reply sent
- * twice, a request lost).  So a signal waits until the thread last stopped
- * is out of the stub: in another system call, gone, or running for
- * SAMPLE_STUB_GUARD_US since the resume (its way out takes microseconds).
- * Where /proc does not tell, the guard alone. */
-static void
-stub_wait_left(struct run *r)
-{
-    if (r->in_stub == SW_TID_DEFAULT)
-        return;
-    uint64_t give_up = r->resumed_us + SAMPLE_STUB_LEAVE_US;
-    for (;;) {
-        uint64_t now = sw_now_us();
-        enum sw_qemu_where w = sw_qemu_user_where(&r->qemu, r->in_stub);
-        if (w == SW_QEMU_GONE || w == SW_QEMU_SYSCALL)
-            break;
-        if ((w == SW_QEMU_RUNNING || w == SW_QEMU_UNKNOWN) &&
-            now >= r->resumed_us + SAMPLE_STUB_GUARD_US)
-            break;
-        if (now >= give_up) {
-            sw_debug(SW_DBG_PKT,
-                     "-! thread %" PRIu64 " still in the stub %" PRIu64 " us after the resume",
-                     (uint64_t)r->in_stub, now - r->resumed_us);
-            break;
-        }
-        pause_for(SAMPLE_ON_CPU_POLL_US);
-    }
-    r->in_stub = SW_TID_DEFAULT;
-}
-
-/* Wait for the stop a signal asked for, checking QEMU's stub meanwhile: a
- * stop that is late while a thread of the stub waits for the ack of a
- * packet we never saw (another thread's read took our ack) is a stub out
- * of step: SW_EPROTO.  Else handle_debug_event's verdict. */
-static int
-wait_signal_stop(struct run *r)
-{
-    int fd = rsp_session_event_fd(r->s);
-    uint64_t t0 = sw_now_us();
-    while (fd >= 0) {
-        struct pollfd pfd = { .fd = fd, .events = POLLIN };
-        int k = poll(&pfd, 1, SAMPLE_STOP_CHECK_MS);
-        if (k != 0)
-            break;
-        sw_tid tids[SAMPLE_RESYNC_THREADS];
-        enum sw_qemu_where where[SAMPLE_RESYNC_THREADS];
-        size_t n = sw_qemu_user_stub_threads(&r->qemu, tids, where, SAMPLE_RESYNC_THREADS);
-        for (size_t i = 0; i < n; i++)
-            if (where[i] == SW_QEMU_IN_STUB_ACK)
-                return sw_fail(&r->p->err, SW_EPROTO,
-                               "thread %" PRIu64 " waits in QEMU's stub for an ack of a packet "
-                               "that never came",
-                               (uint64_t)tids[i]);
-        if (sw_now_us() - t0 >= SAMPLE_STOP_WAIT_US)
-            break; /* handle_debug_event's own timeout decides */
-    }
-    return r->p->debug->handle_debug_event(r->p, true);
-}
-
-/* Bring QEMU's stub back in step after WHY: take in and ack what it sends,
- * ack the thread waiting for an ack, resume the threads stopped in it (a
- * resume lets every reader go, as the stub's "running" flag is shared; a
- * bare ack wakes a reader and means nothing to it), until /proc shows no
- * thread in the stub.  The stop is lost and the target runs; the caller
- * stops it again.  A stub that stays out of step ends the run. */
-static int
-qemu_resync(struct run *r, const char *why)
-{
-    char reason[160];
-    snprintf(reason, sizeof reason, "%s", why);
-    sw_debug(SW_DBG_PKT, "-! QEMU's stub out of step (%s): resynchronising", reason);
-    r->st->resyncs++;
-    r->in_stub = r->prev_stopped = SW_TID_DEFAULT;
-    uint64_t give_up = sw_now_us() + SAMPLE_RESYNC_US;
-    for (;;) {
-        int rc = rsp_session_drain(r->s, SAMPLE_RESYNC_QUIET_MS);
-        if (rc < 0)
-            return sw_fail(r->err, rc, "QEMU's stub out of step (%s), then: %s", reason,
-                           rsp_session_errmsg(r->s));
-        sw_tid tids[SAMPLE_RESYNC_THREADS];
-        enum sw_qemu_where where[SAMPLE_RESYNC_THREADS];
-        size_t n = sw_qemu_user_stub_threads(&r->qemu, tids, where, SAMPLE_RESYNC_THREADS);
-        if (n == 0)
-            return 0;
-        if (sw_now_us() >= give_up)
-            return sw_fail(r->err, SW_EPROTO,
-                           "QEMU's stub out of step (%s): %zu threads still in it after %d ms",
-                           reason, n, SAMPLE_RESYNC_US / 1000);
-        bool reading = false;
-        for (size_t i = 0; i < n; i++)
-            reading |= where[i] == SW_QEMU_IN_STUB;
-        if (reading && (rc = r->p->debug->resume(r->p, SW_TID_DEFAULT, 0)) < 0)
-            return sw_fail(r->err, rc, "QEMU's stub out of step (%s), resuming: %s", reason,
-                           sw_proc_errmsg(r->p));
-        r->resumed_us = sw_now_us();
-        if ((rc = rsp_session_send_ack(r->s)) < 0)
-            return sw_fail(r->err, rc, "QEMU's stub out of step (%s), then: %s", reason,
-                           rsp_session_errmsg(r->s));
-    }
 }
 
 /* Stop the target: 0 when it stopped, SW_ETIMEDOUT when the stop did not
@@ -731,60 +598,14 @@ stop(struct run *r)
             sw_fail(r->err, rc, "stopping: %s", sw_proc_errmsg(r->p));
         return rc;
     }
-    /* A guest thread that is still listed: the next one round the list
-     * that is on a CPU (a CPU profile is wanted), else the next one. */
-    stub_wait_left(r);
-    for (size_t k = 0; k < r->nthreads; k++) {
-        size_t i = (r->next_victim + k) % r->nthreads;
-        if (sw_qemu_user_thread_on_cpu(&r->qemu, r->threads[i].tid)) {
-            r->next_victim = i;
-            break;
-        }
-    }
-    size_t tries = 0, resyncs = 0;
-    while (r->nthreads > 0 && tries++ <= r->nthreads) {
-        struct known_thread *kt = &r->threads[r->next_victim++ % r->nthreads];
-        rc = sw_qemu_user_signal(&r->qemu, kt->tid);
-        sw_debug(SW_DBG_PKT, "-! SIGINT to guest thread %s", kt->label);
-        if (rc == SW_ENOENT) { /* the thread is gone: read the list at this stop */
-            r->list_stale = true;
-            continue;
-        }
-        if (rc < 0)
-            return sw_fail(r->err, rc, "stopping: %s", r->qemu.msg);
-        r->st->round_trips++; /* the signal is this stop's interrupt */
-        rc = wait_signal_stop(r);
-        const char *why = NULL;
-        char msg[200];
-        sw_tid prev = r->prev_stopped;
-        if (rc == SW_EPROTO || rc == SW_ESTUB || rc == SW_EUNSUP) {
-            snprintf(msg, sizeof msg, "%s", sw_proc_errmsg(r->p));
-            why = msg;
-        } else if (rc < 0) {
-            return sw_fail(r->err, rc, "stopping thread %s with a signal: %s", kt->label,
-                           sw_proc_errmsg(r->p));
-        } else {
-            r->in_stub = r->prev_stopped = r->p->default_tid;
-            if (r->qemu.stub_fd < 0)
-                sw_qemu_user_learn_stub(&r->qemu, r->in_stub);
-            /* The thread stopped before, back in the stub: it came out too
-             * late (stub_wait_left), and the two now share the socket. */
-            if (prev != SW_TID_DEFAULT && prev != r->in_stub &&
-                sw_qemu_user_where(&r->qemu, prev) == SW_QEMU_IN_STUB)
-                why = "the thread stopped before is in the stub again";
-        }
-        if (why == NULL)
-            return 0;
-        if (++resyncs > SAMPLE_RESYNC_TRIES)
-            return sw_fail(r->err, SW_EPROTO, "stopping thread %s with a signal: %s (%zu times)",
-                           kt->label, why, resyncs);
-        if ((rc = qemu_resync(r, why)) < 0)
-            return rc;
-        tries = 0;
-        stub_wait_left(r);
-    }
-    return sw_fail(r->err, SW_ENOENT, "stopping: no guest thread of %" PRId64 " left to signal",
-                   (int64_t)r->qemu.host_pid);
+    /* One guest thread stopped by a signal (the library picks one on a CPU
+     * and keeps QEMU's stub in step). */
+    uint64_t resyncs0 = sw_proc_rsp_resyncs(r->p);
+    rc = sw_proc_rsp_signal_stop(r->p, SW_TID_DEFAULT);
+    r->st->resyncs += sw_proc_rsp_resyncs(r->p) - resyncs0;
+    if (rc < 0)
+        sw_fail(r->err, rc, "stopping with a signal: %s", sw_proc_errmsg(r->p));
+    return rc;
 }
 
 /* A random number in [0, N) (N > 0), uniform enough for jitter. */
@@ -886,14 +707,15 @@ static int
 choose_stop(struct run *r)
 {
     enum sw_sample_stop want = r->cfg->stop;
-    bool qemu = sw_qemu_user_find(r->p, &r->qemu) == 0;
+    const char *why = "";
+    bool qemu = sw_proc_rsp_qemu_user(r->p, &why);
     if (want == SW_SAMPLE_STOP_AUTO)
         want = qemu ? SW_SAMPLE_STOP_SIGNAL : SW_SAMPLE_STOP_INTERRUPT;
     if (want == SW_SAMPLE_STOP_SIGNAL && !qemu)
         return sw_fail(r->err, SW_EUNSUP,
                        "stopping with a signal: the stub is not a QEMU user-mode process on this "
                        "host (%s)",
-                       r->qemu.msg);
+                       why);
     r->st->stop = want;
     return 0;
 }
@@ -973,14 +795,6 @@ sw_sample_run(struct sw_walker *w, const struct sw_sample_config *cfg,
             if (part > 0)
                 jitter_pause(rand_below(&r, part));
         }
-        if (r.st->stop == SW_SAMPLE_STOP_SIGNAL && r.nthreads == 0) {
-            /* Started running: the list comes with the first stop there is
-             * (an interrupt cannot stop QEMU user; ask '?'-free: wait). */
-            rc = sw_fail(r.err, SW_EUNSUP,
-                         "sampling: no guest thread known to signal (the target was running "
-                         "when the run began)");
-            goto out;
-        }
         uint64_t rt0 = session_rt(&r), ts = sw_now_us();
         rc = stop(&r);
         if (rc == SW_ETIMEDOUT && ++failed_in_row < SAMPLE_MAX_FAILED_STOPS) {
@@ -1010,8 +824,13 @@ sw_sample_run(struct sw_walker *w, const struct sw_sample_config *cfg,
                 goto out;
             char why[sizeof r.err->msg];
             snprintf(why, sizeof why, "%s", r.err->msg);
-            if ((rc = qemu_resync(&r, why)) < 0)
+            uint64_t resyncs0 = sw_proc_rsp_resyncs(r.p);
+            rc = sw_proc_rsp_resync(r.p, why);
+            r.st->resyncs += sw_proc_rsp_resyncs(r.p) - resyncs0;
+            if (rc < 0) {
+                sw_fail(r.err, rc, "%s", sw_proc_errmsg(r.p));
                 goto out;
+            }
             r.err->msg[0] = '\0';
             running = true;
             continue;

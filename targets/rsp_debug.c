@@ -170,6 +170,7 @@ dbg_resume(struct sw_proc *p, sw_tid tid, int sig)
     if (rc < 0)
         return proc_fail_from_session(rp, rc);
     rp->running = true;
+    tgt_qemu_resumed(rp);
     return 0;
 }
 
@@ -201,6 +202,8 @@ take_event(struct tgt_rsp_proc *rp, const struct rsp_stop *st, bool *taken)
         return rc < 0 ? proc_fail_from_session(rp, rc) : 0;
     }
     *taken = tgt_rsp_take_stop(rp, st);
+    if (*taken)
+        tgt_qemu_took_stop(rp, rp->base.default_tid);
     /* What the last stop read goes out again with this stop's first read. */
     if (*taken)
         rp->warm.due = tgt_warm_wanted(rp);
@@ -346,6 +349,10 @@ dbg_pause(struct sw_proc *p, sw_tid tid)
                        (uint64_t)tid);
     if (!rp->running)
         return 0;
+    /* QEMU user mode reads no interrupt while the guest runs; a signal to
+     * one of its guest threads stops it, when it runs on this host. */
+    if (tgt_qemu_user(rp))
+        return tgt_qemu_stop(rp, SW_TID_DEFAULT);
     int rc = rsp_interrupt(rp->s);
     if (rc < 0)
         return proc_fail_from_session(rp, rc);
@@ -353,7 +360,8 @@ dbg_pause(struct sw_proc *p, sw_tid tid)
     if (rc == SW_ETIMEDOUT) /* measured: QEMU 7.2 user mode */
         return sw_fail(&p->err, rc,
                        "pausing: the stub sent no stop after the interrupt (%s); the target "
-                       "still runs (QEMU user mode ignores the interrupt)",
+                       "still runs (QEMU user mode ignores the interrupt; it is stopped by a "
+                       "signal only when it runs on this host)",
                        rsp_session_errmsg(rp->s));
     return rc;
 }

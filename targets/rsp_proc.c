@@ -56,6 +56,7 @@ load_threads(struct tgt_rsp_proc *rp)
     rp->threads = ids;
     rp->nthreads = n;
     tgt_rsp_threads_indexed(rp);
+    tgt_qemu_listed(rp);
     return 0;
 }
 

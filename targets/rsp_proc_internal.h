@@ -12,6 +12,7 @@
 #include "rspwalk/proc.h"
 #include "rspwalk/rsp.h"
 #include "rspwalk/types.h"
+#include "targets/qemu_user.h"
 #include "util/idmap.h"
 
 #define TGT_MAX_ROWS 96
@@ -94,6 +95,8 @@ struct tgt_rsp_proc {
     uint8_t *auxv; /* owned */
     size_t auxv_len;
     int64_t auxv_pid;
+    /* A QEMU user-mode stub on this host, stopped by signals (pause). */
+    struct sw_qemu_user qemu;
 };
 
 static inline struct tgt_rsp_proc *

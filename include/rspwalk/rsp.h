@@ -258,6 +258,9 @@ SW_API int rsp_session_drain(struct rsp_session *s, int quiet_ms);
 /* Send a bare '+' (nothing in no-ack mode): what a stub that waits for the
  * ack of a packet we never saw needs before it reads again.  0 or a failure. */
 SW_API int rsp_session_send_ack(struct rsp_session *s);
+/* Count an interrupt that went another way than the link (a signal to a
+ * QEMU user-mode process on this host): a round trip like rsp_interrupt's. */
+SW_API void rsp_session_note_interrupt(struct rsp_session *s);
 /* The last stop reply (from '?' or a resume). */
 SW_API const struct rsp_stop *rsp_last_stop(const struct rsp_session *s);
 

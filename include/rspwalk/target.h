@@ -101,6 +101,28 @@ SW_API bool sw_proc_rsp_non_stop(struct sw_proc *p);
  * all-stop, the whole target is stopped.  False after an exit. */
 SW_API bool sw_proc_rsp_thread_stopped(struct sw_proc *p, sw_tid tid);
 
+/* QEMU user mode (7.2) reads no interrupt while its guest runs.  When its
+ * process runs on this host (the stub's process id is 1 and its thread ids
+ * are this host's threads of a qemu-* process), ProcDebug's pause stops it
+ * with SIGINT to one guest thread (tgkill); QEMU stops that thread alone,
+ * the others run on.  Whether P's stub is such a process (looked up once;
+ * *WHY, when not NULL, says why not; borrowed, valid until the next call). */
+SW_API bool sw_proc_rsp_qemu_user(struct sw_proc *p, const char **why);
+/* Stop P's QEMU user process with a signal to guest thread TID (SW_TID_DEFAULT:
+ * one P picks, on a CPU first, round the threads).  QEMU 7.2's stub is not
+ * safe for two threads at once: the signal waits until the thread stopped
+ * last has left it, and a stub found out of step is brought back first
+ * (sw_proc_rsp_resync).  0 when stopped; SW_ENOENT when TID is gone; else a
+ * failure with the message on P. */
+SW_API int sw_proc_rsp_signal_stop(struct sw_proc *p, sw_tid tid);
+/* Bring P's QEMU user stub back in step after a reply that made no sense
+ * (WHY, for the debug trace): take in and ack what it sends, resume and
+ * ack until no thread is in the stub.  The target then runs.  0 (also for
+ * any other stub) or a failure with the message on P. */
+SW_API int sw_proc_rsp_resync(struct sw_proc *p, const char *why);
+/* How many times P's QEMU user stub was brought back in step. */
+SW_API uint64_t sw_proc_rsp_resyncs(struct sw_proc *p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,25 +1,40 @@
-/* sample/sample_internal.h -- what sample/sampler.c takes from sample/qemu_user.c.
+/* targets/qemu_user.h -- a QEMU user-mode stub on this host, and the signal that stops it.
  *
  * QEMU user mode (7.2) reads its gdb socket only while a guest thread is stopped
  * in its signal path, so the interrupt byte is never seen while the guest runs;
  * a signal to one guest thread is: QEMU reports that thread's stop (T02) and
  * waits for the client, the other guest threads running on.  Not installed.
  */
-#ifndef RSPWALK_SAMPLE_INTERNAL_H
-#define RSPWALK_SAMPLE_INTERNAL_H
+#ifndef RSPWALK_TARGETS_QEMU_USER_H
+#define RSPWALK_TARGETS_QEMU_USER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#include "rspwalk/proc.h"
 #include "rspwalk/types.h"
 
+struct sw_proc;
+struct tgt_rsp_proc;
+
+/* Guest threads kept to aim signals at (more are not signalled). */
+#define QEMU_USER_GUESTS 256
+
 /* A QEMU user-mode process on this host, found from the stub's thread ids
- * (QEMU user numbers guest threads by their host thread ids). */
+ * (QEMU user numbers guest threads by their host thread ids), and what the
+ * signal stops know of its stub. */
 struct sw_qemu_user {
-    int64_t host_pid; /* the QEMU process; 0 when none was found */
-    int stub_fd;      /* the stub's socket in that process; -1 until learnt */
-    char msg[200];    /* why none was found, or the last signal's failure */
+    int64_t host_pid;    /* the QEMU process; 0 when none was found */
+    int stub_fd;         /* the stub's socket in that process; -1 until learnt */
+    sw_tid in_stub;      /* the thread stopped last, until seen out of the stub; 0: none */
+    sw_tid last_stopped; /* the thread stopped last; 0: none or not known */
+    uint64_t resumed_us; /* when the last resume was acknowledged */
+    size_t next_victim;  /* round the threads of /proc */
+    uint64_t resyncs;    /* times the stub was brought back in step */
+    sw_tid guests[QEMU_USER_GUESTS]; /* the guest threads of the last thread list */
+    size_t nguests;
+    bool looked;   /* sw_qemu_user_find was tried */
+    char msg[200]; /* why none was found, or the last signal's failure */
 };
 
 /* Whether P's stub is a QEMU user-mode process on this host: its process
@@ -46,11 +61,6 @@ enum sw_qemu_where {
     SW_QEMU_UNKNOWN,     /* not readable (ptrace rules) or the stub's socket unknown */
 };
 
-/* Learn the stub's socket from guest thread TID, which the stub has just
- * reported stopped (so it sits in the stub's read loop).  Q->stub_fd stays
- * -1 when /proc does not show it. */
-void sw_qemu_user_learn_stub(struct sw_qemu_user *q, sw_tid tid);
-
 /* Where guest thread TID of Q's process is. */
 enum sw_qemu_where sw_qemu_user_where(const struct sw_qemu_user *q, sw_tid tid);
 
@@ -63,4 +73,23 @@ size_t sw_qemu_user_stub_threads(const struct sw_qemu_user *q, sw_tid *tids,
  * with ids like p1.ffffffff, which no thread has. */
 bool sw_qemu_user_tid_valid(sw_tid tid);
 
-#endif /* RSPWALK_SAMPLE_INTERNAL_H */
+/* ---- on an RSP process (targets/rsp_debug.c) ---------------------------------------- */
+
+/* The stub under RP is a QEMU user process on this host (looked up once). */
+bool tgt_qemu_user(struct tgt_rsp_proc *rp);
+/* RP read the thread list (kept for the signals: a running QEMU lists none). */
+void tgt_qemu_listed(struct tgt_rsp_proc *rp);
+/* RP resumed the target / took in the stop of thread TID. */
+void tgt_qemu_resumed(struct tgt_rsp_proc *rp);
+void tgt_qemu_took_stop(struct tgt_rsp_proc *rp, sw_tid tid);
+/* Stop the target with a signal to guest thread TID (SW_TID_DEFAULT: one of
+ * /proc's, on a CPU first, round robin), waiting for the thread stopped
+ * last to leave the stub first and bringing the stub back in step when it
+ * lost it.  Returns 0 when stopped, SW_ENOENT when TID is gone, or a
+ * failure with the message on RP. */
+int tgt_qemu_stop(struct tgt_rsp_proc *rp, sw_tid tid);
+/* Bring the stub back in step after WHY; the target then runs.  0 or a
+ * failure with the message on RP. */
+int tgt_qemu_resync(struct tgt_rsp_proc *rp, const char *why);
+
+#endif /* RSPWALK_TARGETS_QEMU_USER_H */

@@ -23,7 +23,6 @@
 
 #include "rspwalk/errors.h"
 #include "rspwalk/rsp.h"
-#include "rspwalk/target.h"
 #include "targets/rsp_proc_internal.h"
 #include "util/util.h"
 
@@ -467,53 +466,4 @@ tgt_qemu_stop(struct tgt_rsp_proc *rp, sw_tid tid)
         if ((rc = tgt_qemu_resync(rp, why)) < 0)
             return rc;
     }
-}
-
-/* ---- the public face (rspwalk/target.h) --------------------------------------------- */
-
-static struct tgt_rsp_proc *
-rsp_proc(struct sw_proc *p)
-{
-    return sw_proc_rsp_session(p) != NULL ? (struct tgt_rsp_proc *)p : NULL;
-}
-
-bool
-sw_proc_rsp_qemu_user(struct sw_proc *p, const char **why)
-{
-    struct tgt_rsp_proc *rp = rsp_proc(p);
-    if (rp == NULL) {
-        if (why != NULL)
-            *why = "not an RSP process";
-        return false;
-    }
-    bool yes = tgt_qemu_user(rp);
-    if (why != NULL)
-        *why = yes ? "" : rp->qemu.msg;
-    return yes;
-}
-
-int
-sw_proc_rsp_signal_stop(struct sw_proc *p, sw_tid tid)
-{
-    struct tgt_rsp_proc *rp = rsp_proc(p);
-    if (rp == NULL || !tgt_qemu_user(rp))
-        return sw_fail(&p->err, SW_EUNSUP, "stopping by a signal: %s",
-                       rp ? rp->qemu.msg : "not an RSP process");
-    return tgt_qemu_stop(rp, tid);
-}
-
-int
-sw_proc_rsp_resync(struct sw_proc *p, const char *why)
-{
-    struct tgt_rsp_proc *rp = rsp_proc(p);
-    if (rp == NULL || !tgt_qemu_user(rp))
-        return 0;
-    return tgt_qemu_resync(rp, why);
-}
-
-uint64_t
-sw_proc_rsp_resyncs(struct sw_proc *p)
-{
-    struct tgt_rsp_proc *rp = rsp_proc(p);
-    return rp != NULL ? rp->qemu.resyncs : 0;
 }

@@ -883,3 +883,52 @@ sw_proc_rsp_new_shared(struct rsp_session *s, int64_t pid, const struct sw_rsp_c
     }
     return 0;
 }
+
+static struct tgt_rsp_proc *
+qemu_rp(struct sw_proc *p)
+{
+    return sw_proc_rsp_session(p) != NULL ? to_rp(p) : NULL;
+}
+
+/* ---- the public face (rspwalk/target.h) --------------------------------------------- */
+
+bool
+sw_proc_rsp_qemu_user(struct sw_proc *p, const char **why)
+{
+    struct tgt_rsp_proc *rp = qemu_rp(p);
+    if (rp == NULL) {
+        if (why != NULL)
+            *why = "not an RSP process";
+        return false;
+    }
+    bool yes = tgt_qemu_user(rp);
+    if (why != NULL)
+        *why = yes ? "" : rp->qemu.msg;
+    return yes;
+}
+
+int
+sw_proc_rsp_signal_stop(struct sw_proc *p, sw_tid tid)
+{
+    struct tgt_rsp_proc *rp = qemu_rp(p);
+    if (rp == NULL || !tgt_qemu_user(rp))
+        return sw_fail(&p->err, SW_EUNSUP, "stopping by a signal: %s",
+                       rp ? rp->qemu.msg : "not an RSP process");
+    return tgt_qemu_stop(rp, tid);
+}
+
+int
+sw_proc_rsp_resync(struct sw_proc *p, const char *why)
+{
+    struct tgt_rsp_proc *rp = qemu_rp(p);
+    if (rp == NULL || !tgt_qemu_user(rp))
+        return 0;
+    return tgt_qemu_resync(rp, why);
+}
+
+uint64_t
+sw_proc_rsp_resyncs(struct sw_proc *p)
+{
+    struct tgt_rsp_proc *rp = qemu_rp(p);
+    return rp != NULL ? rp->qemu.resyncs : 0;
+}

@@ -76,11 +76,11 @@ async function gdbserver(prog, args = []) {
 }
 
 // qemu-ARCH with its gdbstub on a unix socket, rsp_proxy.py in front on a loopback port.
-async function qemu(arch, prog, cpu) {
+async function qemu(arch, prog, cpu, args = []) {
     const sysroot = { aarch64: '/usr/aarch64-linux-gnu' }[arch];
     const sock = path.join(TMP, `qemu-${process.hrtime.bigint()}.sock`);
-    const q = cp.spawn(`qemu-${arch}`, [...(cpu ? ['-cpu', cpu] : []), '-L', sysroot, '-g', sock, prog],
-        { stdio: 'ignore' });
+    const q = cp.spawn(`qemu-${arch}`, [...(cpu ? ['-cpu', cpu] : []), '-L', sysroot, '-g', sock, prog,
+        ...args], { stdio: 'ignore' });
     const proxy = cp.spawn('python3', [path.join(ROOT, 'tests/tools/rsp_proxy.py'), '--idle', '120',
         `unix:${sock}`], { stdio: ['ignore', 'pipe', 'pipe'] });
     const m = await waitLine(proxy, proxy.stdout, /^(\d+)$/, 'rsp_proxy.py');
@@ -345,6 +345,44 @@ test('x86_64/pause-continue', async () => {
         const status = fs.readFileSync(`/proc/${stub.pid}/status`, 'utf8');
         assert.match(status, /^TracerPid:\s+0$/m, 'the program is still traced after disconnect');
         assert.doesNotMatch(status, /^State:\s+t/m, 'the program is stopped after disconnect');
+    } finally {
+        kill(a.child, 'SIGKILL');
+        stub.stop();
+    }
+});
+
+// pause and continue under QEMU user mode, which reads no interrupt while its guest runs: the
+// library stops it with a signal to one guest thread (its process is on this host), the one
+// the stop names is walked, and the guest runs on after a continue.
+test('qemu-aarch64/pause-continue', async () => {
+    const prog = FIX('aarch64', 'shares-O0-dyn');
+    const stub = await qemu('aarch64', prog, 'max,sve=off', ['1', '60']);
+    const a = await adapter();
+    try {
+        await a.dc.initializeRequest({ adapterID: 'rspwalk' });
+        const initialized = a.dc.waitForEvent('initialized');
+        await a.dc.attachRequest({ target: `127.0.0.1:${stub.port}`, exe: prog, sysroot: stub.sysroot });
+        await initialized;
+        const entry = a.dc.waitForEvent('stopped');
+        await a.dc.configurationDoneRequest();
+        const tid = (await entry).body.threadId;
+        for (let round = 0; round < 3; round++) {
+            const continued = a.dc.waitForEvent('continued');
+            await a.dc.continueRequest({ threadId: tid });
+            await continued;
+            await new Promise((r) => setTimeout(r, 300));
+            const stopped = a.dc.waitForEvent('stopped');
+            await a.dc.pauseRequest({ threadId: tid });
+            const s = (await stopped).body;
+            assert.equal(s.reason, 'pause');
+            const frames = (await a.dc.stackTraceRequest({ threadId: s.threadId })).body.stackFrames;
+            const names = frames.map((f) => f.name);
+            // The busy worker (burn or share_* under worker) or main sleeping in its loop.
+            assert.ok(names.includes('worker') || names.includes('main'),
+                `round ${round}: neither worker nor main in ${names}`);
+            assert.ok(names.length >= 2, `round ${round}: one frame only: ${names}`);
+        }
+        await disconnect(a);
     } finally {
         kill(a.child, 'SIGKILL');
         stub.stop();

@@ -29,7 +29,7 @@ major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null)
 [ "${major:-0}" -ge 20 ] || fail "node $major: the test needs node 20 or later (node:test reporters)"
 [ -x "$RSPWALK" ] || fail "rspwalk not built: $RSPWALK (make build/release/rspwalk)"
 for f in x86_64/threads-s0-O0-dyn x86_64/chain-s0-O0-dyn x86_64/chain-s1-O0-dyn \
-    aarch64/threads-s0-O0-dyn aarch64/chain-s0-O0-dyn; do
+    aarch64/threads-s0-O0-dyn aarch64/chain-s0-O0-dyn aarch64/shares-O0-dyn; do
     [ -x "$root/build/fixtures/$f" ] || fail "fixture not built: build/fixtures/$f (make fixtures)"
 done
 if [ ! -d "$dap/node_modules/@vscode/debugadapter-testsupport" ]; then

@@ -10,14 +10,24 @@
 
 #include "rsp/exchange.h"
 #include "rspwalk/errors.h"
+#include "util/util.h"
+
+/* A drain ends there: a stub that never stops sending is no stub in step. */
+#define RSP_DRAIN_MAX_MS      2000
+#define RSP_DRAIN_MAX_PACKETS 1024
 
 int
 rsp_session_drain(struct rsp_session *s, int quiet_ms)
 {
     int n = 0;
     struct rsp_reply r;
+    uint64_t give_up = sw_now_us() + (uint64_t)RSP_DRAIN_MAX_MS * 1000;
     /* Each packet rsp_recv_stop takes in is acked there (ack mode). */
     for (;;) {
+        if (sw_now_us() >= give_up || n >= RSP_DRAIN_MAX_PACKETS)
+            return sw_fail(s->x.err, SW_EPROTO,
+                           "the stub still sends after %d packets in %d ms of taking in strays",
+                           n, RSP_DRAIN_MAX_MS);
         int rc = rsp_recv_stop(&s->x, quiet_ms, &r);
         if (rc == SW_ETIMEDOUT)
             return n;

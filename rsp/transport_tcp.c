@@ -25,6 +25,8 @@
 /* A Unix socket whose listener's backlog is full refuses a non-blocking
  * connect with EAGAIN instead of queueing it; retry at this interval. */
 #define UNIX_RETRY_MS 10
+/* How long a Unix socket that refuses is taken for one about to listen. */
+#define UNIX_LISTEN_GRACE_MS 500
 
 static const char *
 connect_cause(int e)
@@ -53,13 +55,18 @@ static int
 connect_by(int fd, const struct sockaddr *addr, socklen_t addrlen, uint64_t deadline_us,
            int timeout_ms)
 {
+    uint64_t start_us = sw_now_us();
     for (;;) {
         if (connect(fd, addr, addrlen) == 0)
             return 0;
         int e = errno;
         if (e == EINTR || e == EINPROGRESS)
             break;
-        if (e != EAGAIN)
+        /* QEMU binds its socket, then listens: a connect in between is
+         * refused.  A file nothing listens on is refused on and on. */
+        bool starting = e == ECONNREFUSED && addr->sa_family == AF_UNIX &&
+                        sw_now_us() < start_us + (uint64_t)UNIX_LISTEN_GRACE_MS * 1000;
+        if (e != EAGAIN && !starting)
             return e;
         int left = rsp_transport_ms_left(deadline_us, timeout_ms);
         if (left == 0)

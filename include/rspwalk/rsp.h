@@ -253,7 +253,8 @@ SW_API const struct rsp_tdesc *rsp_session_tdesc(const struct rsp_session *s);
 SW_API void rsp_session_forget_stop(struct rsp_session *s);
 /* Take in every packet that arrives until none has for QUIET_MS, acking
  * each (ack mode) and keeping none: the stray replies of a stub that lost
- * step.  Returns how many came, or a failure (the link broke). */
+ * step.  Returns how many came, or a failure (the link broke, or the stub
+ * kept sending for 2 s or 1024 packets: SW_EPROTO). */
 SW_API int rsp_session_drain(struct rsp_session *s, int quiet_ms);
 /* Send a bare '+' (nothing in no-ack mode): what a stub that waits for the
  * ack of a packet we never saw needs before it reads again.  0 or a failure. */

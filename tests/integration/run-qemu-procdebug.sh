@@ -117,6 +117,10 @@ for a in "${arches[@]}"; do
         exec {drv_out}<&-
         wait "$drv" 2>/dev/null
         drc=$?
+        # The guest ends by itself once the driver resumed it; a driver that failed early
+        # leaves qemu waiting for a client.
+        for _ in $(seq 100); do kill -0 "$qpid" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$qpid" 2>/dev/null
         wait "$qpid" 2>/dev/null
         qrc=$?
         why=$(check_debug "$work/debug-$a.out" 1)

@@ -98,6 +98,58 @@ if o.get("end") != "bottom":
 EOF
 }
 
+# resolver_case: aarch64's lazy binding.  From raise@plt, 14 instructions on (the stub, PLT0's
+# push of x16 and x30, into ld.so's _dl_runtime_resolve past its own push), frame 0 is in the
+# resolver, whose CFI counts the CFA from below PLT0's push (glibc's dl-trampoline.S): rspwalk
+# must still walk e d c b a main to the bottom.  gdb shows the caller twice and stops there, so
+# it is no oracle here.
+resolver_case() {
+    local arch=aarch64 dir=$IT_TMP/resolver prog
+    prog=$IT_ROOT/build/fixtures/$arch/chain-s1-O0-dyn
+    mkdir -p "$dir"
+    IT_ARCH=$arch
+    IT_SYSROOT=$(it_qemu_sysroot "$arch")
+    IT_QEMU_CPU=max,sve=off
+    it_missing_peers gdb-multiarch:gdb-multiarch python3:python3 "qemu-$arch:qemu-user" || return 1
+    [ -x "$prog" ] || { echo "fixture not built: $prog (make fixtures)"; return 1; }
+    it_qemu_start "$prog" || return 1
+    timeout -k 5 "$IT_TIMEOUT" gdb-multiarch -nx -batch -ex 'set pagination off' \
+        -ex 'set confirm off' -ex "set sysroot $IT_SYSROOT" -ex "file $prog" \
+        -ex "target remote 127.0.0.1:$IT_PORT" -ex "break main" -ex continue -ex delete \
+        -ex "break *'raise@plt'" -ex continue -ex delete -ex 'stepi 14' -ex 'info registers pc' \
+        -ex disconnect </dev/null >"$dir/gdb-stop.log" 2>&1
+    if ! timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" -f json --sysroot "$IT_SYSROOT" --exe "$prog" \
+        "127.0.0.1:$IT_PORT" >"$dir/rspwalk.json" 2>"$dir/rspwalk.err"; then
+        it_stub_stop
+        echo "rspwalk failed: $(head -n 1 "$dir/rspwalk.err")"
+        return 1
+    fi
+    it_stub_stop
+    python3 - "$dir/rspwalk.json" "$IT_MAIN_LWP" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+lwp = int(sys.argv[2])
+t = [t for t in doc["threads"] if t.get("lwp") == lwp]
+if not t:
+    sys.exit("no thread %d" % lwp)
+f = t[0]["frames"]
+names = [str(x.get("function")) for x in f]
+if "ld-linux" not in str(f[0].get("module")):
+    sys.exit("frame 0 is not in ld.so (the stop missed the resolver): %s in %s" % (names[0], f[0].get("module")))
+want = ["e", "d", "c", "b", "a", "main"]
+got = [n for n in names if n in want]
+if got != want or t[0].get("end") != "bottom":
+    sys.exit("walk from the resolver: %s, ended '%s'" % (" ".join(names), t[0].get("end")))
+EOF
+}
+
+t0=$(date +%s%N)
+if why=$(resolver_case); then
+    echo "PASS plt/qemu-aarch64-resolver ($((($(date +%s%N) - t0) / 1000000)) ms)"
+else
+    echo "FAIL plt/qemu-aarch64-resolver: ${why%%$'\n'*}"
+fi
+
 for arch in aarch64 ppc64 ppc64le ppc x86_64 i386; do
     t0=$(date +%s%N)
     if why=$(plt_case "$arch"); then

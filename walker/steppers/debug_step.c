@@ -250,6 +250,24 @@ sw_debug_apply_row(const struct arch_desc *a, struct sw_proc *p, const struct sw
         }
     }
 
+    /* A return address saved at or above the CFA on AArch64 (PowerPC keeps
+     * LR in the caller's frame, above the CFA, by its ABI): the slots above
+     * the CFA were pushed before this function ran, and the caller's SP
+     * lies past them.  glibc's AArch64
+     * lazy-binding resolver (_dl_runtime_resolve, sysdeps/aarch64/
+     * dl-trampoline.S) is such: PLT0 pushes x16 and x30, and its CFI counts
+     * the CFA from below them, so that "the caller's SP is the CFA" is 16
+     * bytes short and the caller's own CFI reads the wrong slots (gdb then
+     * shows the caller twice and stops). */
+    if (a->family == ARCH_FAMILY_AARCH64 && row->ra_column < SW_FRAME_MAX_REGS &&
+        row->rules[row->ra_column].kind == SW_CFI_OFFSET && row->rules[row->ra_column].offset >= 0 &&
+        !(row->rules[a->dw_sp].kind != SW_CFI_SAME && row->rules[a->dw_sp].kind != SW_CFI_UNDEFINED)) {
+        sw_addr past = (u.cfa + (sw_addr)row->rules[row->ra_column].offset + a->word_size + 15) &
+                       ~(sw_addr)15 & mask;
+        if (past > sp)
+            sp = past;
+    }
+
     /* glibc's _start and clone3 mark the outermost frame this way. */
     if (ra_undefined)
         return SW_GCF_STACKBOTTOM;

@@ -26,8 +26,8 @@ rsp_session_drain(struct rsp_session *s, int quiet_ms)
     for (;;) {
         if (sw_now_us() >= give_up || n >= RSP_DRAIN_MAX_PACKETS)
             return sw_fail(s->x.err, SW_EPROTO,
-                           "the stub still sends after %d packets in %d ms of taking in strays",
-                           n, RSP_DRAIN_MAX_MS);
+                           "the stub still sends after %d packets in %d ms of taking in strays", n,
+                           RSP_DRAIN_MAX_MS);
         int rc = rsp_recv_stop(&s->x, quiet_ms, &r);
         if (rc == SW_ETIMEDOUT)
             return n;

@@ -260,8 +260,10 @@ sw_debug_apply_row(const struct arch_desc *a, struct sw_proc *p, const struct sw
      * bytes short and the caller's own CFI reads the wrong slots (gdb then
      * shows the caller twice and stops). */
     if (a->family == ARCH_FAMILY_AARCH64 && row->ra_column < SW_FRAME_MAX_REGS &&
-        row->rules[row->ra_column].kind == SW_CFI_OFFSET && row->rules[row->ra_column].offset >= 0 &&
-        !(row->rules[a->dw_sp].kind != SW_CFI_SAME && row->rules[a->dw_sp].kind != SW_CFI_UNDEFINED)) {
+        row->rules[row->ra_column].kind == SW_CFI_OFFSET &&
+        row->rules[row->ra_column].offset >= 0 &&
+        !(row->rules[a->dw_sp].kind != SW_CFI_SAME &&
+          row->rules[a->dw_sp].kind != SW_CFI_UNDEFINED)) {
         sw_addr past = (u.cfa + (sw_addr)row->rules[row->ra_column].offset + a->word_size + 15) &
                        ~(sw_addr)15 & mask;
         if (past > sp)

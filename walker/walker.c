@@ -317,6 +317,29 @@ frame_moves_outward(const struct sw_frame *in, const struct sw_frame *out)
     return out->sp == in->sp && out->ra != in->ra && (in->top || in->non_call);
 }
 
+/* Whether OUT, just computed as the caller of IN, may be believed: its
+ * return address lies in code the walker knows of (a module of the library
+ * state, the vDSO among them, or a signal trampoline), and, for a frame not
+ * found by CFI or a saved signal context, the instruction before it is a
+ * call.  A frame that fails is garbage read as a frame: another stepper may
+ * do better, and if none does the walk ends "corrupt", not "bottom".  A
+ * target whose modules are not known (a bare-metal stub) is not checked. */
+static bool
+frame_believable(struct sw_walker *w, const struct sw_frame *out)
+{
+    const struct sw_lib *lib;
+
+    if (out->trust == SW_TRUST_SIGFRAME || sw_libstate_count(w->libs) == 0)
+        return true; /* the interrupted PC: any code at all */
+    if (sw_walker_sigframe_at(w, out->ra) != NULL)
+        return true; /* a handler's return address: the trampoline, no call before it */
+    if (sw_libstate_lib_at(w->libs, out->ra - 1, &lib) != 0)
+        return false;
+    if (out->trust == SW_TRUST_CFI)
+        return true;
+    return sw_walker_follows_call(w, out->ra) != 0;
+}
+
 int
 sw_walk_single(struct sw_walker *w, const struct sw_frame *in, struct sw_frame *out,
                enum sw_walk_end *end)
@@ -354,7 +377,7 @@ sw_walk_single(struct sw_walker *w, const struct sw_frame *in, struct sw_frame *
                     *end = SW_END_BOTTOM;
                 return SW_ENOENT;
             }
-            if (!frame_moves_outward(in, &f)) {
+            if (!frame_moves_outward(in, &f) || !frame_believable(w, &f)) {
                 saw_invalid = true;
                 continue;
             }

@@ -56,6 +56,12 @@ int sw_walker_fill_lazy(struct sw_walker *w, struct sw_frame *f);
 /* Copy W's process error into W's message and return its code. */
 int sw_walker_fail_from_proc(struct sw_walker *w, int code);
 
+/* Whether the instruction that ends at RA is a call (x86 call forms,
+ * AArch64 bl/blr, PowerPC bl/bctrl/blrl), decoded from the local file of
+ * the module covering RA (walker/steppers/wanderer.c): 1 a call, 0 not,
+ * -1 when no local code covers it or the family is unknown. */
+int sw_walker_follows_call(struct sw_walker *w, sw_addr ra);
+
 /* Read a target word for a stepper: SUCCESS, NOT_ME (unreadable: a fact about
  * the frame) or ERROR (a dead link; the message is left on the walker). */
 enum sw_gcf sw_step_read_word(struct sw_walker *w, sw_addr addr, sw_word *val);

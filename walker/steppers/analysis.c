@@ -43,6 +43,7 @@ struct an_func {
 
 struct sw_an_cache {
     struct sw_disasm *dis; /* owned: opened on first use */
+    struct sw_an_starts *starts; /* owned: function starts of stripped modules, on first use */
     const struct arch_desc *dis_arch;
     struct an_func funcs[AN_CACHE_FUNCS];
     uint64_t clock;
@@ -64,6 +65,7 @@ sw_an_cache_clear(struct sw_an_cache *c)
         sw_free(c->funcs[i].st);
         memset(&c->funcs[i], 0, sizeof c->funcs[i]);
     }
+    sw_an_starts_clear(c->starts);
 }
 
 static void
@@ -71,6 +73,7 @@ an_cache_fini(struct sw_an_cache *c)
 {
     sw_an_cache_clear(c);
     sw_disasm_free(c->dis);
+    sw_an_starts_free(c->starts);
 }
 
 void
@@ -259,8 +262,14 @@ an_func_for(struct sw_walker *w, struct sw_an_cache *c, sw_addr pc, bool parent_
     *owned = NULL;
     bool found = sl != NULL && sl->ops->lookup(sl, pc, &sym) == 0;
     if (!found || sym.size == 0 || pc < sym.start || pc - sym.start >= sym.size) {
-        /* No function covers PC: a linker stub is analysed as one. */
+        /* No function covers PC: a linker stub is analysed as one, else
+         * the extent the code of a stripped module shows. */
         int rc = an_stub(w, c, pc, found ? &sym : NULL, &sym);
+        if (rc == SW_ENOSYM && !found) {
+            if (c != NULL && c->starts == NULL && (c->starts = sw_an_starts_new()) == NULL)
+                return SW_ENOMEM;
+            rc = sw_an_starts_func(w, c ? c->starts : NULL, pc, &sym);
+        }
         if (rc < 0)
             return rc;
     }

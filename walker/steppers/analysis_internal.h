@@ -88,6 +88,26 @@ void sw_an_transfer(const struct arch_desc *a, const struct sw_insn *i, sw_addr 
 int sw_an_stub_at(struct sw_walker *w, struct sw_disasm *dis, sw_addr pc,
                   const struct sw_symbol *near, struct sw_symbol *out);
 
+/* Function starts of stripped modules (analysis_starts.c), cached per
+ * module: the analysis cache owns one. */
+struct sw_an_starts;
+
+/* A new empty cache; NULL when out of memory.  Free with sw_an_starts_free
+ * (NULL is a no-op); clear when modules may be gone. */
+struct sw_an_starts *sw_an_starts_new(void);
+void sw_an_starts_free(struct sw_an_starts *s);
+void sw_an_starts_clear(struct sw_an_starts *s);
+
+/* The function covering PC where no symbol does, on AArch64 and PowerPC:
+ * from the start at or below PC to the next start of its module's .text,
+ * the starts being its direct calls' targets, the code addresses its data
+ * holds (non-PIE only) and its entry point.  *OUT's name is NULL.  S (may
+ * be NULL) keeps the starts of the last modules asked about.  Returns 0,
+ * SW_ENOSYM (no module with a local file, another family, PC not in .text)
+ * or SW_ENOMEM. */
+int sw_an_starts_func(struct sw_walker *w, struct sw_an_starts *s, sw_addr pc,
+                      struct sw_symbol *out);
+
 /* The facts of S. */
 void sw_an_state_facts(const struct sw_an_state *s, struct sw_an_pc *out);
 

@@ -466,3 +466,17 @@ sw_stepper_wanderer_new(void)
         s->ops = &wanderer_ops;
     return s;
 }
+
+int
+sw_walker_follows_call(struct sw_walker *w, sw_addr ra)
+{
+    const struct sw_wand_family *fam = wand_family(sw_walker_proc(w)->arch);
+    sw_addr target = 0;
+    uint8_t b[1];
+
+    /* Only code of a module with a local file can be checked (sw_wand_code):
+     * elsewhere the walk loop does not know either way. */
+    if (fam == NULL || ra < 1 || !sw_wand_code(w, ra - 1, b, 1))
+        return -1;
+    return fam->call_before(w, ra, &target) != WAND_NOT_CALL;
+}

@@ -178,6 +178,53 @@ an_cold_parent(const char *name, char *buf, size_t len)
     return true;
 }
 
+/* Out-of-line register save routines one function calls: few (one). */
+#define AN_MAX_SAVERS 4
+
+/* Whether the code at TARGET is a 64-bit PowerPC _savegpr0_N: std rS,d(r1)
+ * for the callee-saved registers, std r0,16(r1), blr. */
+static bool
+an_is_lr_saver(struct sw_walker *w, const struct arch_desc *a, sw_addr target)
+{
+    uint8_t b[4 * 20];
+    size_t n = sizeof b;
+    while (n >= 8 && sw_walker_read_code(w, target, b, n) < 0)
+        n /= 2; /* the routines lie at the end of .text: read what there is */
+    for (size_t k = 0; k + 8 <= n; k += 4) {
+        uint32_t insn = (uint32_t)arch_load(a, b + k, 4);
+        if (insn == 0xf8010010u) /* std r0,16(r1) */
+            return (uint32_t)arch_load(a, b + k + 4, 4) == 0x4e800020u; /* blr */
+        if ((insn & 0xfc1f0003u) != 0xf8010000u) /* std rS,d(r1) */
+            return false;
+    }
+    return false;
+}
+
+/* The LR savers (an_is_lr_saver) the direct calls of CODE (SIZE bytes at
+ * START) reach, into OUT (at most AN_MAX_SAVERS, their number in *N).
+ * 64-bit PowerPC only.  Returns 0 or a link error of a code read. */
+static int
+an_lr_savers(struct sw_walker *w, const struct arch_desc *a, const uint8_t *code, sw_addr start,
+             sw_addr size, sw_addr *out, size_t *n)
+{
+    *n = 0;
+    if (a->family != ARCH_FAMILY_PPC || a->word_size != 8)
+        return 0;
+    for (sw_addr off = 0; off + 4 <= size && *n < AN_MAX_SAVERS; off += 4) {
+        uint32_t insn = (uint32_t)arch_load(a, code + off, 4);
+        if ((insn & 0xfc000003u) != 0x48000001u)
+            continue;
+        sw_addr t = start + off +
+                    (sw_addr)((int64_t)((insn & 0x03fffffcu) ^ 0x02000000u) - 0x02000000);
+        bool seen = t >= start && t - start < size;
+        for (size_t k = 0; k < *n && !seen; k++)
+            seen = out[k] == t;
+        if (!seen && an_is_lr_saver(w, a, t))
+            out[(*n)++] = t;
+    }
+    return 0;
+}
+
 static int an_func_for(struct sw_walker *w, struct sw_an_cache *c, sw_addr pc, bool parent_ok,
                        struct an_func *out, struct sw_an_state **owned);
 
@@ -306,6 +353,10 @@ an_func_for(struct sw_walker *w, struct sw_an_cache *c, sw_addr pc, bool parent_
     rc = dis == NULL ? an_no_dis() : code && st ? 0 : SW_ENOMEM;
     if (rc == 0)
         rc = sw_walker_read_code(w, sym.start, code, (size_t)sym.size);
+    sw_addr savers[AN_MAX_SAVERS];
+    seeds.lr_savers = savers;
+    if (rc == 0)
+        rc = an_lr_savers(w, a, code, sym.start, sym.size, savers, &seeds.nlr_savers);
     if (rc == 0)
         rc = sw_an_flow(dis, a, code, sym.start, sym.size, &seeds, &exits, st, &sum);
     sw_free(code);

@@ -592,6 +592,13 @@ sw_an_flow(struct sw_disasm *dis, const struct arch_desc *a, const uint8_t *code
         st[off].len = i.len;
         sum->signs_ra |= i.ra_signed;
         s = st[off];
+        for (size_t k = 0; seeds && i.flow == SW_FLOW_CALL && i.has_target && k < seeds->nlr_savers;
+             k++) {
+            if (seeds->lr_savers[k] == i.target && i.nstores < 2) {
+                i.stores[i.nstores++] = (struct sw_insn_mem){ .reg = SW_IREG_R0, .off = 16 };
+                break;
+            }
+        }
         sw_an_transfer(a, &i, start + off, &s);
         /* After a compare of SP with a probe loop's bound, the edge where
          * they were equal has SP at the bound. */

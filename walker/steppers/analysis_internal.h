@@ -57,6 +57,12 @@ struct sw_an_edge {
 struct sw_an_seeds {
     const struct sw_an_edge *edges; /* NULL: from the entry */
     size_t n;
+    /* Callees that store the caller's r0 at SP + 16 and return (64-bit
+     * PowerPC's out-of-line register saves, _savegpr0_N, which -Os code
+     * calls after mflr r0 to save its LR): a call to one saves the return
+     * address if r0 holds it.  NULL when none. */
+    const sw_addr *lr_savers;
+    size_t nlr_savers;
 };
 
 /* The jumps out of the function a dataflow found (up to max; *n counts them

@@ -11,6 +11,7 @@
  */
 #include "walker/steppers/analysis_internal.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -248,6 +249,8 @@ sw_an_starts_func(struct sw_walker *w, struct sw_an_starts *s, sw_addr pc, struc
                                    .start = m->starts[lo] + lib->bias,
                                    .size = end - m->starts[lo],
                                    .module = lib->name };
+        sw_debug(SW_DBG_STEP, "analysis: %#" PRIx64 " in code from %#" PRIx64 " (%" PRIu64 " bytes)",
+                 (uint64_t)pc, (uint64_t)out->start, (uint64_t)out->size);
         rc = 0;
     }
     if (m == &tmp)

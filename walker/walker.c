@@ -377,8 +377,11 @@ sw_walk_single(struct sw_walker *w, const struct sw_frame *in, struct sw_frame *
                     *end = SW_END_BOTTOM;
                 return SW_ENOENT;
             }
-            sw_debug(SW_DBG_STEP, "  -> ra 0x%" PRIx64 " sp 0x%" PRIx64 " out %d bel %d", f.ra, f.sp, frame_moves_outward(in, &f), frame_believable(w, &f));
-            if (!frame_moves_outward(in, &f) || !frame_believable(w, &f)) {
+            bool outward = frame_moves_outward(in, &f);
+            bool believed = outward && frame_believable(w, &f);
+            sw_debug(SW_DBG_STEP, "step: caller ra 0x%" PRIx64 " sp 0x%" PRIx64 "%s", f.ra, f.sp,
+                     !outward ? ": does not move outward" : !believed ? ": not believed" : "");
+            if (!believed) {
                 saw_invalid = true;
                 continue;
             }

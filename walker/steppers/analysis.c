@@ -310,9 +310,10 @@ an_func_for(struct sw_walker *w, struct sw_an_cache *c, sw_addr pc, bool parent_
     bool found = sl != NULL && sl->ops->lookup(sl, pc, &sym) == 0;
     if (!found || sym.size == 0 || pc < sym.start || pc - sym.start >= sym.size) {
         /* No function covers PC: a linker stub is analysed as one, else
-         * the extent the code of a stripped module shows. */
+         * the extent the code of a stripped module shows (a sizeless
+         * symbol below PC, an assembler label, says nothing of it). */
         int rc = an_stub(w, c, pc, found ? &sym : NULL, &sym);
-        if (rc == SW_ENOSYM && !found) {
+        if (rc == SW_ENOSYM && (!found || sym.size == 0)) {
             if (c != NULL && c->starts == NULL && (c->starts = sw_an_starts_new()) == NULL)
                 return SW_ENOMEM;
             rc = sw_an_starts_func(w, c ? c->starts : NULL, pc, &sym);

@@ -121,10 +121,12 @@ build/$(1)/rspwalkd: $$($(1)_SERVER_OBJS) $$($(1)_DAP_OBJS) $$($(1)_DOOR_OBJS) b
 	    $$(SERVER_LIBS) $$($(1)_LDFLAGS)
 
 # Test data: ELF files with known contents, built from tests/unit/data/*.S; <arch>_*.S with
-# that arch's cross compiler (fixtures.mk's FIXTURE_CC_<arch>), the others with the host's.
+# that arch's cross compiler (fixtures.mk's FIXTURE_CC_<arch>), the others with the host's;
+# *_stripped.S linked -s (no .symtab, as a stripped program).
 build/$(1)/tests/data/%.elf: tests/unit/data/%.S
 	@mkdir -p $$(@D)
-	$$(Q)$$(call test_data_cc,$$*) -nostdlib -static -no-pie -o $$@ $$<
+	$$(Q)$$(call test_data_cc,$$*) -nostdlib -static -no-pie $$(if $$(findstring _stripped,$$*),-s) \
+	    -o $$@ $$<
 
 build/$(1)/tests/%: build/$(1)/tests/unit/%.o $$($(1)_TOOL_OBJS) build/$(1)/librspwalk.a \
                     $$(patsubst tests/unit/data/%.S,build/$(1)/tests/data/%.elf,$$(wildcard tests/unit/data/*.S))

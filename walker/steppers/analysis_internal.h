@@ -104,12 +104,14 @@ struct sw_an_starts *sw_an_starts_new(void);
 void sw_an_starts_free(struct sw_an_starts *s);
 void sw_an_starts_clear(struct sw_an_starts *s);
 
-/* The function covering PC where no symbol does, on AArch64 and PowerPC:
+/* The function covering PC where no symbol does, in a module without a
+ * .symtab (stripped), on AArch64 and PowerPC:
  * from the start at or below PC to the next start of its module's .text,
  * the starts being its direct calls' targets, the code addresses its data
  * holds (non-PIE only) and its entry point.  *OUT's name is NULL.  S (may
  * be NULL) keeps the starts of the last modules asked about.  Returns 0,
- * SW_ENOSYM (no module with a local file, another family, PC not in .text)
+ * SW_ENOSYM (no module with a local file, a module with a .symtab, another
+ * family, PC not in .text)
  * or SW_ENOMEM. */
 int sw_an_starts_func(struct sw_walker *w, struct sw_an_starts *s, sw_addr pc,
                       struct sw_symbol *out);

@@ -1,6 +1,7 @@
 /* walker/steppers/analysis_starts.c -- function extents in code no symbol covers.
  *
- * A stripped module (Debian's busybox-static) still shows where its
+ * A stripped module (no .symtab: Debian's busybox-static, or a shared
+ * library's static functions that .dynsym does not name) still shows where its
  * functions start: the targets of its direct calls, the code addresses its
  * data holds (function pointers of a non-PIE executable: its data, GOT and
  * TOC), the addresses AArch64's adrp/add pairs take, its entry point, and
@@ -130,6 +131,13 @@ starts_scan(const struct arch_desc *a, struct sw_elf *e, struct an_mod_starts *m
     struct an_vec v = { 0 };
     int rc = 0;
 
+    /* A module with a symbol table says where its functions are; what its
+     * symbols do not cover is no function (padding, data in .text). */
+    const uint8_t *symtab;
+    size_t symlen;
+    sw_addr symaddr;
+    if (sw_elf_section(e, ".symtab", false, &symtab, &symlen, &symaddr) == 0)
+        return SW_ENOSYM;
     if (sw_elf_section(e, ".text", false, &code, &len, &text) < 0 || len < 4)
         return SW_ENOSYM;
     m->text = text;

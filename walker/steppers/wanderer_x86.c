@@ -4,6 +4,8 @@
  * once and PLT stubs, decoded from bytes of the modules' local files.  No
  * scanning (walker/steppers/wanderer.c) and no disassembler (disasm/x86.c).
  */
+#include <string.h>
+
 #include "walker/steppers/wanderer_internal.h"
 #include "walker/walker_internal.h"
 
@@ -39,7 +41,13 @@ x86_call_before(struct sw_walker *w, sw_addr ra, sw_addr *target)
     static const size_t lens[] = { 2, 3, 4, 6, 7 };
     uint8_t c[7];
 
-    if (!sw_wand_code(w, ra - sizeof c, c, sizeof c))
+    /* Near the start of a module's code fewer bytes precede RA: the ones
+     * missing read as zero, which starts no call. */
+    size_t have = sizeof c;
+    memset(c, 0, sizeof c);
+    while (have >= 2 && !sw_wand_code(w, ra - have, c + sizeof c - have, have))
+        have--;
+    if (have < 2)
         return WAND_NOT_CALL;
     if (c[2] == 0xe8) {
         int32_t rel = (int32_t)((uint32_t)c[3] | (uint32_t)c[4] << 8 | (uint32_t)c[5] << 16 |

@@ -380,7 +380,9 @@ sw_walk_single(struct sw_walker *w, const struct sw_frame *in, struct sw_frame *
             bool outward = frame_moves_outward(in, &f);
             bool believed = outward && frame_believable(w, &f);
             sw_debug(SW_DBG_STEP, "step: caller ra 0x%" PRIx64 " sp 0x%" PRIx64 "%s", f.ra, f.sp,
-                     !outward ? ": does not move outward" : !believed ? ": not believed" : "");
+                     !outward    ? ": does not move outward"
+                     : !believed ? ": not believed"
+                                 : "");
             if (!believed) {
                 saw_invalid = true;
                 continue;

@@ -42,7 +42,7 @@ struct an_func {
 };
 
 struct sw_an_cache {
-    struct sw_disasm *dis; /* owned: opened on first use */
+    struct sw_disasm *dis;       /* owned: opened on first use */
     struct sw_an_starts *starts; /* owned: function starts of stripped modules, on first use */
     const struct arch_desc *dis_arch;
     struct an_func funcs[AN_CACHE_FUNCS];
@@ -192,9 +192,9 @@ an_is_lr_saver(struct sw_walker *w, const struct arch_desc *a, sw_addr target)
         n /= 2; /* the routines lie at the end of .text: read what there is */
     for (size_t k = 0; k + 8 <= n; k += 4) {
         uint32_t insn = (uint32_t)arch_load(a, b + k, 4);
-        if (insn == 0xf8010010u) /* std r0,16(r1) */
+        if (insn == 0xf8010010u)                                        /* std r0,16(r1) */
             return (uint32_t)arch_load(a, b + k + 4, 4) == 0x4e800020u; /* blr */
-        if ((insn & 0xfc1f0003u) != 0xf8010000u) /* std rS,d(r1) */
+        if ((insn & 0xfc1f0003u) != 0xf8010000u)                        /* std rS,d(r1) */
             return false;
     }
     return false;
@@ -214,8 +214,8 @@ an_lr_savers(struct sw_walker *w, const struct arch_desc *a, const uint8_t *code
         uint32_t insn = (uint32_t)arch_load(a, code + off, 4);
         if ((insn & 0xfc000003u) != 0x48000001u)
             continue;
-        sw_addr t = start + off +
-                    (sw_addr)((int64_t)((insn & 0x03fffffcu) ^ 0x02000000u) - 0x02000000);
+        sw_addr t =
+            start + off + (sw_addr)((int64_t)((insn & 0x03fffffcu) ^ 0x02000000u) - 0x02000000);
         bool seen = t >= start && t - start < size;
         for (size_t k = 0; k < *n && !seen; k++)
             seen = out[k] == t;

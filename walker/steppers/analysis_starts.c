@@ -5,10 +5,9 @@
  * functions start: the targets of its direct calls, the code addresses its
  * data holds (function pointers of a non-PIE executable: its data, GOT and
  * TOC), the addresses AArch64's adrp/add pairs take, its entry point, and
- * where a start that only jumps (a veneer) leads.  A function then runs from the start at or below a PC to the next
- * start.  Only families of fixed 4-byte instructions (AArch64, PowerPC),
- * whose calls decode without false positives.  analysis.c analyses the
- * extents like a symbol's.
+ * where a start that only jumps (a veneer) leads.  A function then runs from the start at or below
+ * a PC to the next start.  Only families of fixed 4-byte instructions (AArch64, PowerPC), whose
+ * calls decode without false positives.  analysis.c analyses the extents like a symbol's.
  */
 #include "walker/steppers/analysis_internal.h"
 
@@ -123,8 +122,8 @@ adrp_add_target(const struct arch_desc *a, const uint8_t *code, size_t n, sw_add
 static int
 starts_scan(const struct arch_desc *a, struct sw_elf *e, struct an_mod_starts *m)
 {
-    static const char *const data_secs[] = { ".data.rel.ro", ".data", ".init_array",
-                                              ".fini_array", ".got", ".toc", ".opd" };
+    static const char *const data_secs[] = { ".data.rel.ro", ".data", ".init_array", ".fini_array",
+                                             ".got",         ".toc",  ".opd" };
     const uint8_t *code;
     size_t len;
     sw_addr text;
@@ -257,7 +256,8 @@ sw_an_starts_func(struct sw_walker *w, struct sw_an_starts *s, sw_addr pc, struc
                                    .start = m->starts[lo] + lib->bias,
                                    .size = end - m->starts[lo],
                                    .module = lib->name };
-        sw_debug(SW_DBG_STEP, "analysis: %#" PRIx64 " in code from %#" PRIx64 " (%" PRIu64 " bytes)",
+        sw_debug(SW_DBG_STEP,
+                 "analysis: %#" PRIx64 " in code from %#" PRIx64 " (%" PRIu64 " bytes)",
                  (uint64_t)pc, (uint64_t)out->start, (uint64_t)out->size);
         rc = 0;
     }

@@ -47,9 +47,9 @@ open_stripped(bool defaults)
     fake_proc_set_reg(p, 1, DW_SP, S0);
     fake_proc_set_reg(p, 1, DW_X30, BODY_RA);
     fake_proc_set_reg(p, 1, DW_X29, S0 + 0x200);
-    fake_proc_put_word(p, S0 + 16, MAIN_RA);         /* body: str x30, [sp, #16] */
-    fake_proc_put_word(p, S0 + 32 + 48, START_RA);   /* main: str x30, [sp, #48] */
-    fake_proc_put_word(p, S0 + 0x200, S0 + 0x300);   /* the stale record */
+    fake_proc_put_word(p, S0 + 16, MAIN_RA);       /* body: str x30, [sp, #16] */
+    fake_proc_put_word(p, S0 + 32 + 48, START_RA); /* main: str x30, [sp, #48] */
+    fake_proc_put_word(p, S0 + 0x200, S0 + 0x300); /* the stale record */
     fake_proc_put_word(p, S0 + 0x208, START_RA);
     struct sw_walker_config cfg = { .exe = ELF, .no_default_steppers = !defaults };
     struct sw_errbuf err = { 0 };

@@ -142,7 +142,7 @@ check_failures(const struct arch_desc *a, const char *elf, const char *switchy, 
     assert_int_equal(fa.state, SET);
     /* the stepper at the gap: addi r1,r1,32; blr */
     struct sw_frame caller;
-    fake_proc_put_word(fx.p, S, S + 32); /* the back chain */
+    fake_proc_put_word(fx.p, S, S + 32);                /* the back chain */
     const sw_addr start_ra = ff_sym(&fx, "_start") + 8; /* after bl */
     ff_regs(&fx, gap, S, 0x3131, start_ra);
     ff_step(&fx, &caller);

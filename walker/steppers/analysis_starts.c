@@ -1,13 +1,10 @@
 /* walker/steppers/analysis_starts.c -- function extents in code no symbol covers.
  *
- * A stripped module (no .symtab: Debian's busybox-static, or a shared
- * library's static functions that .dynsym does not name) still shows where its
- * functions start: the targets of its direct calls, the code addresses its
- * data holds (function pointers of a non-PIE executable: its data, GOT and
- * TOC), the addresses AArch64's adrp/add pairs take, its entry point, and
- * where a start that only jumps (a veneer) leads.  A function then runs from the start at or below
- * a PC to the next start.  Only families of fixed 4-byte instructions (AArch64, PowerPC), whose
- * calls decode without false positives.  analysis.c analyses the extents like a symbol's.
+ * A stripped module (no .symtab: Debian's busybox-static) still shows where its functions
+ * start: its direct calls' targets, the code addresses its data, GOT and TOC hold (non-PIE),
+ * AArch64 adrp/add pairs, its entry point, and where a veneer (nop; b) leads.  A function
+ * runs from the start at or below a PC to the next one.  AArch64 and PowerPC only: their
+ * fixed 4-byte calls decode without false positives.  analysis.c analyses the extents.
  */
 #include "walker/steppers/analysis_internal.h"
 

@@ -188,8 +188,13 @@ an_is_lr_saver(struct sw_walker *w, const struct arch_desc *a, sw_addr target)
 {
     uint8_t b[4 * 20];
     size_t n = sizeof b;
-    while (n >= 8 && sw_walker_read_code(w, target, b, n) < 0)
-        n /= 2; /* the routines lie at the end of .text: read what there is */
+    int rc;
+    /* The routines lie at the end of .text: read what there is. */
+    while (n >= 8 && (rc = sw_walker_read_code(w, target, b, n)) < 0) {
+        if (sw_is_link_error(rc))
+            return false;
+        n -= 4;
+    }
     for (size_t k = 0; k + 8 <= n; k += 4) {
         uint32_t insn = (uint32_t)arch_load(a, b + k, 4);
         if (insn == 0xf8010010u)                                        /* std r0,16(r1) */

@@ -2,7 +2,8 @@
  *
  * tests/unit/data/aarch64_stripped.S (no function symbols, no CFI) on a fake
  * stack: the analysis finds its functions' extents from the code and walks
- * them where a stale x29 would mislead the frame-pointer stepper; a caller
+ * them where a stale x29 would mislead the frame-pointer stepper; so for
+ * ppc64le_stripped.S, whose LR is saved through _savegpr0_30; a caller
  * outside every module, or not after a call where no CFI vouches for it,
  * ends the walk "corrupt", never "bottom".
  */
@@ -15,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "arch/ppc_regs.h"
 #include "rspwalk/rspwalk.h"
 #include "tests/tools/fake_proc.h"
 
@@ -76,6 +78,46 @@ test_stripped_aarch64_walks_through_sp_saved_return_addresses(void **state)
         if (i > 0)
             assert_int_not_equal(st.frames[i].trust, SW_TRUST_SCAN);
     }
+    assert_int_equal(st.end, SW_END_BOTTOM);
+    sw_stack_fini(&st);
+    sw_walker_free(w);
+}
+
+#define PPC_ELF      SW_TEST_DATA "/ppc64le_stripped.elf"
+#define PPC_START    0x100000d8u
+#define PPC_START_RA (PPC_START + 8)
+#define PPC_MAIN     (PPC_START + 0x80)
+#define PPC_MAIN_RA  (PPC_MAIN + 16)
+#define PPC_LEAF     (PPC_MAIN + 40)
+
+static void
+test_stripped_ppc64le_walks_through_an_out_of_line_lr_save(void **state)
+{
+    (void)state;
+    struct sw_proc *p = fake_proc_new(&arch_ppc64le);
+    fake_proc_add_mem(p, STACK, NULL, 0x1000);
+    fake_proc_set_reg(p, 1, PPC_DW_PC, PPC_LEAF);
+    fake_proc_set_reg(p, 1, PPC_DW_R1, S0);
+    fake_proc_set_reg(p, 1, PPC_DW_LR, PPC_MAIN_RA);
+    fake_proc_put_word(p, S0, S0 + 64);                /* main's back chain */
+    fake_proc_put_word(p, S0 + 64, S0 + 0x100);        /* _start's */
+    fake_proc_put_word(p, S0 + 64 + 16, PPC_START_RA); /* _savegpr0_30: std r0,16(r1) */
+    struct sw_walker_config cfg = { .exe = PPC_ELF };
+    struct sw_errbuf err = { 0 };
+    struct sw_walker *w;
+    if (sw_walker_new(p, &cfg, &w, &err) != 0)
+        fail_msg("sw_walker_new: %s", err.msg);
+    struct sw_stack st;
+    sw_stack_init(&st);
+    assert_int_equal(sw_walk_stack(w, SW_TID_DEFAULT, &st), 0);
+    static const sw_addr want[] = { PPC_LEAF, PPC_MAIN_RA, PPC_START_RA };
+    assert_int_equal(st.n, 3);
+    for (size_t i = 0; i < st.n; i++) {
+        assert_int_equal(st.frames[i].ra, want[i]);
+        if (i > 0)
+            assert_int_not_equal(st.frames[i].trust, SW_TRUST_SCAN);
+    }
+    assert_int_equal(st.frames[2].sp, S0 + 64);
     assert_int_equal(st.end, SW_END_BOTTOM);
     sw_stack_fini(&st);
     sw_walker_free(w);
@@ -158,6 +200,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stripped_aarch64_walks_through_sp_saved_return_addresses),
+        cmocka_unit_test(test_stripped_ppc64le_walks_through_an_out_of_line_lr_save),
         cmocka_unit_test(test_caller_outside_every_module_ends_corrupt),
         cmocka_unit_test(test_caller_not_after_a_call_needs_cfi),
     };

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "elf/elf.h"
+#include "libstate/lib.h"
 #include "rspwalk/stepper.h"
 #include "walker/context.h"
 
@@ -317,13 +319,45 @@ frame_moves_outward(const struct sw_frame *in, const struct sw_frame *out)
     return out->sp == in->sp && out->ra != in->ra && (in->top || in->non_call);
 }
 
+/* Whether link-time address VADDR of E lies in an executable PT_LOAD
+ * segment: 1 yes, 0 no, -1 when the program headers cannot be read (then
+ * nothing is said).  Read through the loaded image, as the target holds it:
+ * the ELF header at the first PT_LOAD, the program headers where
+ * sw_elf_phdr_vaddr says. */
+static int
+elf_addr_in_code(const struct arch_desc *a, struct sw_elf *e, sw_addr vaddr)
+{
+    uint8_t eh[64], ph[56];
+    sw_addr lo, hi, phdr = sw_elf_phdr_vaddr(e);
+
+    sw_elf_load_range(e, &lo, &hi);
+    if (phdr == 0 || sw_elf_read(e, lo, eh, sizeof eh) < 0 || memcmp(eh, "\177ELF", 4) != 0)
+        return -1;
+    const bool is64 = eh[4] == 2;
+    const size_t phentsize = (size_t)arch_load(a, eh + (is64 ? 54 : 42), 2);
+    const size_t phnum = (size_t)arch_load(a, eh + (is64 ? 56 : 44), 2);
+    if (phentsize < (is64 ? 56u : 32u) || phnum == 0 || phnum > 256)
+        return -1;
+    for (size_t i = 0; i < phnum; i++) {
+        if (sw_elf_read(e, phdr + i * phentsize, ph, is64 ? 56 : 32) < 0)
+            return -1;
+        uint32_t type = (uint32_t)arch_load(a, ph, 4);
+        uint32_t flags = (uint32_t)arch_load(a, ph + (is64 ? 4 : 24), 4);
+        sw_addr pv = arch_load(a, ph + (is64 ? 16 : 8), is64 ? 8 : 4);
+        sw_addr memsz = arch_load(a, ph + (is64 ? 40 : 20), is64 ? 8 : 4);
+        if (type == 1 /* PT_LOAD */ && (flags & 1) /* PF_X */ && vaddr >= pv && vaddr - pv < memsz)
+            return 1;
+    }
+    return 0;
+}
+
 /* Whether OUT, just computed as the caller of IN, may be believed: its
  * return address lies in code the walker knows of (a module of the library
  * state, the vDSO among them, or a signal trampoline), and, for a frame not
  * found by CFI or a saved signal context, the instruction before it is a
- * call.  A frame that fails is garbage read as a frame: another stepper may
- * do better, and if none does the walk ends "corrupt", not "bottom".  A
- * target whose modules are not known (a bare-metal stub) is not checked. */
+ * call.  Code: an executable segment of the module, not its data.  A frame that fails is garbage
+ * read as a frame: another stepper may do better, and if none does the walk ends "corrupt", not
+ * "bottom".  A target whose modules are not known (a bare-metal stub) is not checked. */
 static bool
 frame_believable(struct sw_walker *w, const struct sw_frame *out)
 {
@@ -335,6 +369,9 @@ frame_believable(struct sw_walker *w, const struct sw_frame *out)
         return true; /* a handler's return address: the trampoline, no call before it */
     if (sw_libstate_lib_at(w->libs, out->ra - 1, &lib) != 0)
         return false;
+    if (sw_lib_elf(lib) != NULL &&
+        elf_addr_in_code(w->proc->arch, sw_lib_elf(lib), out->ra - 1 - lib->bias) == 0)
+        return false; /* the module's data */
     if (out->trust == SW_TRUST_CFI)
         return true;
     return sw_walker_follows_call(w, out->ra) != 0;

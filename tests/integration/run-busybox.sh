@@ -2,8 +2,9 @@
 # tests/integration/run-busybox.sh -- Debian's stripped busybox-static for arm64 and ppc64el.
 # Real optimized code of other architectures that no fixture covers: no symbols, CFI only for
 # libc's part, functions without frame records (AArch64 `sub sp; str x30,[sp,#N]`, PowerPC
-# -Os prologues through _savegpr0_N).  Each case runs `busybox sleep 1000` or
-# `busybox sh -c 'while :; do :; done'` under qemu-user, stops it after a delay (SIGINT to
+# -Os prologues through _savegpr0_N).  Each case runs `busybox sleep 1000`,
+# `busybox sh -c 'while :; do :; done'`, `busybox md5sum /dev/zero` or an endless
+# `busybox awk` loop under qemu-user, stops it after a delay (SIGINT to
 # qemu: its gdbstub reads no interrupt byte while the guest runs), walks it with rspwalk and
 # judges the walk with busybox_check.py: every return address follows a call in the binary,
 # the walk ends at the bottom (AArch64: in _start; ppc64le: where gdb's back-chain walk ends;
@@ -127,5 +128,8 @@ for a in aarch64:arm64 ppc64le:ppc64el; do
     for delay in 0.3 0.8 1.5; do
         bb_case "busybox-sh-loop-$delay" "$arch" "$deb" "$delay" sh -c "$loop"
     done
+    bb_case busybox-md5sum "$arch" "$deb" 0.9 md5sum /dev/zero
+    bb_case busybox-awk "$arch" "$deb" 0.9 awk 'BEGIN { while (1) x++ }'
+
 done
 [ "$IT_FAILED" = 0 ]

@@ -312,7 +312,7 @@ an_func_for(struct sw_walker *w, struct sw_an_cache *c, sw_addr pc, bool parent_
     struct sw_symbol sym;
 
     *owned = NULL;
-    bool found = sl != NULL && sl->ops->lookup(sl, pc, &sym) == 0;
+    bool found = sl != NULL && sl->ops->lookup(sl, pc, &sym) == 0, from_code = false;
     if (!found || sym.size == 0 || pc < sym.start || pc - sym.start >= sym.size) {
         /* No function covers PC: a linker stub is analysed as one, else
          * the extent the code of a stripped module shows (a sizeless
@@ -322,6 +322,7 @@ an_func_for(struct sw_walker *w, struct sw_an_cache *c, sw_addr pc, bool parent_
             if (c != NULL && c->starts == NULL && (c->starts = sw_an_starts_new()) == NULL)
                 return SW_ENOMEM;
             rc = sw_an_starts_func(w, c ? c->starts : NULL, pc, &sym);
+            from_code = rc == 0;
         }
         if (rc < 0)
             return rc;
@@ -361,6 +362,7 @@ an_func_for(struct sw_walker *w, struct sw_an_cache *c, sw_addr pc, bool parent_
         rc = sw_walker_read_code(w, sym.start, code, (size_t)sym.size);
     sw_addr savers[AN_MAX_SAVERS];
     seeds.lr_savers = savers;
+    seeds.seed_ind = from_code;
     if (rc == 0)
         rc = an_lr_savers(w, a, code, sym.start, sym.size, savers, &seeds.nlr_savers);
     if (rc == 0)

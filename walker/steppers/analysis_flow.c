@@ -541,6 +541,33 @@ note_exit(struct sw_an_exits *ex, sw_addr *ex_off, sw_addr off, sw_addr target,
     }
 }
 
+/* Indirect jumps whose common state seeds unreached code, at most. */
+#define AN_FLOW_MAX_IND 16
+
+/* The state after the indirect jumps at offsets IND (N of them) in *OUT,
+ * when every one was reached and all leave the same state with the SP and
+ * the return address known: then true. */
+static bool
+ind_state(struct sw_disasm *dis, const struct arch_desc *a, const uint8_t *code, sw_addr start,
+          sw_addr size, const struct sw_an_state *st, const sw_addr *ind, size_t n,
+          struct sw_an_state *out)
+{
+    for (size_t k = 0; k < n; k++) {
+        struct sw_insn i;
+        struct sw_an_state t = st[ind[k]];
+        if (sw_disasm_one(dis, code + ind[k], (size_t)(size - ind[k]), start + ind[k], &i) < 0)
+            return false;
+        sw_an_transfer(a, &i, start + ind[k], &t);
+        if (!has(&t, SW_AN_ST_SP) || has(&t, SW_AN_ST_ALT) || t.ra == SW_AN_RA_UNKNOWN)
+            return false;
+        if (k > 0 && !state_equal(&t, out))
+            return false;
+        *out = t;
+    }
+    set(out, SW_AN_ST_CMPSP | SW_AN_ST_CMPSP2, false);
+    return true;
+}
+
 int
 sw_an_flow(struct sw_disasm *dis, const struct arch_desc *a, const uint8_t *code, sw_addr start,
            sw_addr size, const struct sw_an_seeds *seeds, struct sw_an_exits *exits,
@@ -562,6 +589,9 @@ sw_an_flow(struct sw_disasm *dis, const struct arch_desc *a, const uint8_t *code
     if (exits)
         exits->n = 0;
     struct sw_an_state s;
+    sw_addr ind[AN_FLOW_MAX_IND]; /* indirect jumps reached (jump tables, tail calls) */
+    size_t nind = 0;
+    bool ind_seeded = false;
     if (seeds == NULL || seeds->edges == NULL) {
         entry_state(a, &s);
         flow_into(st, 0, &s, true);
@@ -582,6 +612,7 @@ sw_an_flow(struct sw_disasm *dis, const struct arch_desc *a, const uint8_t *code
         }
     }
 
+again:
     while (nwork > 0) {
         sw_addr off = work[--nwork];
         queued[off] = false;
@@ -613,6 +644,14 @@ sw_an_flow(struct sw_disasm *dis, const struct arch_desc *a, const uint8_t *code
             set(eq, SW_AN_ST_ALT, false);
         }
 
+        if (i.flow == SW_FLOW_JUMP && !i.has_target) {
+            size_t k = 0;
+            while (k < nind && ind[k] != off)
+                k++;
+            if (k == nind && nind < AN_FLOW_MAX_IND)
+                ind[nind++] = off;
+        }
+
         sw_addr succ[2];
         const struct sw_an_state *sst[2];
         bool strong[2];
@@ -642,6 +681,23 @@ sw_an_flow(struct sw_disasm *dis, const struct arch_desc *a, const uint8_t *code
                 queued[succ[k]] = true;
             }
         }
+    }
+    /* Code the flow did not reach, in a function with indirect jumps that
+     * all leave the same state: the cases of a jump table (AArch64 br,
+     * PowerPC bctr), which gcc enters at the height of the dispatch (when
+     * SEEDS asks: stripped code).  Fixed-width instruction sets only (x86
+     * bytes would be decoded at every offset). */
+    if (seeds && seeds->seed_ind && !ind_seeded && nind > 0 && a->family != ARCH_FAMILY_X86 &&
+        ind_state(dis, a, code, start, size, st, ind, nind, &s)) {
+        ind_seeded = true;
+        for (sw_addr off = 0; off + 4 <= size; off += 4) {
+            if (has(&st[off], SW_AN_ST_SEEN))
+                continue;
+            flow_into(st, off, &s, false);
+            work[nwork++] = off;
+            queued[off] = true;
+        }
+        goto again;
     }
     sw_free(work);
     sw_free(queued);

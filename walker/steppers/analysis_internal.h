@@ -63,6 +63,11 @@ struct sw_an_seeds {
      * address if r0 holds it.  NULL when none. */
     const sw_addr *lr_savers;
     size_t nlr_savers;
+    /* Seed the code the flow did not reach with the state the function's
+     * indirect jumps leave, when they all leave the same one (jump tables).
+     * Set for the extents of stripped code (analysis_starts.c), where
+     * nothing else can tell; symbolised code keeps "not reached". */
+    bool seed_ind;
 };
 
 /* The jumps out of the function a dataflow found (up to max; *n counts them

@@ -351,13 +351,29 @@ elf_addr_in_code(const struct arch_desc *a, struct sw_elf *e, sw_addr vaddr)
     return 0;
 }
 
+/* Whether every module of LS has a known extent: one whose local file was
+ * not found (no --sysroot or --lib-path for it) covers addresses no one
+ * can tell, so an address in no module may be in it. */
+static bool
+libstate_extents_known(const struct sw_libstate *ls)
+{
+    for (size_t i = 0; i < sw_libstate_count(ls); i++) {
+        const struct sw_lib *lib = sw_libstate_lib(ls, i);
+        if (lib->path == NULL || lib->end <= lib->start)
+            return false;
+    }
+    return true;
+}
+
 /* Whether OUT, just computed as the caller of IN, may be believed: its
- * return address lies in code the walker knows of (a module of the library
- * state, the vDSO among them, or a signal trampoline), and, for a frame not
- * found by CFI or a saved signal context, the instruction before it is a
- * call.  Code: an executable segment of the module, not its data.  A frame that fails is garbage
- * read as a frame: another stepper may do better, and if none does the walk ends "corrupt", not
- * "bottom".  A target whose modules are not known (a bare-metal stub) is not checked. */
+ * return address lies in code the walker knows of (an executable segment
+ * of a module of the library state, the vDSO among them; a signal
+ * trampoline; an M-profile EXC_RETURN), and, for a frame not found by CFI
+ * or a saved signal context, the instruction before it is a call.  A frame
+ * that fails is garbage read as a frame: another stepper may do better, and
+ * if none does the walk ends "corrupt", not "bottom".  Not checked: a
+ * target whose modules are not known (a bare-metal stub), nor an address in
+ * no module while some module's extent is unknown (its file not found). */
 static bool
 frame_believable(struct sw_walker *w, const struct sw_frame *out)
 {
@@ -365,10 +381,12 @@ frame_believable(struct sw_walker *w, const struct sw_frame *out)
 
     if (out->trust == SW_TRUST_SIGFRAME || sw_libstate_count(w->libs) == 0)
         return true; /* the interrupted PC: any code at all */
-    if (sw_walker_sigframe_at(w, out->ra) != NULL)
-        return true; /* a handler's return address: the trampoline, no call before it */
+    const struct arch_desc *a = w->proc->arch;
+    if ((a->exc_return != NULL && a->exc_return(out->ra)) ||
+        sw_walker_sigframe_at(w, out->ra) != NULL)
+        return true; /* a handler's return address: the trampoline or EXC_RETURN, no call */
     if (sw_libstate_lib_at(w->libs, out->ra - 1, &lib) != 0)
-        return false;
+        return !libstate_extents_known(w->libs);
     if (sw_lib_elf(lib) != NULL &&
         elf_addr_in_code(w->proc->arch, sw_lib_elf(lib), out->ra - 1 - lib->bias) == 0)
         return false; /* the module's data */

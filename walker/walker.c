@@ -419,15 +419,19 @@ sw_walk_single(struct sw_walker *w, const struct sw_frame *in, struct sw_frame *
                  in->level, in->ra, in->sp, s->ops->name, (int)r);
         switch (r) {
         case SW_GCF_SUCCESS:
-            if (f.ra == 0 && in->trust == SW_TRUST_SCAN) {
-                /* Read in a frame found by scanning, whose SP may be wrong:
-                 * a zero there says nothing of the stack's bottom. */
+            if (f.ra == 0 && (in->trust == SW_TRUST_SCAN || f.trust != SW_TRUST_CFI)) {
+                /* Read in a frame found by scanning, whose SP may be wrong,
+                 * or read where no CFI says the return address is (a slot
+                 * not yet written: frame 0 in a prologue's out-of-line save
+                 * routine): a zero there says nothing of the stack's
+                 * bottom, which stackbottom's rules and CFI tell. */
                 saw_invalid = true;
                 continue;
             }
             if (f.ra == 0) {
-                /* A zero return address is how the outermost frame's caller
-                 * looks (gdb's "zero PC" stop): IN is the bottom. */
+                /* A zero return address where CFI says it is, is how the
+                 * outermost frame's caller looks (gdb's "zero PC" stop): IN
+                 * is the bottom. */
                 if (end)
                     *end = SW_END_BOTTOM;
                 return SW_ENOENT;

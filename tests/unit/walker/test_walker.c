@@ -20,13 +20,14 @@
 
 /* A stepper whose behaviour the test chooses. */
 enum test_mode {
-    MODE_UP,     /* caller: SP + 16, RA + 1 */
-    MODE_SAME,   /* caller identical to the callee */
-    MODE_ERROR,  /* a dead link */
-    MODE_NOT_ME, /* never mine */
-    MODE_BOTTOM, /* the stack ends here */
-    MODE_ZERO,   /* caller RA 0 */
-    MODE_SCAN,   /* a caller found by scanning (SP + 16, RA + 1); from such a frame, RA 0 */
+    MODE_UP,      /* caller: SP + 16, RA + 1 */
+    MODE_SAME,    /* caller identical to the callee */
+    MODE_ERROR,   /* a dead link */
+    MODE_NOT_ME,  /* never mine */
+    MODE_BOTTOM,  /* the stack ends here */
+    MODE_ZERO,    /* caller RA 0, where CFI says */
+    MODE_ZERO_FP, /* caller RA 0, from a frame-pointer slot */
+    MODE_SCAN,    /* a caller found by scanning (SP + 16, RA + 1); from such a frame, RA 0 */
 };
 
 struct test_stepper {
@@ -55,10 +56,17 @@ test_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_fra
         return SW_GCF_ERROR;
     case MODE_BOTTOM:
         return SW_GCF_STACKBOTTOM;
-    case MODE_ZERO:
+    case MODE_ZERO: /* where CFI says the return address is: the bottom */
         *out = *in;
         out->sp = in->sp + 16;
         out->ra = 0;
+        out->trust = SW_TRUST_CFI;
+        return SW_GCF_SUCCESS;
+    case MODE_ZERO_FP: /* read from a frame-pointer slot: no bottom */
+        *out = *in;
+        out->sp = in->sp + 16;
+        out->ra = 0;
+        out->trust = SW_TRUST_FP;
         return SW_GCF_SUCCESS;
     case MODE_SCAN:
         *out = *in;
@@ -243,6 +251,23 @@ test_walk_zero_return_address_is_the_bottom(void **state)
     assert_int_equal(sw_walk_stack(w, SW_TID_DEFAULT, &st), 0);
     assert_int_equal(st.n, 1);
     assert_int_equal(st.end, SW_END_BOTTOM);
+    sw_stack_fini(&st);
+    sw_walker_free(w);
+}
+
+/* A zero return address no CFI vouches for (a save slot not yet written) is no bottom. */
+static void
+test_walk_zero_return_address_without_cfi_is_no_bottom(void **state)
+{
+    (void)state;
+    struct sw_walker *w = walker_with(0, NULL);
+    assert_int_equal(sw_add_stepper(w, &test_stepper_new(&test_ops_lo, MODE_ZERO_FP)->base), 0);
+    struct sw_stack st;
+    sw_stack_init(&st);
+    assert_int_equal(sw_walk_stack(w, SW_TID_DEFAULT, &st), 0);
+    assert_int_equal(st.n, 1);
+    assert_int_equal(st.end, SW_END_CORRUPT);
+    assert_false(st.frames[0].bottom);
     sw_stack_fini(&st);
     sw_walker_free(w);
 }
@@ -550,6 +575,7 @@ main(void)
         cmocka_unit_test(test_walk_error_keeps_frames_and_message),
         cmocka_unit_test(test_walk_bottom_marks_the_last_frame),
         cmocka_unit_test(test_walk_zero_return_address_is_the_bottom),
+        cmocka_unit_test(test_walk_zero_return_address_without_cfi_is_no_bottom),
         cmocka_unit_test(test_walk_zero_return_address_in_a_scanned_frame_is_no_bottom),
         cmocka_unit_test(test_walk_without_steppers_reports_no_stepper),
         cmocka_unit_test(test_walk_single_and_from_frame_agree_with_walk_stack),

@@ -1266,19 +1266,17 @@ is_loopback(const struct sockaddr *sa)
     return false;
 }
 
-/* A listening socket on SPEC (HOST:PORT, [V6]:PORT), loopback only. */
-static int
-door_listen(struct door *d, const char *spec)
+int
+door_listen_loopback(const char *hp, int backlog, char *err, size_t errlen)
 {
     char host[256];
-    const char *colon = strrchr(spec, ':');
-    if (colon == NULL || colon == spec || colon[1] == '\0' ||
-        (size_t)(colon - spec) >= sizeof host) {
-        door_log(d, "--rsp-listen '%s': not HOST:PORT", spec);
+    const char *colon = strrchr(hp, ':');
+    if (colon == NULL || colon == hp || colon[1] == '\0' || (size_t)(colon - hp) >= sizeof host) {
+        snprintf(err, errlen, "not HOST:PORT");
         return -1;
     }
-    memcpy(host, spec, (size_t)(colon - spec));
-    host[colon - spec] = '\0';
+    memcpy(host, hp, (size_t)(colon - hp));
+    host[colon - hp] = '\0';
     char *h = host;
     if (h[0] == '[' && h[strlen(h) - 1] == ']') {
         h[strlen(h) - 1] = '\0';
@@ -1287,32 +1285,45 @@ door_listen(struct door *d, const char *spec)
     struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE }, *ai;
     int rc = getaddrinfo(h, colon + 1, &hints, &ai);
     if (rc != 0) {
-        door_log(d, "--rsp-listen '%s': %s", spec, gai_strerror(rc));
+        snprintf(err, errlen, "%s", gai_strerror(rc));
         return -1;
     }
-    int fd = -1;
+    int fd = -1, e = 0;
     for (struct addrinfo *a = ai; a != NULL; a = a->ai_next) {
         if (!is_loopback(a->ai_addr)) {
-            door_log(d,
-                     "--rsp-listen '%s': not a loopback address (the door has no "
-                     "authentication: it listens on this host only)",
-                     spec);
             freeaddrinfo(ai);
+            snprintf(err, errlen,
+                     "not a loopback address (the protocol has no authentication: it is "
+                     "served on this host only)");
             return -1;
         }
         fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-        if (fd < 0)
+        if (fd < 0) {
+            e = errno;
             continue;
+        }
         int one = 1;
         (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, 1) == 0)
+        if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, backlog) == 0)
             break;
+        e = errno;
         close(fd);
         fd = -1;
     }
     freeaddrinfo(ai);
+    if (fd < 0)
+        snprintf(err, errlen, "cannot listen: %s", strerror(e));
+    return fd;
+}
+
+/* A listening socket on SPEC (HOST:PORT, [V6]:PORT), loopback only. */
+static int
+door_listen(struct door *d, const char *spec)
+{
+    char why[200];
+    int fd = door_listen_loopback(spec, 1, why, sizeof why);
     if (fd < 0) {
-        door_log(d, "--rsp-listen '%s': cannot listen: %s", spec, strerror(errno));
+        door_log(d, "--rsp-listen '%s': %s", spec, why);
         return -1;
     }
     struct sockaddr_storage ss;

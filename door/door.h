@@ -40,6 +40,12 @@ struct door_config {
  * be bound, a stub that cannot be reached, a link lost mid-request. */
 int door_serve(const struct door_config *cfg);
 
+/* A socket listening on HP (HOST:PORT or [V6]:PORT) with BACKLOG, on a loopback
+ * address only (neither the door nor the Debug Adapter Protocol has
+ * authentication): the descriptor (the caller's), or -1 with the cause in
+ * ERR (ERRLEN bytes). */
+int door_listen_loopback(const char *hp, int backlog, char *err, size_t errlen);
+
 /* Serve the one front end on FD over W's link, which stays its owner's
  * (rspwalkd's link thread): borrowed for the call, and FD too (not
  * closed).  Of CFG only target (the name in the stack document), log,

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "dap/dap.h"
+#include "door/door.h"
 #include "server/registry.h"
 #include "server/util.h"
 
@@ -89,17 +90,6 @@ srv_doors_new(const struct srv_doors_config *cfg, struct srv_doors **out, char *
 
 /* ---- listening ------------------------------------------------------------------------------ */
 
-static bool
-is_loopback(const struct sockaddr *sa)
-{
-    if (sa->sa_family == AF_INET)
-        return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
-    if (sa->sa_family == AF_INET6)
-        return memcmp(&((const struct sockaddr_in6 *)sa)->sin6_addr, &in6addr_loopback,
-                      sizeof in6addr_loopback) == 0;
-    return false;
-}
-
 static void
 name_of(const struct sockaddr *sa, socklen_t sl, char *buf, size_t len)
 {
@@ -118,46 +108,10 @@ static int
 listen_on(const char *opt, const char *spec, const char *hp, char *bound, size_t boundlen,
           char *err, size_t errlen)
 {
-    char host[256];
-    const char *colon = strrchr(hp, ':');
-    if (colon == NULL || colon == hp || colon[1] == '\0' || (size_t)(colon - hp) >= sizeof host)
-        return srv_fail(err, errlen, -1, "%s '%s': not HOST:PORT", opt, spec);
-    memcpy(host, hp, (size_t)(colon - hp));
-    host[colon - hp] = '\0';
-    char *h = host;
-    if (h[0] == '[' && h[strlen(h) - 1] == ']') {
-        h[strlen(h) - 1] = '\0';
-        h++;
-    }
-    struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE }, *ai;
-    int rc = getaddrinfo(h, colon + 1, &hints, &ai);
-    if (rc != 0)
-        return srv_fail(err, errlen, -1, "%s '%s': %s", opt, spec, gai_strerror(rc));
-    int fd = -1, e = 0;
-    for (struct addrinfo *a = ai; a != NULL; a = a->ai_next) {
-        if (!is_loopback(a->ai_addr)) {
-            freeaddrinfo(ai);
-            return srv_fail(err, errlen, -1,
-                            "%s '%s': not a loopback address (the protocol has no "
-                            "authentication: it is served on this host only)",
-                            opt, spec);
-        }
-        fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-        if (fd < 0) {
-            e = errno;
-            continue;
-        }
-        int one = 1;
-        (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, DOORS_BACKLOG) == 0)
-            break;
-        e = errno;
-        close(fd);
-        fd = -1;
-    }
-    freeaddrinfo(ai);
+    char why[200];
+    int fd = door_listen_loopback(hp, DOORS_BACKLOG, why, sizeof why);
     if (fd < 0)
-        return srv_fail(err, errlen, -1, "%s '%s': cannot listen: %s", opt, spec, strerror(e));
+        return srv_fail(err, errlen, -1, "%s '%s': %s", opt, spec, why);
     struct sockaddr_storage ss;
     socklen_t sl = sizeof ss;
     if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)

@@ -816,6 +816,20 @@ row_from_fde(struct sw_cfi *c, struct cfi_table *t, Dwarf_Fde fde, Dwarf_Addr lo
                              &offset_size, &de) != DW_DLV_OK)
         return dw_fail(err, SW_EBADELF, t->dbg, de, "CIE for 0x%" PRIx64 " in %s", vaddr, t->what);
 
+    /* libdwarf runs past a block whose length leaves the instructions */
+    Dwarf_Ptr finsns = NULL;
+    Dwarf_Unsigned finsns_len = 0;
+    if (dwarf_get_fde_instr_bytes(fde, &finsns, &finsns_len, &de) != DW_DLV_OK) {
+        dw_drop_error(t->dbg, de);
+        de = NULL;
+        finsns = NULL;
+    }
+    if ((init && !sw_cfi_insns_bounded(init, (size_t)init_len)) ||
+        (finsns && !sw_cfi_insns_bounded(finsns, (size_t)finsns_len)))
+        return sw_fail(err, SW_EBADELF,
+                       "CFI row for 0x%" PRIx64 " in %s: an instruction runs past its FDE or CIE",
+                       vaddr, t->what);
+
     Dwarf_Regtable3 rt;
     Dwarf_Addr row_pc = 0;
     memset(&rt, 0, sizeof rt);

@@ -149,3 +149,62 @@ sw_cfi_replay_ra_state(const uint8_t *insns, size_t len, uint64_t loc, uint64_t 
     }
     return !r.failed;
 }
+
+bool
+sw_cfi_insns_bounded(const uint8_t *insns, size_t len)
+{
+    struct cfa_reader r = { insns, insns + len, false };
+    while (r.p < r.end && !r.failed) {
+        uint8_t op = *r.p++;
+        if (op >> 6 == 2) { /* DW_CFA_offset: ULEB offset */
+            cfa_uleb(&r);
+            continue;
+        }
+        if (op >> 6 != 0) /* advance_loc, restore: no operand */
+            continue;
+        switch (op) {
+        case 0x00: /* nop */
+        case 0x0a: /* remember_state */
+        case 0x0b: /* restore_state */
+        case 0x2d: /* AARCH64_negate_ra_state, GNU_window_save */
+            break;
+        case 0x02: /* advance_loc1 */
+        case 0x03: /* advance_loc2 */
+        case 0x04: /* advance_loc4 */
+            (void)cfa_fixed(&r, op == 0x02 ? 1 : op == 0x03 ? 2 : 4, false);
+            break;
+        case 0x06: /* restore_extended */
+        case 0x07: /* undefined */
+        case 0x08: /* same_value */
+        case 0x0d: /* def_cfa_register */
+        case 0x0e: /* def_cfa_offset */
+        case 0x13: /* def_cfa_offset_sf */
+        case 0x2e: /* GNU_args_size */
+            cfa_uleb(&r);
+            break;
+        case 0x05: /* offset_extended */
+        case 0x09: /* register */
+        case 0x0c: /* def_cfa */
+        case 0x11: /* offset_extended_sf */
+        case 0x12: /* def_cfa_sf */
+        case 0x14: /* val_offset */
+        case 0x15: /* val_offset_sf */
+        case 0x2f: /* GNU_negative_offset_extended */
+            cfa_uleb(&r);
+            cfa_uleb(&r);
+            break;
+        case 0x10: /* expression: register, block */
+        case 0x16: /* val_expression: register, block */
+            cfa_uleb(&r);
+            cfa_block(&r);
+            break;
+        case 0x0f: /* def_cfa_expression: block */
+            cfa_block(&r);
+            break;
+        default: /* set_loc (its size is the FDE's encoding), vendor opcodes:
+                  * libdwarf judges the rest */
+            return true;
+        }
+    }
+    return !r.failed;
+}

@@ -62,6 +62,22 @@ attr_dup(const char *p, const char *end, const char *name)
     return NULL;
 }
 
+/* The first NEEDLE in [P, END), or NULL: the document is LEN bytes, which
+ * may hold a NUL of the stub's before its end (strstr would stop there). */
+static const char *
+span_find(const char *p, const char *end, const char *needle)
+{
+    size_t nl = strlen(needle);
+    for (; (size_t)(end - p) >= nl; p++) {
+        p = memchr(p, needle[0], (size_t)(end - p));
+        if (p == NULL || (size_t)(end - p) < nl)
+            return NULL;
+        if (memcmp(p, needle, nl) == 0)
+            return p;
+    }
+    return NULL;
+}
+
 static bool
 attr_addr(const char *p, const char *end, const char *name, sw_addr *out)
 {
@@ -86,9 +102,9 @@ tgt_parse_svr4(const char *xml, size_t len, struct sw_modinfo **mods, size_t *n,
     struct sw_modinfo *m = NULL;
     size_t k = 0, cap = 0;
 
-    if (len == 0 || strstr(xml, "<library-list-svr4") == NULL)
+    if (len == 0 || span_find(xml, end, "<library-list-svr4") == NULL)
         return sw_fail(err, SW_EPROTO, "qXfer:libraries-svr4: not a library-list-svr4 document");
-    for (const char *p = xml; (p = strstr(p, "<library ")) != NULL && p < end;) {
+    for (const char *p = xml; (p = span_find(p, end, "<library ")) != NULL;) {
         const char *e = memchr(p, '>', (size_t)(end - p));
         if (e == NULL) {
             sw_modinfo_free(m, k);

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -70,6 +71,31 @@ test_svr4_garbage_is_a_protocol_error(void **state)
 }
 
 static void
+test_svr4_reads_len_bytes_past_a_nul_and_no_further(void **state)
+{
+    (void)state;
+    struct sw_modinfo *m;
+    size_t n;
+    struct sw_errbuf err = { 0 };
+    /* a NUL of the stub's inside the document does not end it */
+    static const char doc[] = "<library-list-svr4>\0<library name=\"/x\" l_addr=\"0x10\"/>"
+                              "</library-list-svr4>";
+    assert_int_equal(tgt_parse_svr4(doc, sizeof doc - 1, &m, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(m[0].name, "/x");
+    sw_modinfo_free(m, n);
+    /* exactly LEN bytes, no terminator after them: nothing is read past */
+    static const char head[] = "<library-list-svr4><library name=\"/y\"/>";
+    char *cut = malloc(sizeof head - 1);
+    memcpy(cut, head, sizeof head - 1);
+    assert_int_equal(tgt_parse_svr4(cut, sizeof head - 1, &m, &n, &err), 0);
+    assert_int_equal(n, 1);
+    sw_modinfo_free(m, n);
+    assert_int_equal(tgt_parse_svr4(cut, 10, &m, &n, &err), SW_EPROTO);
+    free(cut);
+}
+
+static void
 test_arch_from_elf_reads_the_header(void **state)
 {
     (void)state;
@@ -90,6 +116,7 @@ main(void)
         cmocka_unit_test(test_svr4_lists_every_library_with_addresses),
         cmocka_unit_test(test_svr4_empty_list_is_no_libraries),
         cmocka_unit_test(test_svr4_garbage_is_a_protocol_error),
+        cmocka_unit_test(test_svr4_reads_len_bytes_past_a_nul_and_no_further),
         cmocka_unit_test(test_arch_from_elf_reads_the_header),
     };
     return cmocka_run_group_tests_name("svr4", tests, NULL, NULL);

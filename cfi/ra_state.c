@@ -57,6 +57,45 @@ cfa_block(struct cfa_reader *r)
         r->p += n;
 }
 
+/* Skip the operands of extended opcode OP (DW_CFA_* with high bits 0 and an
+ * operand: ULEBs/SLEBs and blocks); false for one it does not know. */
+static bool
+skip_operands(struct cfa_reader *r, uint8_t op)
+{
+    switch (op) {
+    case 0x06: /* restore_extended */
+    case 0x07: /* undefined */
+    case 0x08: /* same_value */
+    case 0x0d: /* def_cfa_register */
+    case 0x0e: /* def_cfa_offset */
+    case 0x13: /* def_cfa_offset_sf */
+    case 0x2e: /* GNU_args_size */
+        cfa_uleb(r);
+        return true;
+    case 0x05: /* offset_extended */
+    case 0x09: /* register */
+    case 0x0c: /* def_cfa */
+    case 0x11: /* offset_extended_sf */
+    case 0x12: /* def_cfa_sf */
+    case 0x14: /* val_offset */
+    case 0x15: /* val_offset_sf */
+    case 0x2f: /* GNU_negative_offset_extended */
+        cfa_uleb(r);
+        cfa_uleb(r);
+        return true;
+    case 0x10: /* expression: register, block */
+    case 0x16: /* val_expression: register, block */
+        cfa_uleb(r);
+        cfa_block(r);
+        return true;
+    case 0x0f: /* def_cfa_expression: block */
+        cfa_block(r);
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* Replay LEN bytes of call frame instructions at INSNS from LOC, up to and
  * including the instructions at TARGET, toggling *SIGNED.  Returns false
  * when an instruction cannot be followed (DW_CFA_set_loc, a vendor opcode,
@@ -95,36 +134,9 @@ sw_cfi_replay_ra_state(const uint8_t *insns, size_t len, uint64_t loc, uint64_t 
             case 0x04: /* advance_loc4 */
                 delta = cfa_fixed(&r, 4, msb);
                 break;
-            case 0x06: /* restore_extended */
-            case 0x07: /* undefined */
-            case 0x08: /* same_value */
-            case 0x0d: /* def_cfa_register */
-            case 0x0e: /* def_cfa_offset */
-            case 0x13: /* def_cfa_offset_sf */
-            case 0x2e: /* GNU_args_size */
-                cfa_uleb(&r);
-                break;
-            case 0x05: /* offset_extended */
-            case 0x09: /* register */
-            case 0x0c: /* def_cfa */
-            case 0x11: /* offset_extended_sf */
-            case 0x12: /* def_cfa_sf */
-            case 0x14: /* val_offset */
-            case 0x15: /* val_offset_sf */
-            case 0x2f: /* GNU_negative_offset_extended */
-                cfa_uleb(&r);
-                cfa_uleb(&r);
-                break;
-            case 0x10: /* expression: register, block */
-            case 0x16: /* val_expression: register, block */
-                cfa_uleb(&r);
-                cfa_block(&r);
-                break;
-            case 0x0f: /* def_cfa_expression: block */
-                cfa_block(&r);
-                break;
             default:
-                return false;
+                if (!skip_operands(&r, op))
+                    return false;
             }
         }
         if (r.failed)
@@ -173,37 +185,11 @@ sw_cfi_insns_bounded(const uint8_t *insns, size_t len)
         case 0x04: /* advance_loc4 */
             (void)cfa_fixed(&r, op == 0x02 ? 1 : op == 0x03 ? 2 : 4, false);
             break;
-        case 0x06: /* restore_extended */
-        case 0x07: /* undefined */
-        case 0x08: /* same_value */
-        case 0x0d: /* def_cfa_register */
-        case 0x0e: /* def_cfa_offset */
-        case 0x13: /* def_cfa_offset_sf */
-        case 0x2e: /* GNU_args_size */
-            cfa_uleb(&r);
-            break;
-        case 0x05: /* offset_extended */
-        case 0x09: /* register */
-        case 0x0c: /* def_cfa */
-        case 0x11: /* offset_extended_sf */
-        case 0x12: /* def_cfa_sf */
-        case 0x14: /* val_offset */
-        case 0x15: /* val_offset_sf */
-        case 0x2f: /* GNU_negative_offset_extended */
-            cfa_uleb(&r);
-            cfa_uleb(&r);
-            break;
-        case 0x10: /* expression: register, block */
-        case 0x16: /* val_expression: register, block */
-            cfa_uleb(&r);
-            cfa_block(&r);
-            break;
-        case 0x0f: /* def_cfa_expression: block */
-            cfa_block(&r);
-            break;
-        default: /* set_loc (its size is the FDE's encoding), vendor opcodes:
-                  * libdwarf judges the rest */
-            return true;
+        default:
+            /* set_loc (its size is the FDE's encoding), vendor opcodes:
+             * libdwarf judges the rest */
+            if (!skip_operands(&r, op))
+                return true;
         }
     }
     return !r.failed;

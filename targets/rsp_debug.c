@@ -9,16 +9,22 @@
 #include "rspwalk/target.h"
 
 #include <inttypes.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rspwalk/arch.h"
 #include "rspwalk/rsp.h"
+#include "targets/local_tracer.h"
 #include "targets/rsp_proc_internal.h"
 #include "util/util.h"
 
 /* How long pause waits for the stops it asked for (non-stop). */
 #define TGT_PAUSE_TIMEOUT_MS 5000
+/* How long an interrupt may go without a stop before the target's process
+ * is signalled, where its stub is its tracer on this host (a stop is
+ * usually there in well under a millisecond). */
+#define TGT_LOCAL_INTERRUPT_MS 200
 /* SIGTRAP in gdb's numbering of stop replies (include/gdb/signals.def:
  * GDB_SIGNAL_TRAP), whatever the target's own number. */
 #define TGT_GDB_SIGTRAP 5
@@ -332,6 +338,40 @@ pause_non_stop(struct tgt_rsp_proc *rp, sw_tid tid)
     return 0;
 }
 
+/* When the interrupt brings no stop within TGT_LOCAL_INTERRUPT_MS and the
+ * stub is the tracer of the target's process on this host (gdbserver
+ * attached to a process that leads no process group, which its interrupt
+ * misses), signal the process as the interrupt would have: the stub then
+ * reports that stop. */
+static int
+interrupt_locally(struct tgt_rsp_proc *rp)
+{
+    int fd = rsp_session_event_fd(rp->s);
+    struct pollfd pfd = { .fd = fd, .events = POLLIN };
+    if (fd < 0 || poll(&pfd, 1, TGT_LOCAL_INTERRUPT_MS) != 0)
+        return 0;
+    char msg[200];
+    if (!rp->tracer_looked) {
+        rp->local_tracer = tgt_local_tracer(rsp_session_fd(rp->s), rp->base.pid, rp->tracer_msg,
+                                            sizeof rp->tracer_msg);
+        rp->tracer_looked = true;
+        if (rp->local_tracer <= 0)
+            sw_debug(SW_DBG_PKT, "-! no stop %d ms after the interrupt; no signal: %s",
+                     TGT_LOCAL_INTERRUPT_MS, rp->tracer_msg);
+    }
+    if (rp->local_tracer <= 0)
+        return 0;
+    int rc = tgt_local_interrupt(rp->base.pid, msg, sizeof msg);
+    if (rc < 0)
+        return sw_fail(&rp->base.err, rc, "pausing: %s", msg);
+    if (rc > 0) {
+        sw_debug(SW_DBG_PKT, "-! SIGINT to process %" PRId64 " (its tracer's interrupt missed it)",
+                 rp->base.pid);
+        rp->interrupt_misses = true;
+    }
+    return 0;
+}
+
 static int
 dbg_pause(struct sw_proc *p, sw_tid tid)
 {
@@ -353,16 +393,33 @@ dbg_pause(struct sw_proc *p, sw_tid tid)
      * one of its guest threads stops it, when it runs on this host. */
     if (tgt_qemu_user(rp))
         return tgt_qemu_stop(rp, SW_TID_DEFAULT);
-    int rc = rsp_interrupt(rp->s);
-    if (rc < 0)
-        return proc_fail_from_session(rp, rc);
+    int rc;
+    if (rp->interrupt_misses) {
+        /* Learnt: the stub's interrupt never reaches this process.  A stop
+         * already come needs no signal (it would stop the next run). */
+        char msg[200];
+        int fd = rsp_session_event_fd(rp->s);
+        struct pollfd pfd = { .fd = fd, .events = POLLIN };
+        if (fd >= 0 && poll(&pfd, 1, 0) == 0) {
+            if ((rc = tgt_local_interrupt(p->pid, msg, sizeof msg)) < 0)
+                return sw_fail(&p->err, rc, "pausing: %s", msg);
+            rsp_session_note_interrupt(rp->s);
+        }
+    } else {
+        if ((rc = rsp_interrupt(rp->s)) < 0)
+            return proc_fail_from_session(rp, rc);
+        if ((rc = interrupt_locally(rp)) < 0)
+            return rc;
+    }
     rc = dbg_handle_event(p, true);
     if (rc == SW_ETIMEDOUT) /* measured: QEMU 7.2 user mode */
         return sw_fail(&p->err, rc,
                        "pausing: the stub sent no stop after the interrupt (%s); the target "
-                       "still runs (QEMU user mode ignores the interrupt; it is stopped by a "
-                       "signal only when it runs on this host)",
-                       rsp_session_errmsg(rp->s));
+                       "still runs (gdbserver's interrupt misses a process it attached to that "
+                       "leads no process group, QEMU user mode's any running guest; a signal "
+                       "to the process is sent only where the stub is its tracer on this host%s%s)",
+                       rsp_session_errmsg(rp->s), rp->tracer_looked ? ", and here " : "",
+                       rp->tracer_looked ? rp->tracer_msg : "");
     return rc;
 }
 

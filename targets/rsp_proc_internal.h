@@ -97,6 +97,12 @@ struct tgt_rsp_proc {
     int64_t auxv_pid;
     /* A QEMU user-mode stub on this host, stopped by signals (pause). */
     struct sw_qemu_user qemu;
+    /* The stub as the tracer of the process on this host (targets/local_tracer.h),
+     * looked for when an interrupt brought no stop: its process id, or <= 0. */
+    int64_t local_tracer;
+    bool tracer_looked;
+    bool interrupt_misses; /* then a pause signals the process at once */
+    char tracer_msg[160];  /* why no local tracer was found */
 };
 
 static inline struct tgt_rsp_proc *

@@ -156,6 +156,14 @@ tgt_local_tracer(int link_fd, int64_t pid, char *msg, size_t msglen)
         snprintf(msg, msglen, "the link is no socket");
         return SW_ENOENT;
     }
+    /* gdbserver's interrupt is kill (-PID, SIGINT): it reaches a process
+     * group PID leads, and then the stop is only late, not missing. */
+    if (kill(-(pid_t)pid, 0) == 0 || errno != ESRCH) {
+        snprintf(msg, msglen,
+                 "process %" PRId64 " leads a process group, which the stub's interrupt reaches",
+                 pid);
+        return SW_ENOENT;
+    }
     int64_t tracer = status_field(pid, "TracerPid:", 10);
     if (tracer <= 0) {
         snprintf(msg, msglen, "process %" PRId64 " of this host is %s", pid,

@@ -13,7 +13,8 @@
 #include <stdint.h>
 
 /* The process of this host at the far end of LINK_FD (a TCP socket on this
- * host, or a unix socket) when it is the tracer of process PID: its process
+ * host, or a unix socket) when it is the tracer of process PID and PID leads
+ * no process group (so the tracer's kill (-PID) found nothing): its process
  * id, or SW_ENOENT with the reason in MSG (MSGLEN bytes).  The far end is
  * known by its socket's inode among the tracer's descriptors, so a stub on
  * another host whose target has the same process id is never mistaken for it. */

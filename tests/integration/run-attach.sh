@@ -23,6 +23,9 @@ report() { # NAME START WHY
     echo "PASS attach/$1 ($ms ms)"
   else
     echo "FAIL attach/$1: $3"
+    echo "    (artifacts: build/integration/attach/$1/)"
+    rm -rf "build/integration/attach/$1" && mkdir -p "build/integration/attach/$1" &&
+      cp -r "$work/." "build/integration/attach/$1/"
     failed=$((failed + 1))
   fi
 }
@@ -42,6 +45,7 @@ start_attached() {
   "$prog" >/dev/null 2>&1 &
   PROG_PID=$!
   pids+=("$PROG_PID")
+  sleep 0.3 # past the dynamic linker and into its threads: attached as a running program is
   gdbserver --attach 127.0.0.1:0 "$PROG_PID" >"$log" 2>&1 </dev/null &
   GS_PID=$!
   pids+=("$GS_PID")
@@ -61,10 +65,13 @@ start_attached() {
 # The program runs on: its threads' CPU time grows while gdbserver is attached and running.
 runs_on() {
   local t0 t1
-  t0=$(ps -o times= -p "$1" | tr -d ' ')
-  sleep 1.2
-  t1=$(ps -o times= -p "$1" | tr -d ' ')
+  t0=$(cpu_ticks "$1")
+  sleep 1
+  t1=$(cpu_ticks "$1")
   [ -n "$t1" ] && [ "$t1" -gt "$t0" ]
+}
+cpu_ticks() { # utime + stime of every thread, from after the name's ')'
+  sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }'
 }
 
 # 1. Sampling: every sample a stop, every thread walked to the bottom, the stub's interrupt
@@ -98,7 +105,7 @@ elif [ "$(ps -o stat= -p "$PROG_PID" | cut -c1)" != t ]; then
   why="the program is not stopped at the end (it was found stopped): $(ps -o stat= -p "$PROG_PID")"
 fi
 report sample "$start" "$why"
-{ kill -KILL "$GS_PID" "$PROG_PID" && wait "$GS_PID" "$PROG_PID"; } 2>/dev/null
+{ kill -KILL "$GS_PID" "$PROG_PID"; wait "$GS_PID" "$PROG_PID"; } 2>/dev/null
 
 # 2. rspwalkd: a walk of the running target stops it, walks it and resumes it.
 start=$(date +%s%N)
@@ -110,6 +117,7 @@ else
   build/release/rspwalkd --db :memory: --listen 127.0.0.1:0 --cache-dir "$work/cache" \
     --timeout 5 "127.0.0.1:$GS_PORT" >/dev/null 2>"$work/rspwalkd.log" </dev/null &
   pids+=($!)
+  disown $! # killed at the end: no "Killed" line from the shell
   url=
   for i in $(seq 100); do
     url=$(sed -n 's|^rspwalkd: listening on \(http://[^ ]*\)$|\1|p' "$work/rspwalkd.log")
@@ -136,7 +144,7 @@ else
   fi
 fi
 report server "$start" "$why"
-{ kill -KILL "${pids[@]}" && wait; } 2>/dev/null
+{ kill -KILL "${pids[@]}"; wait; } 2>/dev/null
 pids=()
 
 # 3. Through a relay the far end is not the tracer: no signal, the pause fails in time with

@@ -2,8 +2,10 @@
  *
  * The test plays the stub: it holds both ends of a loopback TCP connection
  * and seizes a child with ptrace, so it is the child's tracer and the far
- * end of the link.  A child it does not trace, a link whose far end another
- * process holds, and a descriptor that is no socket are each refused.
+ * end of the link; the child stays in the test's process group, leading none,
+ * as a worker a server forked.  A child it does not trace, a child leading
+ * its own group, a link whose far end another process holds, and a
+ * descriptor that is no socket are each refused.
  */
 #define _DEFAULT_SOURCE
 #include <setjmp.h>
@@ -95,6 +97,23 @@ test_untraced_refused(void **state)
 }
 
 static void
+test_group_leader_refused(void **state)
+{
+    (void)state;
+    int client, server;
+    char msg[200] = "";
+    tcp_pair(&client, &server);
+    pid_t c = child_sleeping();
+    assert_int_equal(setpgid(c, c), 0);
+    assert_int_equal(ptrace(PTRACE_SEIZE, c, NULL, NULL), 0);
+    assert_int_equal(tgt_local_tracer(client, c, msg, sizeof msg), SW_ENOENT);
+    assert_non_null(strstr(msg, "leads a process group"));
+    reap(c);
+    close(client);
+    close(server);
+}
+
+static void
 test_far_end_elsewhere_refused(void **state)
 {
     (void)state;
@@ -139,6 +158,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tracer_is_far_end),
         cmocka_unit_test(test_untraced_refused),
+        cmocka_unit_test(test_group_leader_refused),
         cmocka_unit_test(test_far_end_elsewhere_refused),
         cmocka_unit_test(test_no_socket_refused),
     };

@@ -151,7 +151,8 @@ tgt_local_tracer(int link_fd, int64_t pid, char *msg, size_t msglen)
 {
     struct sockaddr_storage me, peer;
     socklen_t mel = sizeof me, peerl = sizeof peer;
-    if (pid <= 0 || link_fd < 0 || getsockname(link_fd, (struct sockaddr *)&me, &mel) != 0 ||
+    /* Process 1 is never signalled, nor is a group (kill's -1 and 0). */
+    if (pid <= 1 || link_fd < 0 || getsockname(link_fd, (struct sockaddr *)&me, &mel) != 0 ||
         getpeername(link_fd, (struct sockaddr *)&peer, &peerl) != 0) {
         snprintf(msg, msglen, "the link is no socket");
         return SW_ENOENT;
@@ -214,6 +215,10 @@ tgt_local_tracer(int link_fd, int64_t pid, char *msg, size_t msglen)
 int
 tgt_local_interrupt(int64_t pid, char *msg, size_t msglen)
 {
+    if (pid <= 1) {
+        snprintf(msg, msglen, "process %" PRId64 " is not signalled", pid);
+        return SW_EIO;
+    }
     uint64_t mask = 1ULL << (SIGINT - 1);
     int64_t shd = status_field(pid, "ShdPnd:", 16), own = status_field(pid, "SigPnd:", 16);
     if ((shd > 0 && ((uint64_t)shd & mask)) || (own > 0 && ((uint64_t)own & mask)))

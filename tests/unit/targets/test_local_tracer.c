@@ -148,6 +148,9 @@ test_no_socket_refused(void **state)
     assert_int_equal(tgt_local_tracer(p[0], getppid(), msg, sizeof msg), SW_ENOENT);
     assert_non_null(strstr(msg, "no socket"));
     assert_int_equal(tgt_local_tracer(-1, 1, msg, sizeof msg), SW_ENOENT);
+    assert_int_equal(tgt_local_interrupt(1, msg, sizeof msg), SW_EIO);
+    assert_int_equal(tgt_local_interrupt(0, msg, sizeof msg), SW_EIO);
+    assert_int_equal(tgt_local_interrupt(-1, msg, sizeof msg), SW_EIO);
     close(p[0]);
     close(p[1]);
 }

@@ -40,7 +40,7 @@ BASE_CFLAGS = $(CSTD) $(WARN) $(WERROR) $(INCS) -MMD -MP -DSW_VERSION='"$(VERSIO
               -DSW_LIBDW_SONAME='"$(LIBDW_SONAME)"'
 
 # The library's folders, lowest layer first (docs/design.md, scripts/layers.txt).
-LIB_DIRS := util arch rsp targets expr elf dwarf cfi disasm libstate walker walker/steppers compose \
+LIB_DIRS := util arch rsp targets expr elf dwarf cfi disasm libstate walker walker/steppers rtos compose \
             render sample
 LIB_SRCS := $(sort $(wildcard $(addsuffix /*.c,$(LIB_DIRS))))
 CLI_SRCS := $(sort $(wildcard cli/*.c))

@@ -17,6 +17,12 @@ enum cli_format {
     CLI_SPEEDSCOPE, /* ... as a speedscope profile */
 };
 
+enum cli_rtos {
+    CLI_RTOS_NONE,     /* the stub's threads */
+    CLI_RTOS_AUTO,     /* --rtos auto */
+    CLI_RTOS_FREERTOS, /* --rtos freertos */
+};
+
 struct cli_opts {
     const char *target;
     const char *exe;
@@ -45,6 +51,7 @@ struct cli_opts {
     uint64_t start_us;     /* CLOCK_MONOTONIC when main began: stats' wall time (cli_now_us) */
     double sample_seconds; /* --sample SECONDS[@HZ]: 0 when not sampling */
     double sample_hz;      /* 0: as fast as the link allows */
+    enum cli_rtos rtos;    /* --rtos */
 };
 
 /* CLOCK_MONOTONIC in microseconds. */

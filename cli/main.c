@@ -47,6 +47,7 @@ enum {
     OPT_SAMPLE,
     OPT_DAP,
     OPT_RSP_LISTEN,
+    OPT_RTOS,
 };
 
 /* gdb's signal numbers (include/gdb/signals.def), which RSP uses. */
@@ -126,6 +127,9 @@ usage(FILE *f)
         "                     TARGET), detach leaving it running\n"
         "      --dap          serve the Debug Adapter Protocol on stdin/stdout (no TARGET:\n"
         "                     the client's attach request names it), for editors\n"
+        "      --rtos freertos|auto  a bare-metal board's RTOS tasks as threads, read from\n"
+        "                     target memory with the symbols of --exe FILE (auto: FreeRTOS\n"
+        "                     if the image has its symbols, else the CPU alone)\n"
         "      --rsp-listen HOST:PORT  serve gdb or lldb as a GDB stub on HOST:PORT (loopback\n"
         "                     only), passing its packets through to TARGET and answering\n"
         "                     the stop's register and memory reads from one walk\n"
@@ -322,6 +326,7 @@ main(int argc, char **argv)
         { "sample", required_argument, NULL, OPT_SAMPLE },
         { "dap", no_argument, NULL, OPT_DAP },
         { "rsp-listen", required_argument, NULL, OPT_RSP_LISTEN },
+        { "rtos", required_argument, NULL, OPT_RTOS },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -431,6 +436,16 @@ main(int argc, char **argv)
         case OPT_RSP_LISTEN:
             rsp_listen = optarg;
             break;
+        case OPT_RTOS:
+            if (strcmp(optarg, "freertos") == 0)
+                o.rtos = CLI_RTOS_FREERTOS;
+            else if (strcmp(optarg, "auto") == 0)
+                o.rtos = CLI_RTOS_AUTO;
+            else {
+                fprintf(stderr, "rspwalk: --rtos: '%s' is not one of freertos, auto\n", optarg);
+                return EXIT_USAGE;
+            }
+            break;
         case 'h':
             usage(stdout);
             return EXIT_OK;
@@ -510,6 +525,11 @@ main(int argc, char **argv)
     } else {
         o.target = argv[optind];
     }
+    if (o.rtos != CLI_RTOS_NONE && (dap || rsp_listen || o.attach || o.sample_seconds > 0)) {
+        fprintf(stderr, "rspwalk: --rtos walks one board's tasks: no --dap, --rsp-listen, "
+                        "--attach or --sample\n");
+        return EXIT_USAGE;
+    }
     if (o.attach != NULL && (o.cont || o.thread)) {
         fprintf(stderr, "rspwalk: --attach walks every thread: no --continue or --thread\n");
         return EXIT_USAGE;
@@ -529,6 +549,34 @@ main(int argc, char **argv)
     deadline_arm(&o);
 
     return o.attach ? cli_run_attach(&o) : cli_run(&o);
+}
+
+/* --rtos: put the RTOS process state over *P, which it takes over.  Returns 1 when it did, 0
+ * when --rtos auto found no RTOS (*P unchanged), -1 after printing why (*P freed). */
+static int
+cli_rtos_wrap(const struct cli_opts *o, struct sw_proc **p)
+{
+    struct sw_errbuf err = { 0 };
+    struct sw_proc *rp;
+    const char *elf = o->exe ? o->exe : (*p)->exe_path;
+
+    if (elf == NULL) {
+        fprintf(stderr, "rspwalk: --rtos: needs --exe FILE, the image the board runs with its "
+                        "symbols\n");
+        sw_proc_free(*p);
+        return -1;
+    }
+    int rc = sw_proc_rtos_new(*p, o->rtos == CLI_RTOS_AUTO ? SW_RTOS_AUTO : SW_RTOS_FREERTOS,
+                              elf, &rp, &err);
+    if (rc == SW_ENOENT && o->rtos == CLI_RTOS_AUTO)
+        return 0;
+    if (rc < 0) {
+        cli_warn_line("--rtos: ", err.msg);
+        sw_proc_free(*p);
+        return -1;
+    }
+    *p = rp;
+    return 1;
 }
 
 /* Connect, optionally resume to the next stop, walk, print. */
@@ -580,6 +628,14 @@ cli_run(const struct cli_opts *o)
         }
     }
 
+    bool rtos = false;
+    if (o->rtos != CLI_RTOS_NONE) {
+        rc = cli_rtos_wrap(o, &p);
+        if (rc < 0)
+            return EXIT_FAIL;
+        rtos = rc == 1;
+    }
+
     struct sw_walker_config wcfg = { .sysroot = o->sysroot,
                                      .lib_path = o->lib_path,
                                      .exe = o->exe,
@@ -595,6 +651,10 @@ cli_run(const struct cli_opts *o)
     }
     if (cli_add_steppers(o, w) < 0)
         goto out;
+    if (rtos && sw_add_stepper(w, sw_rtos_stepper_new(sw_walker_proc(w))) < 0) {
+        fprintf(stderr, "rspwalk: --rtos: %s\n", sw_walker_errmsg(w));
+        goto out;
+    }
 
     if (o->sample_seconds > 0) {
         status = cli_run_sample(o, w) < 0 ? EXIT_FAIL : EXIT_OK;

@@ -136,7 +136,16 @@ print_threads(const struct cli_opts *o, struct sw_walker *w, const sw_tid *tids,
             cli_warn_line(what, sw_walker_errmsg(w));
             status = -1;
         }
-        fprintf(f, "%sThread %s%s:\n", i ? "\n" : "", label, stopped ? " (stopped)" : "");
+        struct sw_thread_info ti;
+        fprintf(f, "%sThread %s", i ? "\n" : "", label);
+        if (sw_proc_thread_info(p, tids[i], &ti) == 0) {
+            /* An RTOS task: its name (the target's text, escaped), state and priority. */
+            fputs(" \"", f);
+            sw_text_fputs(f, ti.name, 0);
+            fprintf(f, "\" (%s, priority %" PRId64 ")", ti.state ? ti.state : "unknown",
+                    ti.priority);
+        }
+        fprintf(f, "%s:\n", stopped ? " (stopped)" : "");
         for (size_t k = 0; rc == 0 && k < st.n; k++) {
             print_frame_text(f, w, &st.frames[k], width);
             if (o->locals)

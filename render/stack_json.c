@@ -323,6 +323,15 @@ walk_threads(struct walk_run *r, struct sw_walker *w, const sw_tid *tids, size_t
         if (f != NULL) {
             fprintf(f, "%s\n  {\"id\": ", i ? "," : "");
             sw_json_str(f, label);
+            struct sw_thread_info ti;
+            if (sw_proc_thread_info(p, tids[i], &ti) == 0) {
+                /* An RTOS task (rspwalk/rtos.h): docs/json.md, "threads". */
+                fputs(", \"name\": ", f);
+                sw_json_str(f, ti.name);
+                fputs(", \"state\": ", f);
+                sw_json_str(f, ti.state ? ti.state : "unknown");
+                fprintf(f, ", \"priority\": %" PRId64, ti.priority);
+            }
             fprintf(f, ", \"lwp\": %" PRIu64 ", \"stopped\": %s, \"end\": ", tids[i],
                     stopped ? "true" : "false");
             sw_json_str(f, rc < 0 ? "error" : sw_walk_end_name(st.end));

@@ -106,6 +106,14 @@ sw_proc_stop_reads(struct sw_proc *p, const struct sw_mem_req *ranges, size_t n)
 }
 
 int
+sw_proc_thread_info(struct sw_proc *p, sw_tid tid, struct sw_thread_info *out)
+{
+    if (p->ops->thread_info)
+        return p->ops->thread_info(p, tid, out);
+    return SW_EUNSUP; /* threads of a process, not tasks */
+}
+
+int
 sw_proc_thread_label(struct sw_proc *p, sw_tid tid, char *buf, size_t len)
 {
     if (p->ops->thread_label)

@@ -42,6 +42,14 @@ struct sw_mem_req {
     int rc;    /* out: 0, or SW_EMEM (unreadable) and other codes of read_mem */
 };
 
+/* What an RTOS says of one of its tasks shown as a thread (sw_proc_ops.thread_info). */
+struct sw_thread_info {
+    char name[64];     /* the task's name, NUL-terminated; "" when it has none */
+    const char *state; /* static: "running", "ready", "blocked", "suspended", "deleted"; NULL:
+                        * unknown */
+    int64_t priority;  /* the RTOS's own numbering; -1 when unknown */
+};
+
 /* Free an array of N modules returned by sw_proc_ops.modules.  NULL is a no-op. */
 SW_API void sw_modinfo_free(struct sw_modinfo *mods, size_t n);
 
@@ -130,6 +138,10 @@ struct sw_proc_ops {
      * where the stub takes pipelined requests).  Replaces the ranges given
      * before; N 0 clears them.  Returns 0 or SW_ENOMEM. */
     int (*stop_reads)(struct sw_proc *p, const struct sw_mem_req *ranges, size_t n);
+
+    /* OPTIONAL (default: SW_EUNSUP).  The name, state and priority of thread TID where it
+     * is an RTOS task (rspwalk/rtos.h) into *OUT. */
+    int (*thread_info)(struct sw_proc *p, sw_tid tid, struct sw_thread_info *out);
 };
 
 /* ProcDebug: control of a target that can be stopped and resumed.  Every
@@ -186,6 +198,7 @@ SW_API int sw_proc_read_mem_batch_while(struct sw_proc *p, struct sw_mem_req *re
 SW_API int sw_proc_thread_label(struct sw_proc *p, sw_tid tid, char *buf, size_t len);
 SW_API int sw_proc_prefetch_threads(struct sw_proc *p, const sw_tid *tids, size_t n);
 SW_API int sw_proc_stop_reads(struct sw_proc *p, const struct sw_mem_req *ranges, size_t n);
+SW_API int sw_proc_thread_info(struct sw_proc *p, sw_tid tid, struct sw_thread_info *out);
 
 /* The message of the last failure on P; valid until the next call on P. */
 SW_API const char *sw_proc_errmsg(const struct sw_proc *p);

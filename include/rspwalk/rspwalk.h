@@ -21,5 +21,6 @@
 #include "rspwalk/target.h"
 #include "rspwalk/render.h"
 #include "rspwalk/sampler.h"
+#include "rspwalk/rtos.h"
 
 #endif /* RSPWALK_RSPWALK_H */

@@ -1,0 +1,234 @@
+#!/usr/bin/env bash
+# tests/integration/run-rtos.sh -- rspwalk --rtos: FreeRTOS tasks as threads on Cortex-M boards.
+#
+# Boots the FreeRTOS firmware of fixtures/src/freertos/ (make fixtures: the kernel compiled in
+# place) under qemu-system-arm, stopped (-S), its gdbstub on a free TCP port, whose one thread
+# is the CPU.  For each stop gdb sets a breakpoint, continues to it and disconnects (the VM
+# stays stopped); then rspwalk --rtos walks every task (-f json and text) and gdb_oracle.sh
+# takes gdb-multiarch's backtrace of the CPU.  Every task must be listed with its name, state
+# and priority, and walked down to its entry function along the chain app.c gives it (the
+# kernel's own frames above the app's may vary: what matters is the FreeRTOS call the task
+# waits in and the app's chain below it).  The running task must agree with gdb frame for
+# frame (pc and sp) down to its entry function, where gdb walks on past the task's first
+# frame into pxPortInitialiseStack; at the nested-interrupt stop down to the exception frame
+# over the task, past which neither can go on QEMU 7.2 (its target.xml has no psp).
+# Images: -O0 ARM_CM3 (mps2-an385), -O0 ARM_CM4F (mps2-an386: FP contexts, EXC_RETURN
+# 0xFFFFFFED), -O2 ARM_CM3 with other names, priorities and the timer task (--rtos auto).
+# Builds nothing; kills only the qemu it started; every run is bounded.
+# Env: RSPWALK (default build/release/rspwalk), IT_TIMEOUT (seconds per run, default 60),
+#      IT_KEEP=1 (keep the work directory).
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 1
+RSPWALK=${RSPWALK:-build/release/rspwalk}
+IT_TIMEOUT=${IT_TIMEOUT:-60}
+FW=
+work=$(mktemp -d "${TMPDIR:-/tmp}/rspwalk-rtos.XXXXXX")
+qpid=
+port=
+failed=0
+
+stop_qemu() {
+    local i
+    [ -n "$qpid" ] || return 0
+    kill -TERM "$qpid" 2>/dev/null
+    for ((i = 0; i < 40; i++)); do
+        kill -0 "$qpid" 2>/dev/null || break
+        sleep 0.05
+    done
+    kill -KILL "$qpid" 2>/dev/null
+    wait "$qpid" 2>/dev/null
+    qpid=
+}
+# shellcheck disable=SC2317  # called by the EXIT trap
+cleanup() {
+    stop_qemu
+    if [ "${IT_KEEP:-0}" = 1 ]; then
+        echo "artifacts kept in $work"
+    else
+        rm -rf "$work"
+    fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# start_qemu BOARD FIRMWARE: the board stopped at reset, its gdbstub on a free port ($port);
+# prints why on failure.
+start_qemu() {
+    local spec i board=$1
+    FW=$2
+    for spec in qemu-system-arm:qemu-system-arm gdb-multiarch:gdb-multiarch python3:python3 \
+        timeout:coreutils; do
+        if ! command -v "${spec%%:*}" >/dev/null 2>&1; then
+            echo "missing peer: ${spec%%:*} (apt-get install ${spec#*:})"
+            return 1
+        fi
+    done
+    [ -f "$FW" ] || { echo "firmware not built: $FW (make fixtures; gcc-arm-none-eabi)"; return 1; }
+    [ -x "$RSPWALK" ] || { echo "rspwalk not built: $RSPWALK (make all)"; return 1; }
+    # A port free now; another process could take it before qemu binds it: the wait below
+    # then fails with qemu's own message.
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    timeout -k 5 $((IT_TIMEOUT * 6)) qemu-system-arm -M "$board" -display none -nographic \
+        -no-reboot -monitor none -serial "file:$work/serial.log" -S -gdb "tcp:127.0.0.1:$port" \
+        -kernel "$FW" </dev/null >"$work/qemu.log" 2>&1 &
+    qpid=$!
+    for ((i = 0; i < 200; i++)); do
+        python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' \
+            "$port" 2>/dev/null && return 0
+        kill -0 "$qpid" 2>/dev/null || break
+        sleep 0.05
+    done
+    echo "qemu-system-arm did not open its gdbstub on port $port: $(head -c 300 "$work/qemu.log")"
+    return 1
+}
+
+# case_run STOP RTOS TASKS RUNNING: run to the next breakpoint at STOP, walk with --rtos RTOS,
+# then compare.  TASKS: "name:state:priority:chain,from,the,wait,to,entry;..." (the running
+# task's chain is its whole walk at the stop); RUNNING: the running task's name.  Prints why
+# on failure.
+case_run() {
+    local stop=$1 rtos=$2 tasks=$3 running=$4 dir rc
+    dir=$(mktemp -d "$work/${stop//[^A-Za-z0-9_]/_}.XXXX")
+    [ -n "$qpid" ] || { echo "no board: $(head -n 1 "$work/start.out")"; return 1; }
+    timeout -k 5 "$IT_TIMEOUT" gdb-multiarch -nx -batch -ex 'set confirm off' -ex "file $FW" \
+        -ex "target remote 127.0.0.1:$port" -ex "break $stop" -ex continue -ex 'disconnect' \
+        </dev/null >"$dir/run.log" 2>&1
+    if ! grep -Eq "^Breakpoint 1(\.[0-9]+)?, " "$dir/run.log"; then
+        echo "gdb did not stop at $stop: $(grep -v '^warning' "$dir/run.log" | tail -n 1)"
+        return 1
+    fi
+
+    timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" -f json --rtos "$rtos" --exe "$FW" "127.0.0.1:$port" \
+        >"$dir/rspwalk.json" 2>"$dir/rspwalk.err"
+    rc=$?
+    [ "$rc" = 124 ] && { echo "rspwalk timed out after $IT_TIMEOUT s"; return 1; }
+    [ "$rc" = 0 ] || { echo "rspwalk exited $rc: $(head -n 1 "$dir/rspwalk.err")"; return 1; }
+    timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" --rtos "$rtos" --exe "$FW" "127.0.0.1:$port" \
+        >"$dir/rspwalk.txt" 2>&1
+
+    ORACLE_TIMEOUT=$IT_TIMEOUT ORACLE_GDB_LOG=$dir/gdb.log \
+        tests/integration/gdb_oracle.sh "127.0.0.1:$port" "$FW" >"$dir/oracle.json" 2>"$dir/oracle.err"
+    rc=$?
+    [ "$rc" = 0 ] || { echo "gdb exited $rc: $(head -n 1 "$dir/oracle.err")"; return 1; }
+
+    python3 - "$dir/rspwalk.json" "$dir/oracle.json" "$dir/rspwalk.txt" "$tasks" "$running" <<'PY'
+import json, re, sys
+ours = json.load(open(sys.argv[1]))
+gdbs = json.load(open(sys.argv[2]))
+text = open(sys.argv[3]).read()
+running = sys.argv[5]
+def fail(why):
+    print(why)
+    sys.exit(1)
+want = {}
+for row in sys.argv[4].split(";"):
+    name, state, prio, chain = row.split(":")
+    want[name] = (state, int(prio), chain.split(","))
+def exc(f):
+    return "-%02x" % (int(f["pc"], 16) & 0xff)
+def names(frames, kind_key, sig):
+    return [(exc(f) if f[kind_key] == sig else f["function"]) for f in frames]
+got = {t.get("name"): t for t in ours["threads"]}
+if sorted(got) != sorted(want):
+    fail("tasks: %s, want %s" % (" ".join(sorted(map(str, got))), " ".join(sorted(want))))
+for name, (state, prio, chain) in want.items():
+    t = got[name]
+    if not re.fullmatch(r"tcb:0x[0-9a-f]+", t["id"]):
+        fail("task %s: id %s is not tcb:0xADDR" % (name, t["id"]))
+    if (t["state"], t["priority"]) != (state, prio):
+        fail("task %s: state %s priority %s, want %s %d" % (name, t["state"], t["priority"],
+                                                              state, prio))
+    fn = names(t["frames"], "kind", "signal")
+    whole = name == running
+    if (fn != chain) if whole else (fn[-len(chain):] != chain):
+        fail("task %s: %s, want %s%s" % (name, " ".join(map(str, fn)),
+                                         "" if whole else "... ", " ".join(chain)))
+    if t["end"] != ("bottom" if chain[-1][0] != "-" else "no-stepper"):
+        fail("task %s: walk ended %s" % (name, t["end"]))
+    if t["stopped"] != (name == running):
+        fail("task %s: stopped %s" % (name, t["stopped"]))
+    head = 'Thread %s "%s" (%s, priority %d)' % (t["id"], name, state, prio)
+    if head not in text:
+        fail("text output lacks '%s'" % head)
+# The running context against gdb: frame for frame, as far as the task's chain goes.
+t = got[running]
+g = gdbs["threads"][0]["frames"]
+gn = names(g, "type", "sigtramp")
+n = len(want[running][2])
+if gn[:n] != want[running][2]:
+    fail("gdb: %s, want %s first" % (" ".join(map(str, gn)), " ".join(want[running][2])))
+for i in range(n):
+    a, b = t["frames"][i], g[i]
+    if int(a["pc"], 16) != int(b["pc"], 16) or int(a["sp"], 16) != int(b["sp"], 16):
+        fail("running task frame #%d %s: rspwalk pc %s sp %s, gdb pc %s sp %s"
+             % (i, want[running][2][i], a["pc"], a["sp"], b["pc"], b["sp"]))
+PY
+}
+
+# case_line NAME ARGS...: one line, PASS or FAIL, as run-all counts them.
+case_line() {
+    local name=$1 start
+    shift
+    start=$(date +%s%N)
+    if "$@" >"$work/case.out" 2>&1; then
+        echo "PASS $name ($((($(date +%s%N) - start) / 1000000)) ms)"
+    else
+        echo "FAIL $name: $(head -n 1 "$work/case.out" | grep . || echo "no reason given (IT_KEEP=1 keeps $work)")"
+        tail -n +2 "$work/case.out" | sed 's/^/    /'
+        failed=1
+    fi
+}
+
+# case_not_rtos: --rtos freertos with an image that is not FreeRTOS fails with a one-line
+# reason naming the image; --rtos auto walks the CPU alone.
+case_not_rtos() {
+    local other=build/fixtures/cortexm/mps2-an385.elf out rc
+    [ -n "$qpid" ] || { echo "no board: $(head -n 1 "$work/start.out")"; return 1; }
+    [ -f "$other" ] || { echo "firmware not built: $other (make fixtures)"; return 1; }
+    out=$(timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" --rtos freertos --exe "$other" \
+        "127.0.0.1:$port" 2>&1)
+    rc=$?
+    [ "$rc" != 0 ] || { echo "--rtos freertos on a bare-metal image exited 0"; return 1; }
+    grep -q "has no symbol pxCurrentTCB" <<<"$out" || { echo "message: $out"; return 1; }
+    out=$(timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" -f json --rtos auto --exe "$other" \
+        "127.0.0.1:$port" 2>&1)
+    rc=$?
+    [ "$rc" = 0 ] || { echo "--rtos auto on a bare-metal image exited $rc: $out"; return 1; }
+    python3 -c 'import json, sys; d = json.loads(sys.argv[1]); t = d["threads"]
+sys.exit(0 if len(t) == 1 and "name" not in t[0] else 1)' "$out" ||
+        { echo "--rtos auto without an RTOS: not the CPU alone: $(head -c 200 <<<"$out")"; return 1; }
+}
+
+# Variant 1 (app.c): the running task's chain is its whole walk; the others' end with these.
+V1_PARKED="rx:blocked:3:xQueueReceive,rx_take,rx_wait,rx_entry;\
+sem:blocked:3:xQueueSemaphoreTake,sem_wait,sem_entry;\
+sleep:blocked:4:vTaskDelay,sleep_b,sleep_a,sleep_entry;\
+susp:suspended:3:vTaskSuspend,susp_a,susp_entry;\
+spin:ready:2:spin_leaf,spin_a,spin_entry;\
+IDLE:ready:0:prvIdleTask"
+V1_RUN="run:running:2:run_leaf,run_b,run_a,run_entry"
+V1_IRQ="run:running:2:high_leaf,high_a,fw_irq_high,-f1,low_a,fw_irq_low,-fd"
+V2="uart-rx:blocked:5:xQueueReceive,rx_take,rx_wait,rx_entry;\
+i2c:blocked:4:xQueueSemaphoreTake,sem_wait,sem_entry;\
+blink:blocked:7:vTaskDelay,sleep_b,sleep_a,sleep_entry;\
+standby:suspended:6:vTaskSuspend,susp_a,susp_entry;\
+crunch:ready:1:spin_leaf,spin_a,spin_entry;\
+IDLE:ready:0:prvIdleTask;\
+Tmr Svc:blocked:6:prvTimerTask;\
+main-loop:running:1:run_leaf,run_b,run_a,run_entry"
+
+# Not in a subshell: stop_qemu must see the pid start_qemu set.
+start_qemu mps2-an385 build/fixtures/freertos/an385.elf >"$work/start.out" 2>&1 || stop_qemu
+case_line rtos/CM3/O0/thread case_run run_leaf freertos "$V1_PARKED;$V1_RUN" run
+case_line rtos/CM3/O0/nested-irq case_run high_leaf freertos "$V1_PARKED;$V1_IRQ" run
+case_line rtos/not-freertos case_not_rtos
+stop_qemu
+start_qemu mps2-an386 build/fixtures/freertos/an386.elf >"$work/start.out" 2>&1 || stop_qemu
+case_line rtos/CM4F/O0/thread case_run run_leaf freertos "$V1_PARKED;$V1_RUN" run
+stop_qemu
+start_qemu mps2-an385 build/fixtures/freertos/an385-v2-O2.elf >"$work/start.out" 2>&1 || stop_qemu
+case_line rtos/CM3/O2/variant2 case_run run_leaf auto "$V2" main-loop
+stop_qemu
+exit "$failed"

@@ -17,13 +17,13 @@
 
 #include <stdio.h>
 
-#define CTX_SW_WORDS 8
-#define CTX_FP_SW_BYTES (16 * 4)    /* s16-s31 */
-#define CTX_HW_BASIC 32             /* r0-r3, r12, lr, pc, xPSR */
-#define CTX_HW_EXTENDED (32 + 72)   /* and s0-s15, FPSCR, a reserved word */
-#define EXC_RETURN_FTYPE 0x10u      /* bit 4 clear: an FP context was stacked */
-#define XPSR_THUMB (1u << 24)
-#define XPSR_ALIGNED (1u << 9)
+#define CTX_SW_WORDS     8
+#define CTX_FP_SW_BYTES  (16 * 4)  /* s16-s31 */
+#define CTX_HW_BASIC     32        /* r0-r3, r12, lr, pc, xPSR */
+#define CTX_HW_EXTENDED  (32 + 72) /* and s0-s15, FPSCR, a reserved word */
+#define EXC_RETURN_FTYPE 0x10u     /* bit 4 clear: an FP context was stacked */
+#define XPSR_THUMB       (1u << 24)
+#define XPSR_ALIGNED     (1u << 9)
 
 static uint32_t
 word(const struct arch_desc *a, const uint8_t *mem, size_t i)
@@ -32,7 +32,7 @@ word(const struct arch_desc *a, const uint8_t *mem, size_t i)
 }
 
 size_t
-rtos_ctx_size(enum rtos_port port, const struct arch_desc *a, const uint8_t *head)
+sw_rtos_ctx_size(enum rtos_port port, const struct arch_desc *a, const uint8_t *head)
 {
     if (port == RTOS_PORT_CM3)
         return 4 * CTX_SW_WORDS + CTX_HW_BASIC;
@@ -43,8 +43,8 @@ rtos_ctx_size(enum rtos_port port, const struct arch_desc *a, const uint8_t *hea
 }
 
 int
-rtos_ctx_decode(enum rtos_port port, const struct arch_desc *a, sw_addr top, const uint8_t *mem,
-                size_t len, struct rtos_ctx *out, char *why, size_t why_len)
+sw_rtos_ctx_decode(enum rtos_port port, const struct arch_desc *a, sw_addr top, const uint8_t *mem,
+                   size_t len, struct rtos_ctx *out, char *why, size_t why_len)
 {
     struct rtos_ctx c = { .exc_return = 0xfffffffdu };
     size_t hw, hw_size = CTX_HW_BASIC;

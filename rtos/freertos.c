@@ -123,8 +123,8 @@ read_symbols(struct rtos_freertos *f, struct sw_errbuf *err)
                     continue;
                 f->have[k] = true;
                 /* Thumb functions carry bit 0 in their symbol value. */
-                f->sym[k] = GELF_ST_TYPE(s.st_info) == STT_FUNC ? s.st_value & ~(GElf_Addr)1
-                                                                : s.st_value;
+                f->sym[k] =
+                    GELF_ST_TYPE(s.st_info) == STT_FUNC ? s.st_value & ~(GElf_Addr)1 : s.st_value;
                 f->sym_size[k] = s.st_size;
             }
         }
@@ -141,13 +141,13 @@ read_layout(struct rtos_freertos *f)
 {
     struct sw_dinfo *d = NULL;
     struct sw_errbuf err = { 0 };
-    struct sw_dinfo_field tcb[] = { { .name = "pxTopOfStack" },  { .name = "xStateListItem" },
-                                     { .name = "xEventListItem" }, { .name = "uxPriority" },
-                                     { .name = "pcTaskName" },     { .name = "ucNotifyState" } };
+    struct sw_dinfo_field tcb[] = { { .name = "pxTopOfStack" },   { .name = "xStateListItem" },
+                                    { .name = "xEventListItem" }, { .name = "uxPriority" },
+                                    { .name = "pcTaskName" },     { .name = "ucNotifyState" } };
     struct sw_dinfo_field list[] = { { .name = "uxNumberOfItems" }, { .name = "xListEnd" } };
     struct sw_dinfo_field item[] = { { .name = "pxNext" },
-                                      { .name = "pvOwner" },
-                                      { .name = "pxContainer" } };
+                                     { .name = "pvOwner" },
+                                     { .name = "pxContainer" } };
     uint64_t list_size = 0;
 
     f->lay = default_layout;
@@ -182,7 +182,7 @@ read_layout(struct rtos_freertos *f)
 }
 
 int
-rtos_freertos_open(const char *path, struct rtos_freertos **out, struct sw_errbuf *err)
+sw_freertos_open(const char *path, struct rtos_freertos **out, struct sw_errbuf *err)
 {
     struct rtos_freertos *f = sw_calloc(1, sizeof *f);
     if (f == NULL || (f->path = sw_strdup(path)) == NULL) {
@@ -191,14 +191,16 @@ rtos_freertos_open(const char *path, struct rtos_freertos **out, struct sw_errbu
     }
     int rc = read_symbols(f, err);
     if (rc == 0 && !f->have[SYM_CURRENT_TCB])
-        rc = sw_fail(err, SW_ENOENT, "FreeRTOS: %s has no symbol pxCurrentTCB (not FreeRTOS, "
-                     "or stripped)", path);
+        rc = sw_fail(err, SW_ENOENT,
+                     "FreeRTOS: %s has no symbol pxCurrentTCB (not FreeRTOS, "
+                     "or stripped)",
+                     path);
     if (rc == 0 && (!f->have[SYM_READY] || !f->have[SYM_DELAYED1] || !f->have[SYM_DELAYED2]))
         rc = sw_fail(err, SW_ENOENT,
                      "FreeRTOS: %s lacks pxReadyTasksLists or xDelayedTaskList1/2 in its symbols",
                      path);
     if (rc < 0) {
-        rtos_freertos_free(f);
+        sw_freertos_free(f);
         return rc;
     }
     read_layout(f);
@@ -207,7 +209,7 @@ rtos_freertos_open(const char *path, struct rtos_freertos **out, struct sw_errbu
                      "FreeRTOS: %s: pxReadyTasksLists is %" PRIu64
                      " bytes, not a whole number of List_t (%" PRIu64 " bytes)",
                      path, f->sym_size[SYM_READY], f->lay.list_size);
-        rtos_freertos_free(f);
+        sw_freertos_free(f);
         return rc;
     }
     *out = f;
@@ -215,7 +217,7 @@ rtos_freertos_open(const char *path, struct rtos_freertos **out, struct sw_errbu
 }
 
 void
-rtos_freertos_free(struct rtos_freertos *f)
+sw_freertos_free(struct rtos_freertos *f)
 {
     if (f == NULL)
         return;
@@ -224,19 +226,19 @@ rtos_freertos_free(struct rtos_freertos *f)
 }
 
 enum rtos_port
-rtos_freertos_port(const struct rtos_freertos *f)
+sw_freertos_port(const struct rtos_freertos *f)
 {
     return f->have[SYM_ENABLE_VFP] ? RTOS_PORT_CM4F : RTOS_PORT_CM3;
 }
 
 sw_addr
-rtos_freertos_exit_addr(const struct rtos_freertos *f)
+sw_freertos_exit_addr(const struct rtos_freertos *f)
 {
     return f->have[SYM_EXIT_ERROR] ? f->sym[SYM_EXIT_ERROR] : 0;
 }
 
 const char *
-rtos_freertos_layout_source(const struct rtos_freertos *f)
+sw_freertos_layout_source(const struct rtos_freertos *f)
 {
     return f->from_dwarf ? "dwarf" : "defaults";
 }
@@ -340,7 +342,8 @@ scan_list(struct fr_scan *sc, sw_addr list, const char *what, const char *state)
     if (count == 0)
         return 0;
     if (count > FR_LIST_MAX)
-        return sw_fail(sc->err, SW_EINVAL, "FreeRTOS: %s at 0x%" PRIx64 " claims %" PRIu64
+        return sw_fail(sc->err, SW_EINVAL,
+                       "FreeRTOS: %s at 0x%" PRIx64 " claims %" PRIu64
                        " tasks (memory not a list, or the image not the one running)",
                        what, list, (uint64_t)count);
     if ((rc = rd_word(sc, end + l->item_next, &item, what)) < 0)
@@ -361,8 +364,8 @@ scan_list(struct fr_scan *sc, sw_addr list, const char *what, const char *state)
 }
 
 int
-rtos_freertos_tasks(const struct rtos_freertos *f, struct sw_proc *p, struct rtos_task **tasks,
-                    size_t *n, bool *scheduler_running, struct sw_errbuf *err)
+sw_freertos_tasks(const struct rtos_freertos *f, struct sw_proc *p, struct rtos_task **tasks,
+                  size_t *n, bool *scheduler_running, struct sw_errbuf *err)
 {
     struct fr_scan sc = { .f = f, .p = p, .err = err };
     sw_word cur = 0, running = 1;
@@ -378,13 +381,12 @@ rtos_freertos_tasks(const struct rtos_freertos *f, struct sw_proc *p, struct rto
         rc = add_task(&sc, cur, "running", true);
     size_t nprio = (size_t)(f->sym_size[SYM_READY] / f->lay.list_size);
     for (size_t i = nprio; rc == 0 && i-- > 0;)
-        rc = scan_list(&sc, f->sym[SYM_READY] + i * f->lay.list_size, "pxReadyTasksLists",
-                       "ready");
+        rc = scan_list(&sc, f->sym[SYM_READY] + i * f->lay.list_size, "pxReadyTasksLists", "ready");
     static const struct {
         enum fr_sym sym;
         const char *state;
     } lists[] = {
-        { SYM_PENDING, "ready" },       { SYM_DELAYED1, "blocked" },  { SYM_DELAYED2, "blocked" },
+        { SYM_PENDING, "ready" },       { SYM_DELAYED1, "blocked" },    { SYM_DELAYED2, "blocked" },
         { SYM_SUSPENDED, "suspended" }, { SYM_TERMINATION, "deleted" },
     };
     for (size_t i = 0; rc == 0 && i < sizeof lists / sizeof lists[0]; i++)

@@ -30,7 +30,7 @@ enum rtos_port {
 
 /* A parked task's registers, from its saved context. */
 struct rtos_ctx {
-    uint32_t r[16];      /* r0-r15: r13 the task's SP after the context, r15 its resume PC */
+    uint32_t r[16]; /* r0-r15: r13 the task's SP after the context, r15 its resume PC */
     uint32_t xpsr;
     uint32_t exc_return; /* the EXC_RETURN it resumes with (CM3: 0xFFFFFFFD, implied) */
     bool fp;             /* an FP context was saved (extended frame) */
@@ -40,27 +40,27 @@ struct rtos_ctx {
  * RTOS_CTX_HEAD bytes already read (the CM4F's EXC_RETURN says how many more): 0 when
  * HEAD does not hold what the port needs to know. */
 #define RTOS_CTX_HEAD 36
-size_t rtos_ctx_size(enum rtos_port port, const struct arch_desc *a, const uint8_t *head);
+size_t sw_rtos_ctx_size(enum rtos_port port, const struct arch_desc *a, const uint8_t *head);
 
 /* Decode the LEN bytes MEM saved at TOP by PORT into *OUT (A's byte order).  Returns 0, or
  * SW_EINVAL with the reason in WHY (WHY_LEN bytes) when the bytes are no context the port
  * wrote: too short, an EXC_RETURN that does not return to Thread mode on the process stack,
  * a stacked xPSR without the Thumb bit (zero-filled memory), an odd resume PC. */
-int rtos_ctx_decode(enum rtos_port port, const struct arch_desc *a, sw_addr top,
-                    const uint8_t *mem, size_t len, struct rtos_ctx *out, char *why,
-                    size_t why_len);
+int sw_rtos_ctx_decode(enum rtos_port port, const struct arch_desc *a, sw_addr top,
+                       const uint8_t *mem, size_t len, struct rtos_ctx *out, char *why,
+                       size_t why_len);
 
 /* ---- FreeRTOS (rtos/freertos.c) ---------------------------------------------------------- */
 
 /* One task as the kernel's lists show it. */
 struct rtos_task {
     sw_addr tcb;
-    sw_addr top;        /* pxTopOfStack: its saved context, when it is not running */
-    char name[32];      /* pcTaskName, NUL-terminated */
-    const char *state;  /* static: "running", "ready", "blocked", "suspended", "deleted" */
-    int64_t priority;   /* uxPriority */
-    bool running;       /* pxCurrentTCB, with the scheduler started: the CPU's registers */
-    int ctx_rc;         /* 1: not decoded yet; 0: CTX holds it; < 0: why not (CTX_WHY) */
+    sw_addr top;       /* pxTopOfStack: its saved context, when it is not running */
+    char name[32];     /* pcTaskName, NUL-terminated */
+    const char *state; /* static: "running", "ready", "blocked", "suspended", "deleted" */
+    int64_t priority;  /* uxPriority */
+    bool running;      /* pxCurrentTCB, with the scheduler started: the CPU's registers */
+    int ctx_rc;        /* 1: not decoded yet; 0: CTX holds it; < 0: why not (CTX_WHY) */
     struct rtos_ctx ctx;
     char ctx_why[96];
 };
@@ -69,22 +69,22 @@ struct rtos_freertos; /* the symbols and layouts read from the ELF file */
 
 /* Read the kernel's symbols and structure layouts from the ELF file PATH.  Returns 0,
  * SW_ENOENT (no pxCurrentTCB: not FreeRTOS, or stripped), SW_EBADELF, SW_EIO, SW_ENOMEM; the
- * message in ERR names the file.  *OUT: rtos_freertos_free. */
-int rtos_freertos_open(const char *path, struct rtos_freertos **out, struct sw_errbuf *err);
-void rtos_freertos_free(struct rtos_freertos *f);
+ * message in ERR names the file.  *OUT: sw_freertos_free. */
+int sw_freertos_open(const char *path, struct rtos_freertos **out, struct sw_errbuf *err);
+void sw_freertos_free(struct rtos_freertos *f);
 /* The port the image was built with (the CM4F's vPortEnableVFP in its symbols). */
-enum rtos_port rtos_freertos_port(const struct rtos_freertos *f);
+enum rtos_port sw_freertos_port(const struct rtos_freertos *f);
 /* The task return address (prvTaskExitError) every task's entry function returns to, Thumb
  * bit clear; 0 when the image has none. */
-sw_addr rtos_freertos_exit_addr(const struct rtos_freertos *f);
+sw_addr sw_freertos_exit_addr(const struct rtos_freertos *f);
 /* Where the layouts came from: "dwarf" or "defaults". */
-const char *rtos_freertos_layout_source(const struct rtos_freertos *f);
+const char *sw_freertos_layout_source(const struct rtos_freertos *f);
 
 /* Read every task from P's memory: *TASKS (caller frees with free()) gets *N tasks, the running
  * one first, then by list (ready by descending priority, pending, delayed, suspended,
  * terminating).  *SCHEDULER_RUNNING says whether pxCurrentTCB runs on the CPU.  Returns 0, a
  * memory or link error with the message in ERR naming the list or TCB, SW_ENOMEM. */
-int rtos_freertos_tasks(const struct rtos_freertos *f, struct sw_proc *p, struct rtos_task **tasks,
-                        size_t *n, bool *scheduler_running, struct sw_errbuf *err);
+int sw_freertos_tasks(const struct rtos_freertos *f, struct sw_proc *p, struct rtos_task **tasks,
+                      size_t *n, bool *scheduler_running, struct sw_errbuf *err);
 
 #endif /* RSPWALK_RTOS_INTERNAL_H */

@@ -19,7 +19,7 @@
 
 struct rtos_proc {
     struct sw_proc base;
-    struct sw_proc *inner; /* owned */
+    struct sw_proc *inner;    /* owned */
     struct rtos_freertos *fr; /* owned */
     enum rtos_port port;
     struct rtos_task *tasks; /* owned: N, from the stop SNAP_GEN */
@@ -55,7 +55,7 @@ snapshot(struct rtos_proc *rp)
 
     if (rp->have_snap && rp->snap_gen == rp->inner->stop_gen)
         return 0;
-    int rc = rtos_freertos_tasks(rp->fr, rp->inner, &tasks, &n, &running, &rp->base.err);
+    int rc = sw_freertos_tasks(rp->fr, rp->inner, &tasks, &n, &running, &rp->base.err);
     if (rc < 0)
         return rc;
     free(rp->tasks);
@@ -89,10 +89,10 @@ decode(struct rtos_proc *rp, struct rtos_task *t)
     if (t->ctx_rc <= 0)
         return t->ctx_rc;
     int rc = in->ops->read_mem(in, t->top, mem, RTOS_CTX_HEAD);
-    size_t len = rc == 0 ? rtos_ctx_size(rp->port, a, mem) : 0;
+    size_t len = rc == 0 ? sw_rtos_ctx_size(rp->port, a, mem) : 0;
     if (rc == 0 && len > RTOS_CTX_HEAD)
-        rc = in->ops->read_mem(in, t->top + RTOS_CTX_HEAD, mem + RTOS_CTX_HEAD,
-                               len - RTOS_CTX_HEAD);
+        rc =
+            in->ops->read_mem(in, t->top + RTOS_CTX_HEAD, mem + RTOS_CTX_HEAD, len - RTOS_CTX_HEAD);
     if (rc < 0) {
         snprintf(t->ctx_why, sizeof t->ctx_why, "%s", sw_proc_errmsg(in));
         t->ctx_rc = rc;
@@ -100,8 +100,8 @@ decode(struct rtos_proc *rp, struct rtos_task *t)
             t->ctx_rc = 1; /* not known: read again next time */
         return rc;
     }
-    t->ctx_rc = rtos_ctx_decode(rp->port, a, t->top, mem, len, &t->ctx, t->ctx_why,
-                                sizeof t->ctx_why);
+    t->ctx_rc =
+        sw_rtos_ctx_decode(rp->port, a, t->top, mem, len, &t->ctx, t->ctx_why, sizeof t->ctx_why);
     return t->ctx_rc;
 }
 
@@ -116,11 +116,10 @@ rtos_read_reg(struct sw_proc *p, sw_tid tid, unsigned regno, sw_word *val)
         tid = p->default_tid;
     struct rtos_task *t = find_task(rp, tid);
     if (t == NULL || t->running)
-        return from_inner(rp, rp->inner->ops->read_reg(rp->inner, t ? rp->cpu_tid : tid, regno,
-                                                       val));
+        return from_inner(rp,
+                          rp->inner->ops->read_reg(rp->inner, t ? rp->cpu_tid : tid, regno, val));
     if ((rc = decode(rp, t)) < 0)
-        return sw_fail(&p->err, rc, "task %s (tcb 0x%" PRIx64 "): %s", t->name, t->tcb,
-                       t->ctx_why);
+        return sw_fail(&p->err, rc, "task %s (tcb 0x%" PRIx64 "): %s", t->name, t->tcb, t->ctx_why);
     if (regno <= ARMV7M_DW_PC)
         *val = t->ctx.r[regno];
     else if (regno == ARMV7M_DW_XPSR)
@@ -256,7 +255,7 @@ rtos_destroy(struct sw_proc *p)
 {
     struct rtos_proc *rp = to_rp(p);
     sw_proc_free(rp->inner);
-    rtos_freertos_free(rp->fr);
+    sw_freertos_free(rp->fr);
     free(rp->tasks);
 }
 
@@ -358,17 +357,17 @@ sw_proc_rtos_new(struct sw_proc *inner, enum sw_rtos_kind kind, const char *elf_
         return sw_fail(err, SW_EUNSUP,
                        "RTOS tasks: contexts are decoded on Cortex-M (armv7m) only, not on %s",
                        inner->arch ? inner->arch->name : "an unknown architecture");
-    if ((rc = rtos_freertos_open(elf_path, &fr, err)) < 0)
+    if ((rc = sw_freertos_open(elf_path, &fr, err)) < 0)
         return rc;
     if ((rp = sw_calloc(1, sizeof *rp)) == NULL) {
-        rtos_freertos_free(fr);
+        sw_freertos_free(fr);
         return sw_fail(err, SW_ENOMEM, "RTOS tasks: out of memory");
     }
     sw_proc_init(&rp->base, &rtos_proc_ops, inner->debug ? &rtos_debug_ops : NULL, inner->arch);
     rp->base.pid = inner->pid;
     rp->inner = inner;
     rp->fr = fr;
-    rp->port = rtos_freertos_port(fr);
+    rp->port = sw_freertos_port(fr);
     if (inner->exe_path != NULL && (rp->base.exe_path = sw_strdup(inner->exe_path)) == NULL)
         rc = sw_fail(err, SW_ENOMEM, "RTOS tasks: out of memory");
     if (rc == 0 && (rc = snapshot(rp)) < 0)
@@ -422,6 +421,6 @@ sw_rtos_stepper_new(struct sw_proc *p)
     if (b == NULL)
         return NULL;
     b->base.ops = &rtos_bottom_ops;
-    b->exit_addr = rtos_freertos_exit_addr(to_rp(p)->fr);
+    b->exit_addr = sw_freertos_exit_addr(to_rp(p)->fr);
     return &b->base;
 }

@@ -201,6 +201,36 @@ sys.exit(0 if len(t) == 1 and "name" not in t[0] else 1)' "$out" ||
         { echo "--rtos auto without an RTOS: not the CPU alone: $(head -c 200 <<<"$out")"; return 1; }
 }
 
+# case_no_dwarf: the image without its DWARF (arm-none-eabi-objcopy --strip-debug) still has
+# the symbols; the reader takes FreeRTOS's default layouts then, and must list the same tasks
+# (id, name, state, priority) with the same registers (frame 0's pc and sp) as with the
+# DWARF's.  The walks below frame 0 are the steppers' business without CFI, not checked here.
+case_no_dwarf() {
+    local plain=$work/nodwarf.elf rc
+    [ -n "$qpid" ] || { echo "no board: $(head -n 1 "$work/start.out")"; return 1; }
+    command -v arm-none-eabi-objcopy >/dev/null 2>&1 ||
+        { echo "missing peer: arm-none-eabi-objcopy (apt-get install binutils-arm-none-eabi)"; return 1; }
+    arm-none-eabi-objcopy --strip-debug "$FW" "$plain" || { echo "objcopy failed"; return 1; }
+    timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" -f json --rtos freertos --exe "$FW" "127.0.0.1:$port" \
+        >"$work/dwarf.json" 2>"$work/dwarf.err"
+    rc=$?
+    [ "$rc" = 0 ] || { echo "rspwalk (DWARF) exited $rc: $(head -n 1 "$work/dwarf.err")"; return 1; }
+    timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" -f json --rtos freertos --exe "$plain" "127.0.0.1:$port" \
+        >"$work/plain.json" 2>"$work/plain.err"
+    rc=$?
+    [ "$rc" = 0 ] || { echo "rspwalk (no DWARF) exited $rc: $(head -n 1 "$work/plain.err")"; return 1; }
+    python3 - "$work/dwarf.json" "$work/plain.json" <<'PY'
+import json, sys
+def tasks(path):
+    return sorted((t["id"], t["name"], t["state"], t["priority"], t["frames"][0]["pc"],
+                   t["frames"][0]["sp"]) for t in json.load(open(path))["threads"])
+a, b = tasks(sys.argv[1]), tasks(sys.argv[2])
+if a != b:
+    print("without DWARF: %s\nwith DWARF:    %s" % (b, a))
+    sys.exit(1)
+PY
+}
+
 # Variant 1 (app.c): the running task's chain is its whole walk; the others' end with these.
 V1_PARKED="rx:blocked:3:xQueueReceive,rx_take,rx_wait,rx_entry;\
 sem:blocked:3:xQueueSemaphoreTake,sem_wait,sem_entry;\
@@ -224,6 +254,7 @@ start_qemu mps2-an385 build/fixtures/freertos/an385.elf >"$work/start.out" 2>&1 
 case_line rtos/CM3/O0/thread case_run run_leaf freertos "$V1_PARKED;$V1_RUN" run
 case_line rtos/CM3/O0/nested-irq case_run high_leaf freertos "$V1_PARKED;$V1_IRQ" run
 case_line rtos/not-freertos case_not_rtos
+case_line rtos/no-dwarf case_no_dwarf
 stop_qemu
 start_qemu mps2-an386 build/fixtures/freertos/an386.elf >"$work/start.out" 2>&1 || stop_qemu
 case_line rtos/CM4F/O0/thread case_run run_leaf freertos "$V1_PARKED;$V1_RUN" run

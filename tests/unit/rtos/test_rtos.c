@@ -28,30 +28,29 @@
 
 /* an385, "sem": r4-r11, then r0-r3, r12, lr, pc, xPSR. */
 #define CM3_SEM_TOP 0x20000998u
-static const uint32_t cm3_sem[16] = { 0, 0, 0, 0x200009d8, 0, 0, 0, 0,
-                                      0, 0x20000a3c, 0x10000000, 0xe000ed04,
+static const uint32_t cm3_sem[16] = { 0, 0,          0,          0x200009d8, 0,          0,
+                                      0, 0,          0,          0x20000a3c, 0x10000000, 0xe000ed04,
                                       0, 0x00001029, 0x000034e6, 0x61000000 };
 /* an385, "IDLE": LR prvTaskExitError, PC prvIdleTask, xPSR the Thumb bit alone. */
 #define CM3_IDLE_TOP 0x20001ff0u
-static const uint32_t cm3_idle[16] = { 0, 0, 0, 0, 0, 0, 0, 0,
+static const uint32_t cm3_idle[16] = { 0, 0, 0, 0, 0, 0,          0,          0,
                                        0, 0, 0, 0, 0, 0x000042b1, 0x00001938, 0x01000000 };
 /* an386, "spin": r4-r11, EXC_RETURN, s16-s31, the extended frame, the alignment word. */
 #define CM4F_SPIN_TOP 0x20001674u
 static const uint32_t cm4f_spin[52] = {
-    0,          0,          0,          0x20001744, 0,          0,          0,
-    0,          0xffffffed, 0,          0,          0,          0,          0,
-    0,          0,          0,          0,          0,          0,          0,
-    0,          0,          0,          0,          0,          0,          0x20000010,
-    0x20000014, 0,          0x00000321, 0x000002f0, 0x01000200, 0,          0,
-    0,          0,          0,          0,          0,          0,          0,
-    0,          0,          0,          0,          0,          0,          0x3f000000,
-    0x3f800000, 0x00000010, 0xfffffffd,
+    0,          0,          0, 0x20001744, 0,          0,          0,          0, 0xffffffed,
+    0,          0,          0, 0,          0,          0,          0,          0, 0,
+    0,          0,          0, 0,          0,          0,          0,          0, 0,
+    0x20000010, 0x20000014, 0, 0x00000321, 0x000002f0, 0x01000200, 0,          0, 0,
+    0,          0,          0, 0,          0,          0,          0,          0, 0,
+    0,          0,          0, 0x3f000000, 0x3f800000, 0x00000010, 0xfffffffd,
 };
 /* an386, "sem": EXC_RETURN 0xFFFFFFFD, the basic frame. */
 #define CM4F_SEM_TOP 0x20000994u
-static const uint32_t cm4f_sem[17] = { 0,          0,          0, 0x200009d8, 0,          0,
-                                       0,          0,          0xfffffffd, 0, 0x20000a3c, 0x10000000,
-                                       0xe000ed04, 0,          0x00001039, 0x0000351a, 0x61000000 };
+static const uint32_t cm4f_sem[17] = { 0,          0,          0,          0x200009d8, 0,
+                                       0,          0,          0,          0xfffffffd, 0,
+                                       0x20000a3c, 0x10000000, 0xe000ed04, 0,          0x00001039,
+                                       0x0000351a, 0x61000000 };
 
 static void
 put_words(uint8_t *out, const uint32_t *w, size_t n)
@@ -67,7 +66,7 @@ decode_words(enum rtos_port port, sw_addr top, const uint32_t *w, size_t n, stru
 {
     uint8_t mem[RTOS_CTX_MAX];
     put_words(mem, w, n);
-    return rtos_ctx_decode(port, &arch_armv7m, top, mem, 4 * n, c, why, why_len);
+    return sw_rtos_ctx_decode(port, &arch_armv7m, top, mem, 4 * n, c, why, why_len);
 }
 
 static void
@@ -107,10 +106,9 @@ test_cm4f_fp_context_skips_s16_s31_and_the_extended_frame(void **state)
     uint8_t head[RTOS_CTX_HEAD];
     (void)state;
     put_words(head, cm4f_spin, RTOS_CTX_HEAD / 4);
-    assert_int_equal(rtos_ctx_size(RTOS_PORT_CM4F, &arch_armv7m, head), 36 + 64 + 104);
-    assert_int_equal(decode_words(RTOS_PORT_CM4F, CM4F_SPIN_TOP, cm4f_spin, 51, &c, why,
-                                  sizeof why),
-                     0);
+    assert_int_equal(sw_rtos_ctx_size(RTOS_PORT_CM4F, &arch_armv7m, head), 36 + 64 + 104);
+    assert_int_equal(
+        decode_words(RTOS_PORT_CM4F, CM4F_SPIN_TOP, cm4f_spin, 51, &c, why, sizeof why), 0);
     assert_true(c.fp);
     assert_int_equal(c.exc_return, 0xffffffed);
     assert_int_equal(c.r[DW_PC], 0x2f0);
@@ -130,7 +128,7 @@ test_cm4f_basic_context_has_the_exc_return_word(void **state)
     uint8_t head[RTOS_CTX_HEAD];
     (void)state;
     put_words(head, cm4f_sem, RTOS_CTX_HEAD / 4);
-    assert_int_equal(rtos_ctx_size(RTOS_PORT_CM4F, &arch_armv7m, head), 36 + 32);
+    assert_int_equal(sw_rtos_ctx_size(RTOS_PORT_CM4F, &arch_armv7m, head), 36 + 32);
     assert_int_equal(decode_words(RTOS_PORT_CM4F, CM4F_SEM_TOP, cm4f_sem, 17, &c, why, sizeof why),
                      0);
     assert_false(c.fp);
@@ -177,15 +175,15 @@ test_short_context_is_refused(void **state)
 
 /* ---- the lists ----------------------------------------------------------------------------- */
 
-#define SYMS_ELF SW_TEST_DATA "/freertos_syms.elf"
+#define SYMS_ELF    SW_TEST_DATA "/freertos_syms.elf"
 #define READY(prio) (0x20000100u + 20u * (prio))
-#define DELAYED1 0x20000200u
-#define SUSPENDED 0x20000260u
-#define T_RUN 0x20001000u
-#define T_IDLE 0x20001100u
-#define T_SEM 0x20001200u
-#define T_RX 0x20001300u
-#define T_SUSP 0x20001400u
+#define DELAYED1    0x20000200u
+#define SUSPENDED   0x20000260u
+#define T_RUN       0x20001000u
+#define T_IDLE      0x20001100u
+#define T_SEM       0x20001200u
+#define T_RX        0x20001300u
+#define T_SUSP      0x20001400u
 
 static void
 put_tcb(struct sw_proc *p, sw_addr tcb, sw_addr top, unsigned prio, const char *name,
@@ -194,7 +192,7 @@ put_tcb(struct sw_proc *p, sw_addr tcb, sw_addr top, unsigned prio, const char *
     uint8_t b[68] = { 0 };
     fake_proc_add_mem(p, tcb, b, sizeof b);
     fake_proc_put_word(p, tcb, top);
-    fake_proc_put_word(p, tcb + 16, tcb);           /* xStateListItem.pvOwner */
+    fake_proc_put_word(p, tcb + 16, tcb);                  /* xStateListItem.pvOwner */
     fake_proc_put_word(p, tcb + 24 + 16, event_container); /* xEventListItem.pxContainer */
     fake_proc_put_word(p, tcb + 44, prio);
     fake_proc_put(p, tcb + 52, name, strlen(name) + 1);
@@ -339,14 +337,27 @@ test_list_longer_than_its_count_fails(void **state)
 }
 
 static void
+test_image_without_dwarf_takes_the_default_layouts(void **state)
+{
+    struct rtos_freertos *f = NULL;
+    struct sw_errbuf err = { 0 };
+    (void)state;
+
+    assert_int_equal(sw_freertos_open(SYMS_ELF, &f, &err), 0);
+    assert_string_equal(sw_freertos_layout_source(f), "defaults");
+    assert_int_equal(sw_freertos_port(f), RTOS_PORT_CM3);
+    assert_int_equal(sw_freertos_exit_addr(f), 0x42b0); /* the Thumb bit cleared */
+    sw_freertos_free(f);
+}
+
+static void
 test_image_without_freertos_is_enoent(void **state)
 {
     struct sw_proc *inner = fake_board(), *p = NULL;
     struct sw_errbuf err = { 0 };
     (void)state;
 
-    assert_int_equal(sw_proc_rtos_new(inner, SW_RTOS_AUTO, SW_TEST_DATA "/i386_cold.elf", &p,
-                                      &err),
+    assert_int_equal(sw_proc_rtos_new(inner, SW_RTOS_AUTO, SW_TEST_DATA "/i386_cold.elf", &p, &err),
                      SW_ENOENT);
     assert_non_null(strstr(err.msg, "has no symbol pxCurrentTCB"));
     assert_int_equal(sw_proc_rtos_new(inner, SW_RTOS_AUTO, "/nonexistent/fw.elf", &p, &err),
@@ -382,6 +393,7 @@ main(void)
         cmocka_unit_test(test_running_task_has_the_cpu_registers_and_parked_ones_their_context),
         cmocka_unit_test(test_list_with_an_impossible_count_fails_naming_it),
         cmocka_unit_test(test_list_longer_than_its_count_fails),
+        cmocka_unit_test(test_image_without_dwarf_takes_the_default_layouts),
         cmocka_unit_test(test_image_without_freertos_is_enoent),
         cmocka_unit_test(test_other_architectures_are_unsupported),
     };

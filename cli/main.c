@@ -566,8 +566,8 @@ cli_rtos_wrap(const struct cli_opts *o, struct sw_proc **p)
         sw_proc_free(*p);
         return -1;
     }
-    int rc = sw_proc_rtos_new(*p, o->rtos == CLI_RTOS_AUTO ? SW_RTOS_AUTO : SW_RTOS_FREERTOS,
-                              elf, &rp, &err);
+    int rc = sw_proc_rtos_new(*p, o->rtos == CLI_RTOS_AUTO ? SW_RTOS_AUTO : SW_RTOS_FREERTOS, elf,
+                              &rp, &err);
     if (rc == SW_ENOENT && o->rtos == CLI_RTOS_AUTO)
         return 0;
     if (rc < 0) {

@@ -552,7 +552,8 @@ main(int argc, char **argv)
 }
 
 /* --rtos: put the RTOS process state over *P, which it takes over.  Returns 1 when it did, 0
- * when --rtos auto found no RTOS (*P unchanged), -1 after printing why (*P freed). */
+ * when --rtos auto found no RTOS or could not read its tasks (*P unchanged), -1 after
+ * printing why (*P freed). */
 static int
 cli_rtos_wrap(const struct cli_opts *o, struct sw_proc **p)
 {
@@ -570,6 +571,13 @@ cli_rtos_wrap(const struct cli_opts *o, struct sw_proc **p)
                               &rp, &err);
     if (rc == SW_ENOENT && o->rtos == CLI_RTOS_AUTO)
         return 0;
+    /* auto asks for tasks where there are some: lists that cannot be read (a stop before the
+     * kernel set them up) leave the CPU to walk, said on stderr.  A link error ends the run. */
+    if (rc < 0 && o->rtos == CLI_RTOS_AUTO && rc != SW_ECONN && rc != SW_ETIMEDOUT &&
+        rc != SW_EEXITED && rc != SW_ENOMEM) {
+        cli_warn_line("--rtos auto: walking the CPU alone: ", err.msg);
+        return 0;
+    }
     if (rc < 0) {
         cli_warn_line("--rtos: ", err.msg);
         sw_proc_free(*p);

@@ -353,12 +353,15 @@ sw_proc_rtos_new(struct sw_proc *inner, enum sw_rtos_kind kind, const char *elf_
         return sw_fail(err, SW_EINVAL, "RTOS tasks: no process state or no ELF file");
     if (kind != SW_RTOS_AUTO && kind != SW_RTOS_FREERTOS)
         return sw_fail(err, SW_EINVAL, "RTOS tasks: unknown RTOS kind %d", (int)kind);
-    if (inner->arch == NULL || strcmp(inner->arch->name, "armv7m") != 0)
+    /* The image first: with no RTOS in it, SW_RTOS_AUTO goes on quietly whatever the arch. */
+    if ((rc = sw_freertos_open(elf_path, &fr, err)) < 0)
+        return rc;
+    if (inner->arch == NULL || strcmp(inner->arch->name, "armv7m") != 0) {
+        sw_freertos_free(fr);
         return sw_fail(err, SW_EUNSUP,
                        "RTOS tasks: contexts are decoded on Cortex-M (armv7m) only, not on %s",
                        inner->arch ? inner->arch->name : "an unknown architecture");
-    if ((rc = sw_freertos_open(elf_path, &fr, err)) < 0)
-        return rc;
+    }
     if ((rp = sw_calloc(1, sizeof *rp)) == NULL) {
         sw_freertos_free(fr);
         return sw_fail(err, SW_ENOMEM, "RTOS tasks: out of memory");

@@ -201,6 +201,47 @@ sys.exit(0 if len(t) == 1 and "name" not in t[0] else 1)' "$out" ||
         { echo "--rtos auto without an RTOS: not the CPU alone: $(head -c 200 <<<"$out")"; return 1; }
 }
 
+# case_before_scheduler: stopped in main at vTaskStartScheduler, the tasks are created but
+# none ran: the CPU is a thread of its own (first, the stopped one, walked down to main), and
+# each task is ready at its entry function, from the context pxPortInitialiseStack made.
+case_before_scheduler() {
+    local dir=$work/before rc
+    mkdir -p "$dir"
+    [ -n "$qpid" ] || { echo "no board: $(head -n 1 "$work/start.out")"; return 1; }
+    timeout -k 5 "$IT_TIMEOUT" gdb-multiarch -nx -batch -ex 'set confirm off' -ex "file $FW" \
+        -ex "target remote 127.0.0.1:$port" -ex "break vTaskStartScheduler" -ex continue \
+        -ex 'disconnect' </dev/null >"$dir/run.log" 2>&1
+    grep -Eq "^Breakpoint 1(\.[0-9]+)?, " "$dir/run.log" ||
+        { echo "gdb did not stop at vTaskStartScheduler: $(tail -n 1 "$dir/run.log")"; return 1; }
+    timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" -f json --rtos freertos --exe "$FW" "127.0.0.1:$port" \
+        >"$dir/rspwalk.json" 2>"$dir/rspwalk.err"
+    rc=$?
+    [ "$rc" = 0 ] || { echo "rspwalk exited $rc: $(head -n 1 "$dir/rspwalk.err")"; return 1; }
+    python3 - "$dir/rspwalk.json" <<'PY'
+import json, sys
+th = json.load(open(sys.argv[1]))["threads"]
+def fail(why):
+    print(why)
+    sys.exit(1)
+cpu, tasks = th[0], th[1:]
+fn = [f["function"] for f in cpu["frames"]]
+if "name" in cpu or not cpu["stopped"] or fn[:2] != ["vTaskStartScheduler", "main"]:
+    fail("CPU thread: %s %s, want the stopped one in vTaskStartScheduler, main"
+         % (cpu["id"], " ".join(map(str, fn))))
+want = {"rx": "rx_entry", "sem": "sem_entry", "sleep": "sleep_entry", "susp": "susp_entry",
+        "spin": "spin_entry", "run": "run_entry"}
+got = {t.get("name"): t for t in tasks}
+if sorted(got) != sorted(want):
+    fail("tasks: %s, want %s" % (" ".join(sorted(map(str, got))), " ".join(sorted(want))))
+for name, entry in want.items():
+    t = got[name]
+    fn = [f["function"] for f in t["frames"]]
+    if t["state"] != "ready" or fn != [entry] or t["end"] != "bottom" or t["stopped"]:
+        fail("task %s: %s %s (end %s), want ready %s (end bottom)"
+             % (name, t["state"], " ".join(map(str, fn)), t["end"], entry))
+PY
+}
+
 # case_no_dwarf: the image without its DWARF (arm-none-eabi-objcopy --strip-debug) still has
 # the symbols; the reader takes FreeRTOS's default layouts then, and must list the same tasks
 # (id, name, state, priority) with the same registers (frame 0's pc and sp) as with the
@@ -251,6 +292,7 @@ main-loop:running:1:run_leaf,run_b,run_a,run_entry"
 
 # Not in a subshell: stop_qemu must see the pid start_qemu set.
 start_qemu mps2-an385 build/fixtures/freertos/an385.elf >"$work/start.out" 2>&1 || stop_qemu
+case_line rtos/CM3/O0/before-scheduler case_before_scheduler
 case_line rtos/CM3/O0/thread case_run run_leaf freertos "$V1_PARKED;$V1_RUN" run
 case_line rtos/CM3/O0/nested-irq case_run high_leaf freertos "$V1_PARKED;$V1_IRQ" run
 case_line rtos/not-freertos case_not_rtos

@@ -17,6 +17,7 @@
 # Builds nothing; kills only the qemu it started; every run is bounded.
 # Env: RSPWALK (default build/release/rspwalk), IT_TIMEOUT (seconds per run, default 60),
 #      IT_KEEP=1 (keep the work directory).
+# shellcheck disable=SC2317  # the case_* functions are called through case_line
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)

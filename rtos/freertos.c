@@ -141,21 +141,28 @@ read_layout(struct rtos_freertos *f)
 {
     struct sw_dinfo *d = NULL;
     struct sw_errbuf err = { 0 };
-    struct sw_dinfo_field tcb[] = { { .name = "pxTopOfStack" },   { .name = "xStateListItem" },
-                                    { .name = "xEventListItem" }, { .name = "uxPriority" },
-                                    { .name = "pcTaskName" },     { .name = "ucNotifyState" } };
+    /* Older kernels' names last: xGenericListItem before V9, pvContainer before V10. */
+    struct sw_dinfo_field tcb[] = { { .name = "pxTopOfStack" },    { .name = "xStateListItem" },
+                                    { .name = "xEventListItem" },  { .name = "uxPriority" },
+                                    { .name = "pcTaskName" },      { .name = "ucNotifyState" },
+                                    { .name = "xGenericListItem" } };
     struct sw_dinfo_field list[] = { { .name = "uxNumberOfItems" }, { .name = "xListEnd" } };
     struct sw_dinfo_field item[] = { { .name = "pxNext" },
                                      { .name = "pvOwner" },
-                                     { .name = "pxContainer" } };
+                                     { .name = "pxContainer" },
+                                     { .name = "pvContainer" } };
     uint64_t list_size = 0;
 
     f->lay = default_layout;
     if (sw_dinfo_open(f->path, NULL, NULL, &d, &err) < 0)
         return;
-    bool ok = sw_dinfo_struct_layout(d, "tskTaskControlBlock", tcb, 6, NULL) == 0 &&
+    bool ok = sw_dinfo_struct_layout(d, "tskTaskControlBlock", tcb, 7, NULL) == 0 &&
               sw_dinfo_struct_layout(d, "xLIST", list, 2, &list_size) == 0 &&
-              sw_dinfo_struct_layout(d, "xLIST_ITEM", item, 3, NULL) == 0;
+              sw_dinfo_struct_layout(d, "xLIST_ITEM", item, 4, NULL) == 0;
+    if (ok && !tcb[1].found)
+        tcb[1] = tcb[6];
+    if (ok && !item[2].found)
+        item[2] = item[3];
     for (size_t i = 0; ok && i < 5; i++)
         ok = tcb[i].found;
     ok = ok && list[0].found && list[1].found && item[0].found && item[1].found && item[2].found;

@@ -101,8 +101,9 @@ cli_run_attach(const struct cli_opts *o)
     scfg.timeout_ms = o->timeout_ms;
     scfg.deadline_ms = o->deadline_ms;
     scfg.no_cache = scfg.no_cache || o->no_cache;
+    scfg.max_threads = o->max_threads;
     if (rsp_session_open(o->target, &scfg, &s, &err) < 0) {
-        fprintf(stderr, "rspwalk: %s\n", err.msg);
+        cli_error("%s", err.msg);
         return 1;
     }
     struct sw_walker_config wcfg = { .sysroot = o->sysroot,
@@ -114,7 +115,7 @@ cli_run_attach(const struct cli_opts *o)
                                      .cache_max_bytes = o->cache_max_bytes,
                                      .no_default_steppers = o->steppers != NULL };
     if (sw_walker_set_new(s, pids, n, &wcfg, &set, &err) < 0) {
-        fprintf(stderr, "rspwalk: %s: %s\n", o->target, err.msg);
+        cli_error("%s: %s", o->target, err.msg);
         return 1;
     }
     struct sw_walker **w = calloc(n, sizeof *w);
@@ -129,17 +130,19 @@ cli_run_attach(const struct cli_opts *o)
         if (cli_add_steppers(o, w[i]) < 0)
             goto out;
         if (list_threads(w[i], &tids[i], &ntids[i]) < 0) {
-            fprintf(stderr, "rspwalk: process %" PRId64 ": listing threads: %s\n", pids[i],
-                    sw_walker_errmsg(w[i]));
+            cli_error("process %" PRId64 ": listing threads: %s", pids[i],
+                      sw_walker_errmsg(w[i]));
             goto out;
         }
+        if (cli_threads_cut(o, w[i]) < 0)
+            goto out;
     }
     status = cli_print_processes(o, w, pids, tids, ntids, n) < 0 ? 1 : 0;
     print_warnings(w, n);
 out:
     /* Running again, as they were found, whatever happened above. */
     if (sw_walker_set_detach(set) < 0) {
-        fprintf(stderr, "rspwalk: %s\n", sw_walker_set_errmsg(set));
+        cli_error("%s", sw_walker_set_errmsg(set));
         status = 1;
     }
     for (size_t i = 0; tids != NULL && i < n; i++)

@@ -52,6 +52,8 @@ struct cli_opts {
     double sample_seconds; /* --sample SECONDS[@HZ]: 0 when not sampling */
     double sample_hz;      /* 0: as fast as the link allows */
     enum cli_rtos rtos;    /* --rtos */
+    size_t max_threads;    /* --max-threads N: 0 for the library's default (65536) */
+    bool all_threads;      /* --all-threads: a thread list cut at max_threads is an error */
 };
 
 /* CLOCK_MONOTONIC in microseconds. */
@@ -60,6 +62,15 @@ uint64_t cli_now_us(void);
  * library's messages quote file names and replies the stub chose, which
  * must not end the line or drive the terminal.  PREFIX is ours. */
 void cli_warn_line(const char *prefix, const char *msg);
+/* "rspwalk: " and FMT's text on stderr as one line, escaped as cli_warn_line
+ * does: for every error line that may carry a name, a reply or a message
+ * from the target. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* After a thread list of W: when the stub listed more threads than
+ * O->max_threads, a warning line that only the first ones are walked
+ * (returns 0), or with O->all_threads an error line (returns -1).  0 when
+ * the list was whole. */
+int cli_threads_cut(const struct cli_opts *o, struct sw_walker *w);
 
 int cli_run(const struct cli_opts *o);
 

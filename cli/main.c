@@ -48,6 +48,8 @@ enum {
     OPT_DAP,
     OPT_RSP_LISTEN,
     OPT_RTOS,
+    OPT_MAX_THREADS,
+    OPT_ALL_THREADS,
 };
 
 /* gdb's signal numbers (include/gdb/signals.def), which RSP uses. */
@@ -91,6 +93,9 @@ usage(FILE *f)
         "      --lib-path DIR[:DIR...]  where else to look for a library missing under the\n"
         "                     sysroot, by its file name (gdb's solib-search-path)\n"
         "  -t, --thread ID    walk one thread: pPID.TID (hex, as printed), or the LWP in decimal\n"
+        "      --max-threads N  read at most N threads from the stub's list (default 65536);\n"
+        "                     more: the first N are walked, with a warning\n"
+        "      --all-threads  with more than --max-threads threads, fail instead\n"
         "  -c, --continue     resume the target and walk at its next stop (signal, trap, crash)\n"
         "      --pass LIST    with -c, signals handed to the program without stopping\n"
         "                     (default USR1,USR2,ALRM,CHLD,PIPE,URG,IO,VTALRM,PROF,WINCH; 'none')\n"
@@ -106,7 +111,8 @@ usage(FILE *f)
         "      --timeout SEC  per request, from its write to the end of its reply, and\n"
         "                     for the stop with -c (default 10)\n"
         "      --deadline SEC  for the whole run, connect to exit (default 300, plus the\n"
-        "                     --timeout with -c and the SECONDS of --sample)\n"
+        "                     --timeout with -c and the SECONDS of --sample); with --dap\n"
+        "                     and --rsp-listen, for each request of the front end\n"
         "      --debug-dir DIR  separate debug files (default /usr/lib/debug)\n"
         "      --cache-dir DIR  where files read from the target, and uncompressed copies\n"
         "                     of compressed debug files, are kept by build-id\n"
@@ -327,6 +333,8 @@ main(int argc, char **argv)
         { "dap", no_argument, NULL, OPT_DAP },
         { "rsp-listen", required_argument, NULL, OPT_RSP_LISTEN },
         { "rtos", required_argument, NULL, OPT_RTOS },
+        { "max-threads", required_argument, NULL, OPT_MAX_THREADS },
+        { "all-threads", no_argument, NULL, OPT_ALL_THREADS },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -446,6 +454,17 @@ main(int argc, char **argv)
                 return EXIT_USAGE;
             }
             break;
+        case OPT_MAX_THREADS:
+            if (!parse_uint(optarg, 1u << 24, &v) || v == 0) {
+                fprintf(stderr, "rspwalk: --max-threads: '%s' is not a number from 1 to %u\n",
+                        optarg, 1u << 24);
+                return EXIT_USAGE;
+            }
+            o.max_threads = (size_t)v;
+            break;
+        case OPT_ALL_THREADS:
+            o.all_threads = true;
+            break;
         case 'h':
             usage(stdout);
             return EXIT_OK;
@@ -479,6 +498,8 @@ main(int argc, char **argv)
         dap_config_init(&dcfg);
         dcfg.allow_local = true;
         dcfg.timeout_ms = o.timeout_ms;
+        if (deadline_ms > 0) /* else the adapter's default, per request */
+            dcfg.deadline_ms = deadline_ms;
         dcfg.pass = o.pass;
         dcfg.npass = o.npass;
         dcfg.max_frames = o.max_frames;
@@ -503,6 +524,8 @@ main(int argc, char **argv)
             .debug_dir = o.debug_dir,
             .cache_dir = o.cache_dir,
             .timeout_ms = o.timeout_ms,
+            /* per front-end packet: the door serves for as long as it is used */
+            .deadline_ms = deadline_ms > 0 ? deadline_ms : CLI_DEFAULT_DEADLINE_MS,
             .max_frames = o.max_frames,
             .log = stderr,
         };
@@ -604,9 +627,10 @@ cli_run(const struct cli_opts *o)
     scfg.timeout_ms = o->timeout_ms;
     scfg.deadline_ms = o->deadline_ms;
     scfg.no_cache = scfg.no_cache || o->no_cache;
+    scfg.max_threads = o->max_threads;
     rc = rsp_session_open(o->target, &scfg, &s, &err);
     if (rc < 0) {
-        fprintf(stderr, "rspwalk: %s\n", err.msg);
+        cli_error("%s", err.msg);
         return EXIT_FAIL;
     }
     struct sw_rsp_config pcfg;
@@ -615,11 +639,11 @@ cli_run(const struct cli_opts *o)
     pcfg.no_cache = pcfg.no_cache || o->no_cache;
     rc = sw_proc_rsp_new(s, &pcfg, &p, &err);
     if (rc < 0) {
-        fprintf(stderr, "rspwalk: %s\n", err.msg);
+        cli_error("%s", err.msg);
         return rc == SW_EEXITED ? EXIT_EXITED : EXIT_FAIL;
     }
     if (p->debug && p->debug->is_terminated(p)) {
-        fprintf(stderr, "rspwalk: %s: the target has already exited\n", o->target);
+        cli_error("%s: the target has already exited", o->target);
         sw_proc_free(p);
         return EXIT_EXITED;
     }
@@ -630,7 +654,7 @@ cli_run(const struct cli_opts *o)
         if (rc == 0)
             rc = p->debug->handle_debug_event(p, true);
         if (rc < 0) {
-            fprintf(stderr, "rspwalk: %s: %s\n", o->target, sw_proc_errmsg(p));
+            cli_error("%s: %s", o->target, sw_proc_errmsg(p));
             sw_proc_free(p);
             return rc == SW_EEXITED ? EXIT_EXITED : EXIT_FAIL;
         }
@@ -654,7 +678,7 @@ cli_run(const struct cli_opts *o)
                                      .no_default_steppers = o->steppers != NULL };
     rc = sw_walker_new(p, &wcfg, &w, &err);
     if (rc < 0) {
-        fprintf(stderr, "rspwalk: %s\n", err.msg);
+        cli_error("%s", err.msg);
         return EXIT_FAIL;
     }
     if (cli_add_steppers(o, w) < 0)
@@ -679,18 +703,20 @@ cli_run(const struct cli_opts *o)
         tids = t;
         rc = sw_threads(w, tids, cap, &ntids);
         if (rc < 0) {
-            fprintf(stderr, "rspwalk: listing threads: %s\n", sw_walker_errmsg(w));
+            cli_error("listing threads: %s", sw_walker_errmsg(w));
             goto out;
         }
         if (ntids <= cap)
             break;
         cap = ntids;
     }
+    if (cli_threads_cut(o, w) < 0)
+        goto out;
     if (o->thread) {
         sw_tid one;
         if (find_thread(w, o->thread, tids, ntids, &one) < 0) {
-            fprintf(stderr, "rspwalk: thread %s: no such thread in the target (%zu thread%s)\n",
-                    o->thread, ntids, ntids == 1 ? "" : "s");
+            cli_error("thread %s: no such thread in the target (%zu thread%s)", o->thread, ntids,
+                      ntids == 1 ? "" : "s");
             goto out;
         }
         tids[0] = one;
@@ -702,8 +728,7 @@ cli_run(const struct cli_opts *o)
         /* --pid: leave the process running, as it was found. */
         struct sw_proc *wp = sw_walker_proc(w);
         if (wp->debug->detach(wp, false) < 0) {
-            fprintf(stderr, "rspwalk: detaching from process %lld: %s\n", o->pid,
-                    sw_proc_errmsg(wp));
+            cli_error("detaching from process %lld: %s", o->pid, sw_proc_errmsg(wp));
             status = EXIT_FAIL;
         }
     }

@@ -5,6 +5,7 @@
  * walked thread (sw_tree).  Nothing here walks: it asks the library.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -102,6 +103,41 @@ cli_warn_line(const char *prefix, const char *msg)
     fprintf(stderr, "rspwalk: %s", prefix);
     sw_text_fputs(stderr, msg, 0);
     fputc('\n', stderr);
+}
+
+void
+cli_error(const char *fmt, ...)
+{
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *line = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (line != NULL)
+        vsnprintf(line, (size_t)n + 1, fmt, ap2);
+    va_end(ap2);
+    cli_warn_line("", line != NULL ? line : "out of memory writing an error");
+    free(line);
+}
+
+int
+cli_threads_cut(const struct cli_opts *o, struct sw_walker *w)
+{
+    struct rsp_session *s = sw_proc_rsp_session(sw_walker_proc(w));
+    if (s == NULL || !rsp_threads_cut(s))
+        return 0;
+    size_t max = rsp_threads_max(s);
+    if (o->all_threads) {
+        cli_error("%s: the stub lists more than %zu threads (--max-threads) and --all-threads "
+                  "asks for every one",
+                  o->target, max);
+        return -1;
+    }
+    cli_error("warning: %s: the stub lists more than %zu threads: the first %zu are walked "
+              "(--max-threads)",
+              o->target, max, max);
+    return 0;
 }
 
 /* The walks of the N threads TIDS of W as text blocks.  Returns 0 or -1 when

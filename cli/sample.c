@@ -127,7 +127,7 @@ cli_run_sample(const struct cli_opts *o, struct sw_walker *w)
         fputs("\r\033[K", stderr);
     if (rc < 0) {
         /* The samples taken before the failure are still written. */
-        fprintf(stderr, "rspwalk: sampling %s: %s\n", o->target, err.msg);
+        cli_error("sampling %s: %s", o->target, err.msg);
         status = -1;
     }
     struct rsp_session *s = sw_proc_rsp_session(sw_walker_proc(w));

@@ -35,6 +35,11 @@ struct dap_config {
      * --dap sets it: its client is its own user's editor. */
     bool allow_local;
     int timeout_ms;        /* per protocol read; default 10000 */
+    /* Each request's whole conversation with the stub, attach's connect
+     * included (rsp_session_set_deadline); a request past it gets an error
+     * response naming it and the link is given up (the stub may answer it
+     * later, out of turn).  0: none; default 60000. */
+    int deadline_ms;
     const int *pass;       /* signals (gdb numbers) passed to the target without a stop */
     size_t npass;          /* default: none */
     size_t max_frames;     /* per walk; 0: the walker's default */

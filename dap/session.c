@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* gdb's signal numbers (include/gdb/signals.def), which RSP stop replies use. */
 enum { GDB_SIGINT = 2, GDB_SIGTRAP = 5 };
@@ -28,20 +29,24 @@ dap_config_init(struct dap_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->timeout_ms = 10000;
+    cfg->deadline_ms = 60000;
 }
 
 void
 dap_log(struct dap_session *s, const char *fmt, ...)
 {
     va_list ap;
+    char line[1024];
     if (s->cfg.log == NULL)
         return;
     va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    /* Target names, stub replies and client strings: escaped, one line. */
     fputs("rspwalk: dap: ", s->cfg.log);
-    vfprintf(s->cfg.log, fmt, ap);
+    sw_text_fputs(s->cfg.log, line, 0);
     fputc('\n', s->cfg.log);
     fflush(s->cfg.log);
-    va_end(ap);
 }
 
 /* Frame MSG (taken) and write it; the session ends if the client is gone. */
@@ -124,12 +129,12 @@ send_response(struct dap_session *s, int64_t request_seq, const char *command, b
     json_object_set_new(m, "success", json_boolean(ok));
     json_object_set_new(m, "command", dap_json_str(command));
     if (!ok) {
-        /* One line: DAP clients show it as it is. */
+        /* One line that clients show as it is: what came from the target
+         * (names, replies) escaped as the text output escapes it. */
         char line[512];
-        snprintf(line, sizeof line, "%s", message);
-        for (char *c = line; *c; c++)
-            if (*c == '\n' || *c == '\r')
-                *c = ' ';
+        char *safe = sw_text_escape(message, 0);
+        snprintf(line, sizeof line, "%s", safe != NULL ? safe : "out of memory");
+        free(safe);
         json_object_set_new(m, "message", dap_json_str(line));
         json_decref(body);
         body = json_pack("{s:{s:i, s:o, s:b}}", "error", "id", 1, "format", dap_json_str(line),
@@ -321,6 +326,7 @@ req_attach(struct dap_session *s, json_t *args, json_t **body, char *err, size_t
     struct sw_proc *p = NULL;
     rsp_session_config_init(&scfg);
     scfg.timeout_ms = s->cfg.timeout_ms;
+    scfg.deadline_ms = s->cfg.deadline_ms;
     if (rsp_session_open(target, &scfg, &rs, &e) < 0)
         return dap_fail(err, errlen, "attach: %s", e.msg);
     struct sw_rsp_config pcfg;
@@ -516,6 +522,47 @@ static const struct {
     { "setFunctionBreakpoints", req_breakpoints },
 };
 
+static uint64_t
+now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Run FN for COMMAND within the configured deadline: every request on the
+ * link fails once it has passed (rsp_session_set_deadline), and a request
+ * that ran past it gives the link up, since the stub may still answer what
+ * it was asked, out of turn. */
+static int
+run_in_deadline(struct dap_session *s, const char *command, dap_handler fn, json_t *args,
+                json_t **body, char *err, size_t errlen)
+{
+    int dl = s->cfg.deadline_ms;
+    bool linked = s->w != NULL && (s->state == DAP_STOPPED || s->state == DAP_RUNNING);
+    if (linked && dl > 0)
+        rsp_session_set_deadline(sw_proc_rsp_session(proc(s)), dl);
+    uint64_t t0 = now_ms();
+    int rc = fn(s, args, body, err, errlen);
+    bool past = dl > 0 && now_ms() - t0 >= (uint64_t)dl;
+    if (s->w == NULL || s->state == DAP_EXITED || s->state == DAP_LOST)
+        return rc;
+    struct rsp_session *rs = sw_proc_rsp_session(proc(s));
+    if (rs != NULL)
+        rsp_session_set_deadline(rs, 0);
+    if (rc < 0 && past) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", err);
+        snprintf(err, errlen, "%.40s: the request's deadline of %g s has passed, the link to %.120s "
+                 "is given up: %s",
+                 command, dl / 1000.0, s->target ? s->target : "the target", why);
+        s->state = DAP_LOST;
+        dap_stop_forget(s);
+        dap_event_after(s, "terminated", NULL);
+    }
+    return rc;
+}
+
 /* One message body: check it, answer it. */
 static void
 handle_message(struct dap_session *s, const char *text, size_t len)
@@ -564,7 +611,7 @@ handle_message(struct dap_session *s, const char *text, size_t len)
     if (fn == NULL)
         rc = dap_fail(err, sizeof err, "unknown or unsupported request '%s'", command);
     else
-        rc = fn(s, args, &body, err, sizeof err);
+        rc = run_in_deadline(s, command, fn, args, &body, err, sizeof err);
     if (rc < 0)
         dap_log(s, "%s", err);
     send_response(s, rseq, command, rc == 0, err, body);

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rspwalk/errors.h"
@@ -127,12 +128,15 @@ struct door {
 static void __attribute__((format(printf, 2, 3))) door_log(struct door *d, const char *fmt, ...)
 {
     va_list ap;
+    char line[1024];
     va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    /* Stub replies and names from the target: escaped, one line. */
     fputs("rspwalk: door: ", d->log);
-    vfprintf(d->log, fmt, ap);
+    sw_text_fputs(d->log, line, 0);
     fputc('\n', d->log);
     fflush(d->log);
-    va_end(ap);
 }
 
 static int
@@ -1161,9 +1165,38 @@ is_resume(const char *p, size_t len)
     return starts(p, len, "vCont;");
 }
 
-/* One packet.  0, or -1 when the door cannot go on with this front end. */
+static uint64_t
+door_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static int handle_packet(struct door *d, const char *pkt, size_t len);
+
+/* One packet within the configured deadline (rsp_session_set_deadline), a
+ * resume's wait for its stop excepted.  A packet that failed past it is
+ * logged naming it; the caller then gives the front end and link up. */
 static int
 handle(struct door *d, const char *pkt, size_t len)
+{
+    int dl = d->cfg->deadline_ms;
+    if (dl <= 0 || is_resume(pkt, len))
+        return handle_packet(d, pkt, len);
+    rsp_session_set_deadline(d->s, dl);
+    uint64_t t0 = door_now_ms();
+    int rc = handle_packet(d, pkt, len);
+    rsp_session_set_deadline(d->s, 0);
+    if (rc < 0 && door_now_ms() - t0 >= (uint64_t)dl)
+        door_log(d, "packet '%.*s%s': its deadline of %g s has passed", (int)(len > 40 ? 40 : len),
+                 pkt, len > 40 ? "..." : "", dl / 1000.0);
+    return rc;
+}
+
+/* One packet.  0, or -1 when the door cannot go on with this front end. */
+static int
+handle_packet(struct door *d, const char *pkt, size_t len)
 {
     d->packets++;
     if (len == 15 && starts(pkt, len, "QStartNoAckMode")) {
@@ -1387,6 +1420,7 @@ door_serve(const struct door_config *cfg)
     struct sw_proc *p = NULL;
     rsp_session_config_init(&scfg);
     scfg.timeout_ms = cfg->timeout_ms > 0 ? cfg->timeout_ms : 10000;
+    scfg.deadline_ms = cfg->deadline_ms > 0 ? cfg->deadline_ms : 0;
     /* The stub first: "listening" then means ready to serve. */
     if (rsp_session_open(cfg->target, &scfg, &rs, &e) < 0) {
         door_log(&d, "%s", e.msg);
@@ -1411,6 +1445,7 @@ door_serve(const struct door_config *cfg)
         door_log(&d, "%s", e.msg);
         return -1;
     }
+    rsp_session_set_deadline(rs, 0); /* from now on, each packet's (handle) */
     int lfd = door_listen(&d, cfg->listen);
     if (lfd < 0) {
         sw_walker_free(d.w);

@@ -26,6 +26,11 @@ struct door_config {
     const char *debug_dir; /* NULL: the walker's default */
     const char *cache_dir; /* NULL: the walker's default */
     int timeout_ms;        /* per upstream read; 0: 10000 */
+    /* Each front-end packet's whole conversation with the stub (the wait of
+     * a resume for its stop excepted: the program runs as long as it
+     * runs), and the connect's; past it the packet fails, logged naming
+     * it, and the link is given up.  0: none. */
+    int deadline_ms;
     size_t max_frames;     /* per walk; 0: the walker's default */
     /* One line per front end served and per failure; the first line is
      * "rspwalk: door: listening on HOST:PORT" (the port the kernel chose
@@ -49,7 +54,7 @@ int door_listen_loopback(const char *hp, int backlog, char *err, size_t errlen);
 /* Serve the one front end on FD over W's link, which stays its owner's
  * (rspwalkd's link thread): borrowed for the call, and FD too (not
  * closed).  Of CFG only target (the name in the stack document), log,
- * timeout_ms and max_frames are used.  The target must be stopped (or
+ * timeout_ms, deadline_ms and max_frames are used.  The target must be stopped (or
  * exited) when it begins.  Unlike door_serve, a detach ('D') is answered
  * here and not passed on, since the stub would end the owner's link with
  * it; when the front end leaves, the target is stopped again if it left it

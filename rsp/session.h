@@ -90,6 +90,8 @@ struct rsp_session {
     bool vfile_fs_valid; /* vfile_fs was sent with vFile:setfs and accepted (rsp/vfile.c) */
     int64_t vfile_fs;
 
+    bool threads_cut; /* the last thread list had more than cfg.max_threads */
+
     bool nonstop; /* QNonStop:1 was accepted (rsp/nonstop.c) */
     struct rsp_ns_state ns;
     struct rsp_event_fd ev;

@@ -12,7 +12,8 @@
 
 /* A thread id has at most 16 hex digits per part; QEMU's padding included. */
 #define ID_DIGITS 16
-/* Bounds on a thread list: ids, and qsThreadInfo round trips. */
+/* The default cap on a thread list (rsp_session_config.max_threads), and
+ * the bound on qsThreadInfo round trips whatever the cap. */
 #define MAX_THREADS 65536
 
 bool
@@ -134,16 +135,32 @@ rsp_thread_select(struct rsp_session *s, struct rsp_thread_id id)
     return 0;
 }
 
+size_t
+rsp_threads_max(const struct rsp_session *s)
+{
+    return s->cfg.max_threads > 0 ? s->cfg.max_threads : MAX_THREADS;
+}
+
+bool
+rsp_threads_cut(const struct rsp_session *s)
+{
+    return s->threads_cut;
+}
+
 struct idlist {
     struct rsp_thread_id *ids;
     size_t n, cap;
 };
 
+/* Returns 1 when the list is full (s->threads_cut set: the caller stops
+ * reading), 0 when ID was added, or a negative code. */
 static int
 idlist_add(struct rsp_session *s, struct idlist *l, struct rsp_thread_id id)
 {
-    if (l->n >= MAX_THREADS)
-        return sw_fail(&s->err, SW_EPROTO, "thread list: more than %d threads", MAX_THREADS);
+    if (l->n >= rsp_threads_max(s)) {
+        s->threads_cut = true;
+        return 1;
+    }
     struct rsp_thread_id *p = sw_grow(l->ids, &l->cap, l->n + 1, sizeof *p, 16);
     if (p == NULL)
         return sw_fail(&s->err, SW_ENOMEM, "thread list: out of memory");
@@ -190,8 +207,8 @@ parse_threads_xml(struct rsp_session *s, const char *xml, size_t len, struct idl
             return sw_fail(&s->err, SW_EPROTO, "qXfer:threads reply: bad thread id at offset %zu",
                            (size_t)(id - xml) + rsp_cur_offset(&c));
         int rc = idlist_add(s, l, tid);
-        if (rc < 0)
-            return rc;
+        if (rc != 0)
+            return rc < 0 ? rc : 0;
         p = tag_end;
     }
     return 0;
@@ -219,8 +236,8 @@ threads_info(struct rsp_session *s, struct idlist *l)
             struct rsp_thread_id id;
             if (!rsp_thread_id_read(&c, &id))
                 break;
-            if ((rc = idlist_add(s, l, id)) < 0)
-                return rc;
+            if ((rc = idlist_add(s, l, id)) != 0)
+                return rc < 0 ? rc : 0; /* full: the rest is not asked for */
         } while (rsp_cur_accept(&c, ','));
         if (c.failed || !rsp_cur_eof(&c))
             return sw_fail(&s->err, SW_EPROTO, "reply to '%s': cannot parse at offset %zu", label,
@@ -237,6 +254,7 @@ rsp_threads(struct rsp_session *s, struct rsp_thread_id **ids, size_t *n)
     int rc;
     *ids = NULL;
     *n = 0;
+    s->threads_cut = false;
     if (s->x.feat[RSP_FEAT_XFER_THREADS] && !s->x.unsup[RSP_PKT_XFER_THREADS]) {
         char *xml;
         size_t len;

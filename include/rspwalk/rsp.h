@@ -209,6 +209,10 @@ struct rsp_session_config {
      * rsp_tdesc_cache): borrowed, used only while rsp_session_open runs;
      * NULL: none, every connect fetches and parses its own. */
     struct rsp_tdesc_cache *tdesc_cache;
+    /* At most this many thread ids are kept from a thread list
+     * (rsp_threads); a longer list is cut there, its first MAX_THREADS
+     * kept, and rsp_threads_cut says so.  0: the default, 65536. */
+    size_t max_threads;
 };
 
 /* Fill CFG with the defaults: zero, and no_cache and no_pipeline from the
@@ -275,8 +279,15 @@ SW_API void rsp_thread_id_format(const struct rsp_session *s, struct rsp_thread_
                                  size_t len);
 
 /* The threads: qXfer:threads where offered, else qfThreadInfo/qsThreadInfo.
- * *IDS: caller frees with free(). */
+ * At most rsp_session_config.max_threads of them, the first ones listed
+ * (rsp_threads_cut).  *IDS: caller frees with free(). */
 SW_API int rsp_threads(struct rsp_session *s, struct rsp_thread_id **ids, size_t *n);
+
+/* The cap on thread lists (rsp_session_config.max_threads, its default
+ * made explicit), and whether the last rsp_threads list was cut there:
+ * the stub listed more threads than that. */
+SW_API size_t rsp_threads_max(const struct rsp_session *s);
+SW_API bool rsp_threads_cut(const struct rsp_session *s);
 
 /* Read every register of thread ID with 'g' (after Hg, sent only when the
  * selection changes).  *BUF points into the session, valid until the next

@@ -130,8 +130,7 @@ cli_run_attach(const struct cli_opts *o)
         if (cli_add_steppers(o, w[i]) < 0)
             goto out;
         if (list_threads(w[i], &tids[i], &ntids[i]) < 0) {
-            cli_error("process %" PRId64 ": listing threads: %s", pids[i],
-                      sw_walker_errmsg(w[i]));
+            cli_error("process %" PRId64 ": listing threads: %s", pids[i], sw_walker_errmsg(w[i]));
             goto out;
         }
         if (cli_threads_cut(o, w[i]) < 0)

@@ -34,7 +34,7 @@ struct dap_config {
      * serves clients that must not run commands on its host).  rspwalk
      * --dap sets it: its client is its own user's editor. */
     bool allow_local;
-    int timeout_ms;        /* per protocol read; default 10000 */
+    int timeout_ms; /* per protocol read; default 10000 */
     /* Each request's whole conversation with the stub, attach's connect
      * included (rsp_session_set_deadline); a request past it gets an error
      * response naming it and the link is given up (the stub may answer it

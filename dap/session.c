@@ -553,7 +553,8 @@ run_in_deadline(struct dap_session *s, const char *command, dap_handler fn, json
     if (rc < 0 && past) {
         char why[256];
         snprintf(why, sizeof why, "%s", err);
-        snprintf(err, errlen, "%.40s: the request's deadline of %g s has passed, the link to %.120s "
+        snprintf(err, errlen,
+                 "%.40s: the request's deadline of %g s has passed, the link to %.120s "
                  "is given up: %s",
                  command, dl / 1000.0, s->target ? s->target : "the target", why);
         s->state = DAP_LOST;

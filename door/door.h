@@ -31,7 +31,7 @@ struct door_config {
      * runs), and the connect's; past it the packet fails, logged naming
      * it, and the link is given up.  0: none. */
     int deadline_ms;
-    size_t max_frames;     /* per walk; 0: the walker's default */
+    size_t max_frames; /* per walk; 0: the walker's default */
     /* One line per front end served and per failure; the first line is
      * "rspwalk: door: listening on HOST:PORT" (the port the kernel chose
      * when PORT is 0).  NULL: stderr. */

@@ -134,16 +134,15 @@ helper_main(void *arg)
     close(s->helper_lfd);
     s->helper_lfd = -1;
     if (fd < 0) {
-        fprintf(stderr,
-                "rspwalkd: DAP session from %s: target %" PRId64 ": the session did not "
-                "connect to its door\n",
+        srv_log("DAP session from %s: target %" PRId64 ": the session did not "
+                "connect to its door",
                 s->peer, s->helper_id);
         return NULL;
     }
     char who[128], err[512];
     snprintf(who, sizeof who, "DAP session from %s", s->peer);
     if (srv_target_door(s->d->cfg.registry, s->helper_id, fd, who, err, sizeof err) < 0)
-        fprintf(stderr, "rspwalkd: %s: %s\n", who, err);
+        srv_log("%s: %s", who, err);
     close(fd);
     return NULL;
 }
@@ -188,12 +187,11 @@ dap_lookup(void *arg, const char *id, struct dap_target *out)
     long long v = strtoll(id, &end, 10);
     helper_join(s); /* an earlier attach that failed */
     if (*id == '\0' || *end != '\0' || errno != 0 || v <= 0) {
-        fprintf(stderr, "rspwalkd: DAP session from %s: attach id '%s': not a target id\n", s->peer,
-                id);
+        srv_log("DAP session from %s: attach id '%s': not a target id", s->peer, id);
         return -1;
     }
     if (srv_target_door_check(d->cfg.registry, v, &s->exe, &s->sysroot, err, sizeof err) < 0) {
-        fprintf(stderr, "rspwalkd: DAP session from %s: attach id %lld: %s\n", s->peer, v, err);
+        srv_log("DAP session from %s: attach id %lld: %s", s->peer, v, err);
         return -1;
     }
     struct sockaddr_un sun = { .sun_family = AF_UNIX };
@@ -220,7 +218,7 @@ dap_lookup(void *arg, const char *id, struct dap_target *out)
             srv_fail(err, sizeof err, -1, "no thread for the door: %s", strerror(rc));
     }
     if (rc != 0) {
-        fprintf(stderr, "rspwalkd: DAP session from %s: attach id %lld: %s\n", s->peer, v, err);
+        srv_log("DAP session from %s: attach id %lld: %s", s->peer, v, err);
         if (fd >= 0) {
             close(fd);
             unlink(s->sock);
@@ -249,6 +247,7 @@ session_main(void *arg)
         struct dap_config cfg;
         dap_config_init(&cfg);
         cfg.timeout_ms = d->cfg.timeout_ms > 0 ? d->cfg.timeout_ms : 10000;
+        cfg.deadline_ms = d->cfg.deadline_ms;
         cfg.cache_dir = d->cfg.cache_dir;
         cfg.lookup = dap_lookup;
         cfg.lookup_arg = s;
@@ -259,7 +258,7 @@ session_main(void *arg)
         char who[224];
         snprintf(who, sizeof who, "RSP client %s on %s", s->peer, s->l->addr);
         if (srv_target_door(d->cfg.registry, s->l->id, s->fd, who, err, sizeof err) < 0)
-            fprintf(stderr, "rspwalkd: --rsp-listen %s: %s: %s\n", s->l->addr, s->peer, err);
+            srv_log("--rsp-listen %s: %s: %s", s->l->addr, s->peer, err);
     }
     pthread_mutex_lock(&d->mu);
     close(s->fd);
@@ -296,7 +295,7 @@ listener_main(void *arg)
         if (poll(pf, 2, -1) < 0) {
             if (errno == EINTR)
                 continue;
-            fprintf(stderr, "rspwalkd: %s: poll: %s\n", l->addr, strerror(errno));
+            srv_log("%s: poll: %s", l->addr, strerror(errno));
             return NULL;
         }
         if (pf[1].revents)
@@ -325,7 +324,7 @@ listener_main(void *arg)
         }
         pthread_mutex_unlock(&d->mu);
         if (rc != 0) {
-            fprintf(stderr, "rspwalkd: %s: %s: no thread for the session\n", l->addr, s->peer);
+            srv_log("%s: %s: no thread for the session", l->addr, s->peer);
             close(fd);
             free(s);
         }

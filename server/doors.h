@@ -16,6 +16,7 @@ struct srv_doors;
 struct srv_doors_config {
     struct srv_registry *registry; /* borrowed; outlives the doors */
     int timeout_ms;                /* per protocol read of a DAP session's own link */
+    int deadline_ms;               /* per DAP request on it (dap_config.deadline_ms); 0: none */
     const char *cache_dir;         /* borrowed; NULL: the library's default */
 };
 

@@ -30,10 +30,12 @@ srv_walk_door(struct srv_target *t, struct srv_req *q, char *err, size_t errlen)
                              errlen);
     const struct rsp_stop *st = rsp_last_stop(sw_proc_rsp_session(p));
     srv_target_publish(t, SRV_STOPPED, NULL, st != NULL ? st->signal : -1);
-    fprintf(stderr, "rspwalkd: target %" PRId64 ": door session of %s begins (target %s)\n", t->id,
-            q->door.who, ran ? "was running" : "was stopped");
+    srv_log("target %" PRId64 ": door session of %s begins (target %s)", t->id, q->door.who,
+            ran ? "was running" : "was stopped");
 
-    struct door_config cfg = { .target = t->target, .timeout_ms = t->env->timeout_ms };
+    struct door_config cfg = { .target = t->target,
+                               .timeout_ms = t->env->timeout_ms,
+                               .deadline_ms = t->env->deadline_ms };
     const struct rsp_stats *stats = rsp_session_stats(sw_proc_rsp_session(p));
     uint64_t rt0 = stats->round_trips;
     bool detached = false;
@@ -59,7 +61,7 @@ srv_walk_door(struct srv_target *t, struct srv_req *q, char *err, size_t errlen)
     st = rsp_last_stop(sw_proc_rsp_session(p));
     srv_target_publish(t, run ? SRV_RUNNING : SRV_STOPPED, NULL,
                        run || st == NULL ? -1 : st->signal);
-    fprintf(stderr, "rspwalkd: target %" PRId64 ": door session of %s ended%s; the target %s\n",
-            t->id, q->door.who, detached ? " (detached)" : "", run ? "runs" : "stays stopped");
+    srv_log("target %" PRId64 ": door session of %s ended%s; the target %s", t->id, q->door.who,
+            detached ? " (detached)" : "", run ? "runs" : "stays stopped");
     return 0;
 }

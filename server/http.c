@@ -25,6 +25,7 @@
 #include "server/assets.h"
 #include "server/auth.h"
 #include "server/events.h"
+#include "server/util.h"
 
 /* Query parameters in one request: more is not a query but an attack on the
  * parser. */
@@ -458,7 +459,7 @@ on_mhd_log(void *cls, const char *fmt, va_list ap)
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
     msg[strcspn(msg, "\n")] = '\0';
-    fprintf(stderr, "rspwalkd: http: %s\n", msg);
+    srv_log("http: %s", msg);
 }
 
 int

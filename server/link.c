@@ -9,6 +9,7 @@
 #include "server/link.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,8 @@ link_connect(struct srv_target *t, char *err, size_t errlen)
 
     rsp_session_config_init(&scfg);
     scfg.timeout_ms = env->timeout_ms;
+    scfg.deadline_ms = env->deadline_ms; /* the connect's; each request sets its own */
+    scfg.max_threads = env->max_threads;
     scfg.tdesc_cache = env->tdc;
     if ((rc = rsp_session_open(t->target, &scfg, &s, &e)) < 0)
         return srv_fail(err, errlen, rc, "%s", e.msg);
@@ -73,6 +76,7 @@ link_connect(struct srv_target *t, char *err, size_t errlen)
     wcfg.modcache = env->mc;
     if ((rc = sw_walker_new(p, &wcfg, &w, &e)) < 0) /* frees P */
         return srv_fail(err, errlen, rc, "%s", e.msg);
+    rsp_session_set_deadline(s, 0); /* waiting for stops has none */
     pthread_mutex_lock(&t->mu);
     t->w = w;
     t->epoch++;
@@ -120,6 +124,8 @@ link_up(struct srv_target *t)
 
 /* ---- serving ------------------------------------------------------------- */
 
+static void serve_request(struct srv_target *t, struct srv_req *q);
+
 static void
 serve_walks(struct srv_target *t, struct srv_req *first)
 {
@@ -154,8 +160,33 @@ serve_walks(struct srv_target *t, struct srv_req *first)
     free(doc);
 }
 
+/* The link's deadline for Q (rsp_session_set_deadline): a request holds the
+ * link for so long at most, however the stub trickles its replies; a door
+ * session has none (a front end drives it, each packet within timeout_ms). */
+static void
+set_deadline(struct srv_target *t, const struct srv_req *q)
+{
+    int ms = t->env->deadline_ms;
+    if (ms <= 0 || q->kind == SRV_REQ_DOOR)
+        return;
+    if (q->kind == SRV_REQ_SAMPLE_RUN) {
+        double all = ms + q->sample.seconds * 1000.0;
+        ms = all > INT_MAX / 2 ? INT_MAX / 2 : (int)all;
+    }
+    rsp_session_set_deadline(sw_proc_rsp_session(sw_walker_proc(t->w)), ms);
+}
+
 static void
 serve(struct srv_target *t, struct srv_req *q)
+{
+    set_deadline(t, q);
+    serve_request(t, q);
+    if (t->w != NULL) /* not dropped: waiting for events has no deadline */
+        rsp_session_set_deadline(sw_proc_rsp_session(sw_walker_proc(t->w)), 0);
+}
+
+static void
+serve_request(struct srv_target *t, struct srv_req *q)
 {
     switch (q->kind) {
     case SRV_REQ_WALK:

@@ -72,6 +72,13 @@ usage(FILE *f)
           "      --request-timeout SEC  answer 504 to a request not done by then, and\n"
           "                     close connections idle that long (default 30)\n"
           "      --timeout SEC  per protocol read from a stub (default 10)\n"
+          "      --deadline SEC  each request's whole conversation with its stub: a walk,\n"
+          "                     a pause, a resume, a DAP request, an RSP client's packet\n"
+          "                     (a sample run: its seconds more); past it the request fails\n"
+          "                     naming it and the link is made again (default: 81% of\n"
+          "                     --request-timeout)\n"
+          "      --max-threads N  threads read from a stub's list (default 65536); a longer\n"
+          "                     list is cut there and the first N are walked\n"
           "      --cache-dir DIR  where files read from targets are kept by build-id\n"
           "                     (default $XDG_CACHE_HOME/rspwalk or ~/.cache/rspwalk)\n"
           "      --dap-listen HOST:PORT  serve the Debug Adapter Protocol there, a session\n"
@@ -96,6 +103,8 @@ enum {
     OPT_MAX_REQUESTS,
     OPT_REQUEST_TIMEOUT,
     OPT_TIMEOUT,
+    OPT_DEADLINE,
+    OPT_MAX_THREADS,
     OPT_CACHE_DIR,
     OPT_DAP_LISTEN,
     OPT_RSP_LISTEN,
@@ -113,6 +122,7 @@ struct options {
     bool doors_dap[DOORS_MAX];
     size_t ndoors;
     unsigned long max_targets, max_body, max_requests, request_timeout_s, timeout_s;
+    unsigned long deadline_s, max_threads; /* 0: the defaults */
 };
 
 static bool
@@ -146,6 +156,8 @@ parse_options(int argc, char **argv, struct options *o, bool *done)
         { "max-requests", required_argument, NULL, OPT_MAX_REQUESTS },
         { "request-timeout", required_argument, NULL, OPT_REQUEST_TIMEOUT },
         { "timeout", required_argument, NULL, OPT_TIMEOUT },
+        { "deadline", required_argument, NULL, OPT_DEADLINE },
+        { "max-threads", required_argument, NULL, OPT_MAX_THREADS },
         { "cache-dir", required_argument, NULL, OPT_CACHE_DIR },
         { "dap-listen", required_argument, NULL, OPT_DAP_LISTEN },
         { "rsp-listen", required_argument, NULL, OPT_RSP_LISTEN },
@@ -165,6 +177,8 @@ parse_options(int argc, char **argv, struct options *o, bool *done)
         { OPT_MAX_REQUESTS, "--max-requests", 1, 4096 },
         { OPT_REQUEST_TIMEOUT, "--request-timeout", 1, 3600 },
         { OPT_TIMEOUT, "--timeout", 1, 3600 },
+        { OPT_DEADLINE, "--deadline", 1, 3600 },
+        { OPT_MAX_THREADS, "--max-threads", 1, 1ul << 24 },
     };
     int c;
     opterr = 0;
@@ -226,6 +240,12 @@ parse_options(int argc, char **argv, struct options *o, bool *done)
             break;
         case OPT_TIMEOUT:
             o->timeout_s = v;
+            break;
+        case OPT_DEADLINE:
+            o->deadline_s = v;
+            break;
+        case OPT_MAX_THREADS:
+            o->max_threads = v;
             break;
         case OPT_CACHE_DIR:
             o->cache_dir = optarg;
@@ -388,6 +408,8 @@ main(int argc, char **argv)
         /* A walk ends a little before the request's deadline, so that
          * /v1/stacks can still answer with the targets that made it. */
         .walk_deadline_ms = request_timeout_ms - request_timeout_ms / 10,
+        .link_deadline_ms = (int)o.deadline_s * 1000,
+        .max_threads = o.max_threads,
         .cache_dir = o.cache_dir,
         .event = srv_events_publish,
         .event_arg = events,
@@ -445,6 +467,8 @@ main(int argc, char **argv)
         struct srv_doors_config dcfg = {
             .registry = registry,
             .timeout_ms = (int)o.timeout_s * 1000,
+            .deadline_ms = o.deadline_s > 0 ? (int)o.deadline_s * 1000
+                                            : request_timeout_ms - request_timeout_ms * 19 / 100,
             .cache_dir = o.cache_dir,
         };
         if (srv_doors_new(&dcfg, &doors, err, sizeof err) < 0) {

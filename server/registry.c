@@ -231,8 +231,7 @@ add_back(void *arg, const struct srv_target_rec *rec)
     char err[320];
     int64_t id;
     if (add_locked(r, &spec, false, rec->id, &id, err, sizeof err) < 0)
-        fprintf(stderr, "rspwalkd: stored target %" PRId64 " (%s) not added back: %s\n", rec->id,
-                rec->target, err);
+        srv_log("stored target %" PRId64 " (%s) not added back: %s", rec->id, rec->target, err);
     return 0;
 }
 
@@ -241,7 +240,7 @@ srv_registry_new(const struct srv_registry_config *cfg, struct srv_registry **ou
                  size_t errlen)
 {
     struct srv_registry_config c = cfg ? *cfg : (struct srv_registry_config){ 0 };
-    if (c.timeout_ms < 0 || c.walk_deadline_ms < 0)
+    if (c.timeout_ms < 0 || c.walk_deadline_ms < 0 || c.link_deadline_ms < 0)
         return srv_fail(err, errlen, SRV_EINVAL, "registry: negative timeout or deadline");
     struct srv_registry *r = calloc(1, sizeof *r);
     if (r == NULL)
@@ -252,6 +251,9 @@ srv_registry_new(const struct srv_registry_config *cfg, struct srv_registry **ou
     r->env.event_arg = c.event_arg;
     r->max_targets = c.max_targets ? c.max_targets : DEFAULT_MAX_TARGETS;
     r->deadline_ms = c.walk_deadline_ms ? c.walk_deadline_ms : DEFAULT_DEADLINE_MS;
+    r->env.deadline_ms =
+        c.link_deadline_ms ? c.link_deadline_ms : r->deadline_ms - r->deadline_ms / 10;
+    r->env.max_threads = c.max_threads;
     r->next_id = c.store ? TRANSIENT_ID_BASE : 1;
     r->next_run_id = 1;
     pthread_mutex_init(&r->mu, NULL);

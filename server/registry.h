@@ -29,8 +29,13 @@ struct srv_registry_config {
     size_t max_targets;      /* 0: 1024 */
     int timeout_ms;          /* per protocol read; 0: 10000 */
     int walk_deadline_ms;    /* a whole walk of one target; 0: 30000 */
-    const char *cache_dir;   /* the library's cache directory; NULL: its default */
-    srv_event_fn event;      /* NULL: none */
+    /* Each request's conversation on a link (struct srv_link_env.deadline_ms);
+     * 0: walk_deadline_ms less a tenth, so that the link's own error, which
+     * names the request, comes before the waiting request gives up. */
+    int link_deadline_ms;
+    size_t max_threads;    /* per target's thread list; 0: the library's default */
+    const char *cache_dir; /* the library's cache directory; NULL: its default */
+    srv_event_fn event;    /* NULL: none */
     void *event_arg;
 };
 

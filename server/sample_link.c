@@ -225,8 +225,8 @@ commit(struct run_ctx *c)
                                                          b->last_us, b->samples, p, k) == 0;
         if (!stored && !c->store_failed) {
             c->store_failed = true;
-            fprintf(stderr, "rspwalkd: sample %" PRId64 ": target %" PRId64 ": %s\n",
-                    c->q->sample.run_id, c->t->id, p ? srv_store_errmsg(store) : "out of memory");
+            srv_log("sample %" PRId64 ": target %" PRId64 ": %s", c->q->sample.run_id, c->t->id,
+                    p ? srv_store_errmsg(store) : "out of memory");
         }
         free(p);
     }

@@ -120,7 +120,7 @@ run_main(void *arg)
         q->sample.hz = run->hz;
         q->sample.seconds = run->seconds;
         if (srv_target_post(run->t[i], q, &w, err, sizeof err) < 0) {
-            fprintf(stderr, "rspwalkd: sample %" PRId64 ": %s\n", run->id, err);
+            srv_log("sample %" PRId64 ": %s", run->id, err);
             srv_req_free(q);
             failed = true;
             continue;
@@ -161,7 +161,7 @@ run_main(void *arg)
         }
         if (q->rc < 0) {
             failed = true;
-            fprintf(stderr, "rspwalkd: sample %" PRId64 ": %s\n", run->id, q->err);
+            srv_log("sample %" PRId64 ": %s", run->id, q->err);
         }
         srv_req_free(q);
     }
@@ -169,8 +169,7 @@ run_main(void *arg)
     const char *state = cancelled ? "interrupted" : stored == 0 && failed ? "failed" : "done";
     if (run->env->store != NULL &&
         srv_store_sample_finish(run->env->store, run->id, state, srv_wall_us()) < 0)
-        fprintf(stderr, "rspwalkd: sample %" PRId64 ": finishing: %s\n", run->id,
-                srv_store_errmsg(run->env->store));
+        srv_log("sample %" PRId64 ": finishing: %s", run->id, srv_store_errmsg(run->env->store));
     send_event(run, ticks, stored, t0, state);
     pthread_mutex_lock(&run->mu);
     run->finished = true;

@@ -29,8 +29,13 @@ struct srv_link_env {
     struct sw_modcache *mc;      /* the one module cache of every walker */
     struct rsp_tdesc_cache *tdc; /* the target descriptions of every link's connects */
     int timeout_ms;              /* per protocol read */
-    const char *cache_dir;       /* borrowed; NULL: the library's default */
-    srv_event_fn event;          /* NULL: none */
+    /* Each request's whole conversation with the stub (a walk, a pause, a
+     * resume; a sample run's its seconds on top), and each connect's:
+     * rsp_session_set_deadline.  0: none. */
+    int deadline_ms;
+    size_t max_threads;    /* rsp_session_config.max_threads: 0 the library's default */
+    const char *cache_dir; /* borrowed; NULL: the library's default */
+    srv_event_fn event;    /* NULL: none */
     void *event_arg;
 };
 

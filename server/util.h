@@ -19,6 +19,11 @@ int64_t srv_wall_us(void);
 int srv_fail(char *buf, size_t len, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* "rspwalkd: " and the formatted line on stderr, escaped as the text output
+ * escapes names (sw_text_fputs): log lines quote target names, stub replies
+ * and file names, which must not forge lines or drive a terminal. */
+void srv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* A condition variable on CLOCK_MONOTONIC, and a wait on it until
  * DEADLINE_US (CLOCK_MONOTONIC microseconds; 0: no limit) that returns false
  * once the deadline has passed. */

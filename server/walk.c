@@ -251,6 +251,6 @@ srv_walk_store(struct srv_target *t, int64_t time_us, const char *doc)
 {
     int64_t id;
     if (srv_store_snapshot_add(t->env->store, t->id, time_us, doc, &id) < 0)
-        fprintf(stderr, "rspwalkd: target %" PRId64 ": storing its snapshot: %s\n", t->id,
+        srv_log("target %" PRId64 ": storing its snapshot: %s", t->id,
                 srv_store_errmsg(t->env->store));
 }

@@ -552,10 +552,12 @@ run_in_deadline(struct dap_session *s, const char *command, dap_handler fn, json
         rsp_session_set_deadline(rs, 0);
     if (rc < 0 && past) {
         char why[256];
-        snprintf(why, sizeof why, "%s", err);
+        size_t wl = strnlen(err, sizeof why - 1);
+        memcpy(why, err, wl);
+        why[wl] = '\0';
         snprintf(err, errlen,
                  "%.40s: the request's deadline of %g s has passed, the link to %.120s "
-                 "is given up: %s",
+                 "is given up: %.200s",
                  command, dl / 1000.0, s->target ? s->target : "the target", why);
         s->state = DAP_LOST;
         dap_stop_forget(s);

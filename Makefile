@@ -257,10 +257,12 @@ fuzz: $(FUZZ_BINS)
 	$(Q)tests/run-fuzz $(or $(FUZZ_LONG),300) $(FUZZ_BINS)
 
 # rspwalk (ASan+UBSan) against scripted stubs that misbehave, one scenario a file
-# (tests/hostile/scenarios/): each must end within its deadline with one error line.
+# (tests/hostile/scenarios/): each must end within its deadline with one error line;
+# then rspwalkd (ASan+UBSan) with each of them registered beside an honest stub.
 .PHONY: check-hostile
-check-hostile: build/asan/rspwalk
+check-hostile: build/asan/rspwalk build/asan/rspwalkd
 	$(Q)tests/hostile/run --rspwalk build/asan/rspwalk
+	$(Q)tests/hostile/run-server --rspwalkd build/asan/rspwalkd
 
 check-integration: build/release/rspwalk build/release/rspwalkd build/release/tests/server/regdrive \
                    build/release/rspwalk-mpi fixtures
@@ -390,7 +392,7 @@ help:
 	@echo "  check-asan         the same unit tests under ASan+UBSan"
 	@echo "  check-tsan         8 walkers in 8 threads over one module cache, under TSan"
 	@echo "  check-fuzz         each libFuzzer target for FUZZ_SECONDS (10)"
-	@echo "  check-hostile      the ASan CLI against scripted misbehaving stubs (tests/hostile/)"
+	@echo "  check-hostile      the ASan CLI and rspwalkd against scripted misbehaving stubs (tests/hostile/)"
 	@echo "  check-integration  walks under real gdbserver against gdb-multiarch's backtrace"
 	@echo "  check-server-load  rspwalkd under load (ASan, valgrind), stubs killed meanwhile"
 	@echo "  check-docs         docs/examples built and run against gdbserver"

@@ -28,6 +28,16 @@ facts_enough(const struct sw_an_pc *at)
     return ((at->sp_known && !at->sp_alt) || at->fp_cfa) && at->ra != SW_AN_RA_UNKNOWN;
 }
 
+/* Why a read for the analysis failed: a link error's message is the
+ * process's, which names the request and the stub's part; the code's text
+ * says only what kind of failure it was. */
+static const char *
+link_why(struct sw_walker *w, int rc)
+{
+    const char *m = sw_is_link_error(rc) ? sw_proc_errmsg(sw_walker_proc(w)) : NULL;
+    return m != NULL && m[0] != '\0' ? m : sw_strerror(rc);
+}
+
 int
 sw_ff_facts(struct sw_walker *w, const struct sw_ff_arch *ff, sw_addr pc, bool exact,
             struct sw_ff_facts *out)
@@ -40,7 +50,7 @@ sw_ff_facts(struct sw_walker *w, const struct sw_ff_arch *ff, sw_addr pc, bool e
     int rc = sw_analysis_func(w, pc, exact, &out->fn, &out->at);
     if (rc == SW_ENOMEM || sw_is_link_error(rc))
         return sw_walker_fail(w, rc, "analysing the function at %#" PRIx64 ": %s", (uint64_t)pc,
-                              sw_strerror(rc));
+                              link_why(w, rc));
     out->rc = rc;
     out->have_fn = rc == 0 || rc == SW_EINVAL;
     out->have_at = rc == 0;
@@ -52,7 +62,7 @@ sw_ff_facts(struct sw_walker *w, const struct sw_ff_arch *ff, sw_addr pc, bool e
         rc = sw_analysis_exit(w, pc, &scan);
         if (rc == SW_ENOMEM || sw_is_link_error(rc))
             return sw_walker_fail(w, rc, "reading the code at %#" PRIx64 ": %s", (uint64_t)pc,
-                                  sw_strerror(rc));
+                                  link_why(w, rc));
         if (rc == 0) {
             out->at = scan;
             out->have_at = true;

@@ -1,5 +1,5 @@
 """'W00' (the process exited) as the reply to the first 'm': an error, not a refused read."""
-EXPECT = r"^rspwalk: .*the target has exited"
+EXPECT = r"^rspwalk: .*(the target|the process) has exited"
 
 
 def reply(stub, pkt):

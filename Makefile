@@ -258,11 +258,13 @@ fuzz: $(FUZZ_BINS)
 
 # rspwalk (ASan+UBSan) against scripted stubs that misbehave, one scenario a file
 # (tests/hostile/scenarios/): each must end within its deadline with one error line;
-# then rspwalkd (ASan+UBSan) with each of them registered beside an honest stub.
+# then rspwalkd (ASan+UBSan) with each of them registered beside an honest stub, and the
+# DAP adapter and the RSP door over the stubs that trickle (per-request deadlines).
 .PHONY: check-hostile
 check-hostile: build/asan/rspwalk build/asan/rspwalkd
 	$(Q)tests/hostile/run --rspwalk build/asan/rspwalk
 	$(Q)tests/hostile/run-server --rspwalkd build/asan/rspwalkd
+	$(Q)tests/hostile/run-fronts --rspwalk build/asan/rspwalk
 
 check-integration: build/release/rspwalk build/release/rspwalkd build/release/tests/server/regdrive \
                    build/release/rspwalk-mpi fixtures

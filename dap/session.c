@@ -531,9 +531,10 @@ now_ms(void)
 }
 
 /* Run FN for COMMAND within the configured deadline: every request on the
- * link fails once it has passed (rsp_session_set_deadline), and a request
- * that ran past it gives the link up, since the stub may still answer what
- * it was asked, out of turn. */
+ * link fails once it has passed (rsp_session_set_deadline).  A request that
+ * ran past it is an error response, whatever FN made of the failed reads (a
+ * walk ends early and keeps its frames), and the link is given up: the
+ * stub may still answer what it was asked, out of turn. */
 static int
 run_in_deadline(struct dap_session *s, const char *command, dap_handler fn, json_t *args,
                 json_t **body, char *err, size_t errlen)
@@ -550,15 +551,21 @@ run_in_deadline(struct dap_session *s, const char *command, dap_handler fn, json
     struct rsp_session *rs = sw_proc_rsp_session(proc(s));
     if (rs != NULL)
         rsp_session_set_deadline(rs, 0);
-    if (rc < 0 && past) {
+    if (past) {
+        /* The failure that the deadline caused: the handler's, else the
+         * link's last (which names the request that was cut). */
+        const char *cause = rc < 0 ? err : rs != NULL ? rsp_session_errmsg(rs) : "";
         char why[256];
-        size_t wl = strnlen(err, sizeof why - 1);
-        memcpy(why, err, wl);
+        size_t wl = strnlen(cause, sizeof why - 1);
+        memcpy(why, cause, wl);
         why[wl] = '\0';
         snprintf(err, errlen,
                  "%.40s: the request's deadline of %g s has passed, the link to %.120s "
                  "is given up: %.200s",
                  command, dl / 1000.0, s->target ? s->target : "the target", why);
+        json_decref(*body);
+        *body = NULL;
+        rc = -1;
         s->state = DAP_LOST;
         dap_stop_forget(s);
         dap_event_after(s, "terminated", NULL);

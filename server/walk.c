@@ -200,6 +200,11 @@ srv_walk_run(struct srv_target *t, const struct srv_walk_key *key, char **doc, i
     rc = render(t, key, start_us, doc, err, errlen);
     if (t->w == NULL) /* the link broke */
         return rc;
+    const struct rsp_session *rs = sw_proc_rsp_session(p);
+    if (rc == 0 && rs != NULL && rsp_threads_cut(rs))
+        srv_log("target %" PRId64 " (%s): the stub lists more than %zu threads: the first %zu "
+                "are walked (--max-threads)",
+                t->id, t->target, rsp_threads_max(rs), rsp_threads_max(rs));
     if (paused) {
         int rr = p->debug ? p->debug->resume(p, SW_TID_DEFAULT, 0) : SW_EUNSUP;
         if (rr < 0) {

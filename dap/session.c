@@ -108,6 +108,10 @@ say(struct dap_session *s, const char *category, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    /* Target names and stub messages: escaped, one line for the console. */
+    char *safe = sw_text_escape(line, 0);
+    snprintf(line, sizeof line, "%s", safe != NULL ? safe : "out of memory");
+    free(safe);
     size_t n = strlen(line);
     if (n + 1 < sizeof line)
         memcpy(line + n, "\n", 2);

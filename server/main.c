@@ -28,6 +28,7 @@
 #include "server/policy.h"
 #include "server/registry.h"
 #include "server/store.h"
+#include "server/util.h"
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
@@ -362,12 +363,12 @@ main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     if (o.token_file && srv_token_load(o.token_file, &token, err, sizeof err) < 0) {
-        fprintf(stderr, "rspwalkd: %s\n", err);
+        srv_log("%s", err);
         rc = EXIT_USAGE;
         goto out;
     }
     if (srv_http_listen(o.listen, &fd, url, sizeof url, &loopback, err, sizeof err) < 0) {
-        fprintf(stderr, "rspwalkd: %s\n", err);
+        srv_log("%s", err);
         goto out;
     }
     if (!loopback && !token) {
@@ -392,7 +393,7 @@ main(int argc, char **argv)
         db = dbpath;
     }
     if (srv_store_open(db, &store, err, sizeof err) < 0) {
-        fprintf(stderr, "rspwalkd: %s\n", err);
+        srv_log("%s", err);
         goto out;
     }
     if (srv_events_new(STREAMS_MAX, STREAM_QUEUE_BYTES, &events) < 0 ||
@@ -416,7 +417,7 @@ main(int argc, char **argv)
     };
     int src = srv_registry_new(&rcfg, &registry, err, sizeof err);
     if (src != 0) {
-        fprintf(stderr, "rspwalkd: %s\n", err);
+        srv_log("%s", err);
         goto out;
     }
     for (int i = optind; i < argc; i++) {
@@ -427,7 +428,7 @@ main(int argc, char **argv)
          * so that a restart never runs a command the store remembers. */
         src = srv_target_add(registry, &spec, argv[i][0] != '|', &id, err, sizeof err);
         if (src != 0) {
-            fprintf(stderr, "rspwalkd: %s: %s\n", argv[i], err);
+            srv_log("%s: %s", argv[i], err);
             rc = src == SRV_EINVAL ? EXIT_USAGE : EXIT_FAIL;
             goto out;
         }
@@ -459,7 +460,7 @@ main(int argc, char **argv)
     };
     fd = -1; /* srv_http_start takes it */
     if (srv_http_start(&hcfg, &http, err, sizeof err) < 0) {
-        fprintf(stderr, "rspwalkd: %s\n", err);
+        srv_log("%s", err);
         goto out;
     }
     fprintf(stderr, "rspwalkd: listening on %s\n", url);
@@ -472,7 +473,7 @@ main(int argc, char **argv)
             .cache_dir = o.cache_dir,
         };
         if (srv_doors_new(&dcfg, &doors, err, sizeof err) < 0) {
-            fprintf(stderr, "rspwalkd: %s\n", err);
+            srv_log("%s", err);
             goto out;
         }
     }
@@ -483,7 +484,7 @@ main(int argc, char **argv)
                 ? srv_doors_dap_listen(doors, o.doors[i], bound, sizeof bound, err, sizeof err)
                 : srv_doors_rsp_listen(doors, o.doors[i], bound, sizeof bound, err, sizeof err);
         if (drc < 0) {
-            fprintf(stderr, "rspwalkd: %s\n", err);
+            srv_log("%s", err);
             rc = EXIT_USAGE;
             goto out;
         }

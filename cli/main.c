@@ -684,7 +684,7 @@ cli_run(const struct cli_opts *o)
     if (cli_add_steppers(o, w) < 0)
         goto out;
     if (rtos && sw_add_stepper(w, sw_rtos_stepper_new(sw_walker_proc(w))) < 0) {
-        fprintf(stderr, "rspwalk: --rtos: %s\n", sw_walker_errmsg(w));
+        cli_error("--rtos: %s", sw_walker_errmsg(w));
         goto out;
     }
 

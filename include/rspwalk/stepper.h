@@ -35,6 +35,7 @@ enum {
     SW_PRIO_STACKBOTTOM = 0x10000,
     SW_PRIO_SIGHANDLER = 0x10020,
     SW_PRIO_DEBUG = 0x10040,
+    SW_PRIO_EHABI = 0x10048, /* ARM's .ARM.exidx tables: after the DWARF CFI */
     SW_PRIO_FRAME_FUNC = 0x10050,
     SW_PRIO_ANALYSIS = 0x10058,
     SW_PRIO_WANDERER = 0x10060,
@@ -98,12 +99,13 @@ SW_API void sw_stepper_free(struct sw_stepper *s);
 SW_API struct sw_stepper *sw_stepper_stackbottom_new(void);
 SW_API struct sw_stepper *sw_stepper_sighandler_new(void);
 SW_API struct sw_stepper *sw_stepper_debug_new(void);
+SW_API struct sw_stepper *sw_stepper_ehabi_new(void);
 SW_API struct sw_stepper *sw_stepper_frame_func_new(void);
 SW_API struct sw_stepper *sw_stepper_analysis_new(void);
 SW_API struct sw_stepper *sw_stepper_wanderer_new(void);
 
 /* The name of default stepper I in priority order ("stackbottom",
- * "sighandler", "debug", "frame-func", "analysis", "wanderer": each one's
+ * "sighandler", "debug", "ehabi", "frame-func", "analysis", "wanderer": each one's
  * ops->name), or NULL when I is past the last. */
 SW_API const char *sw_stepper_default_name(size_t i);
 

@@ -15,7 +15,13 @@
 # Cortex-M0 (ARMv6-M, -M microbit).  The */analysis cases walk with the analysis stepper in place of the CFI
 # (--steppers stackbottom,sighandler,analysis: Thumb prologues read by disasm/thumb.c) and
 # must still agree with gdb, which reads the CFI; a */wanderer case scans the stack alone
-# (the pcs must agree; a scanned frame's SP may not).
+# (the pcs must agree; a scanned frame's SP may not).  The */ehabi cases boot firmware built
+# with -funwind-tables and without .debug_frame (fixtures/cortexm.mk's *-exidx.elf): rspwalk
+# unwinds the callers by the ARM index tables (.ARM.exidx, the ehabi stepper; every caller of
+# a call-site frame must come from it) while gdb-multiarch reads the *-exidx-full.elf twin,
+# the same bytes with their .debug_frame: gdb 13.1's own EHABI path cannot serve, its Thumb
+# prologue unwinder ends every walk at frame 0 on QEMU 7.2's M-profile registers (no msp/psp;
+# docs/gdb-differences.md).
 # Builds nothing; kills only the qemu it started; every run is bounded.
 # Env: RSPWALK (default build/release/rspwalk), IT_TIMEOUT (seconds per run, default 60),
 #      IT_KEEP=1 (keep the work directory).
@@ -26,6 +32,10 @@ cd "$root" || exit 1
 RSPWALK=${RSPWALK:-build/release/rspwalk}
 IT_TIMEOUT=${IT_TIMEOUT:-60}
 FW=
+# The file rspwalk reads when it is not gdb's $FW (the */ehabi cases), and the stepper that
+# must have produced each caller of a call-site frame there.
+RW_FW=
+WANT_STEPPER=
 work=$(mktemp -d "${TMPDIR:-/tmp}/rspwalk-cortexm.XXXXXX")
 qpid=
 port=
@@ -93,7 +103,7 @@ case_run() {
     shift 2
     dir=$(mktemp -d "$work/${stop//[^A-Za-z0-9_]/_}.XXXX")
     [ -n "$qpid" ] || { echo "no board: $(head -n 1 "$work/start.out")"; return 1; }
-    local opts=(--exe "$FW")
+    local opts=(--exe "${RW_FW:-$FW}")
     [ "$steppers" = - ] || opts+=(--steppers "$steppers")
     timeout -k 5 "$IT_TIMEOUT" gdb-multiarch -nx -batch -ex 'set confirm off' -ex "file $FW" \
         -ex "target remote 127.0.0.1:$port" -ex "break $stop" -ex continue -ex 'disconnect' \
@@ -118,13 +128,15 @@ case_run() {
     # Stack scanning (the wanderer) finds the callers, not always their exact SP.
     local sp_check=exact
     [[ "$steppers" == *wanderer* ]] && sp_check=none
-    python3 - "$dir/rspwalk.json" "$dir/oracle.json" "$dir/rspwalk.txt" "$sp_check" "$@" <<'PY'
+    python3 - "$dir/rspwalk.json" "$dir/oracle.json" "$dir/rspwalk.txt" "$sp_check" \
+        "${WANT_STEPPER:--}" "$@" <<'PY'
 import json, sys
 ours = json.load(open(sys.argv[1]))
 gdbs = json.load(open(sys.argv[2]))
 text = open(sys.argv[3]).read()
 sp_exact = sys.argv[4] == "exact"
-want = sys.argv[5:]  # "-f9" stands for an exception frame whose pc is 0xfffffff9
+want_stepper = sys.argv[5]
+want = sys.argv[6:]  # "-f9" stands for an exception frame whose pc is 0xfffffff9
 def fail(why):
     print(why)
     sys.exit(1)
@@ -146,6 +158,19 @@ for i, (a, b) in enumerate(zip(t["frames"], g["frames"])):
              % (i, names[i], a["pc"], a["sp"], b["pc"], b["sp"]))
     if names[i].startswith("-") and (int(a["pc"], 16) & 0xffffffe3) != 0xffffffe1:
         fail("frame #%d: pc %s is not an EXC_RETURN value" % (i, a["pc"]))
+# The callers of call-site frames (not frame 0, not a frame an exception interrupted) must
+# come from WANT_STEPPER; the bottom frame's too.
+if want_stepper != "-":
+    frames = t["frames"]
+    for i in range(1, len(frames)):
+        inner = frames[i - 1]
+        if (i - 1 == 0 or inner["kind"] not in ("normal", "signal") or inner["kind"] == "signal"
+                or frames[i]["kind"] not in ("normal", "signal")
+                or (i >= 2 and frames[i - 2]["kind"] == "signal")):
+            continue
+        if frames[i].get("stepper") != want_stepper:
+            fail("frame #%d %s: from stepper %s, want %s"
+                 % (i, names[i], frames[i].get("stepper"), want_stepper))
 signals = text.count("<signal handler called>")
 if signals != sum(w.startswith("-") for w in want):
     fail("text output: %d '<signal handler called>', want %d"
@@ -215,6 +240,48 @@ case_line cortexm/fault Fault_Handler - Fault_Handler -f9 c_fault c3 c2 c1 main 
 case_line cortexm/fault/analysis Fault_Handler "$AN" Fault_Handler -f9 c_fault c3 c2 c1 main \
     Reset_Handler
 stop_qemu
+# Release builds: no .debug_frame, the ARM index tables (-funwind-tables) in its place; gdb
+# reads the same firmware with its .debug_frame (*-full.elf).
+for opt in O0 O2; do
+    if [ "$opt" = O0 ]; then
+        FWE=build/fixtures/cortexm/mps2-an385-exidx.elf
+        outer=(spin_odd c3 c2 c1 main Reset_Handler)
+    else
+        FWE=build/fixtures/cortexm/mps2-an385-O2-exidx.elf
+        outer=(spin_odd c2 c1 main Reset_Handler)
+    fi
+    RW_FW=$FWE
+    WANT_STEPPER=ehabi
+    start_qemu mps2-an385 "${FWE%.elf}-full.elf" >"$work/start.out" 2>&1 || stop_qemu
+    if [ -n "$qpid" ] && ! python3 - "$FWE" "${FWE%.elf}-full.elf" >"$work/start.out" 2>&1 <<'PY'; then
+import sys
+# Both files must load the same bytes (PT_LOAD contents) for gdb's walk to be rspwalk's.
+def loads(path):
+    d = open(path, "rb").read()
+    assert d[:4] == b"\x7fELF" and d[4] == 1, path + ": not a 32-bit ELF"
+    phoff = int.from_bytes(d[28:32], "little"); phentsize = int.from_bytes(d[42:44], "little")
+    phnum = int.from_bytes(d[44:46], "little")
+    out = []
+    for i in range(phnum):
+        ph = d[phoff + i * phentsize: phoff + (i + 1) * phentsize]
+        if int.from_bytes(ph[0:4], "little") == 1:
+            off, vaddr, filesz = (int.from_bytes(ph[k:k + 4], "little") for k in (4, 8, 16))
+            out.append((vaddr, d[off:off + filesz]))
+    return out
+if loads(sys.argv[1]) != loads(sys.argv[2]):
+    print("%s and %s do not load the same bytes (make fixtures)" % (sys.argv[1], sys.argv[2]))
+    sys.exit(1)
+PY
+        stop_qemu
+    fi
+    case_line "cortexm/$opt/ehabi/thread" c3 - c3 c2 c1 main Reset_Handler
+    case_line "cortexm/$opt/ehabi/systick" h_leaf - h_leaf h1 SysTick_Handler -f9 "${outer[@]}"
+    case_line "cortexm/$opt/ehabi/nested" p_leaf - p_leaf p1 PendSV_Handler -f1 h_pend h1 \
+        SysTick_Handler -f9 "${outer[@]}"
+    stop_qemu
+done
+RW_FW=
+WANT_STEPPER=
 # ARMv6-M (Cortex-M0, -M microbit): the same tables and frames.
 start_qemu microbit "$FWM0" >"$work/start.out" 2>&1 || stop_qemu
 case_line cortexm/M0/nested p_leaf - p_leaf p1 PendSV_Handler -f1 h_pend h1 SysTick_Handler \

@@ -19,6 +19,7 @@ static const struct {
     { "stackbottom", sw_stepper_stackbottom_new },
     { "sighandler", sw_stepper_sighandler_new },
     { "debug", sw_stepper_debug_new },
+    { "ehabi", sw_stepper_ehabi_new },
     { "frame-func", sw_stepper_frame_func_new },
     { "analysis", sw_stepper_analysis_new },
     { "wanderer", sw_stepper_wanderer_new },

@@ -20,7 +20,7 @@ static void
 test_default_names_are_the_steppers_names_in_priority_order(void **state)
 {
     (void)state;
-    static const char *const want[] = { "stackbottom", "sighandler", "debug",
+    static const char *const want[] = { "stackbottom", "sighandler", "debug",   "ehabi",
                                         "frame-func",  "analysis",   "wanderer" };
     unsigned last = 0;
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {

@@ -140,8 +140,8 @@ ehabi_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_fr
     /* A call pushes nothing on ARM: a leaf's caller has its SP; never an inward one. */
     if (sp < in->sp) {
         sw_debug(SW_DBG_STEP,
-                 "ehabi at 0x%" PRIx64 ": the caller's SP 0x%" PRIx64 " is not outward of 0x%" PRIx64
-                 "\n",
+                 "ehabi at 0x%" PRIx64 ": the caller's SP 0x%" PRIx64
+                 " is not outward of 0x%" PRIx64 "\n",
                  pc, sp, in->sp);
         goto out;
     }

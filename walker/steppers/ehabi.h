@@ -33,9 +33,9 @@ struct sw_ehabi_table {
 
 /* What the index says of one function. */
 struct sw_ehabi_entry {
-    sw_addr fn_start;  /* link-time start of the function the entry covers */
-    sw_addr fn_end;    /* the next entry's start; the table's last entry: SW_ADDR_MAX */
-    bool cantunwind;   /* EXIDX_CANTUNWIND: the function has no unwind information */
+    sw_addr fn_start;     /* link-time start of the function the entry covers */
+    sw_addr fn_end;       /* the next entry's start; the table's last entry: SW_ADDR_MAX */
+    bool cantunwind;      /* EXIDX_CANTUNWIND: the function has no unwind information */
     unsigned personality; /* 0, 1 or 2 (ARM's routines); 3: another routine, GCC's data */
     size_t nops;
     uint8_t ops[SW_EHABI_MAX_OPS];
@@ -54,8 +54,8 @@ int sw_ehabi_lookup(const struct sw_ehabi_table *t, sw_addr pc, struct sw_ehabi_
  * popped one was read. */
 struct sw_ehabi_vrs {
     uint32_t r[16];
-    uint16_t known;        /* bit N: r[N] holds a value */
-    uint16_t popped;       /* bit N: r[N] was read from the stack at addr[N] */
+    uint16_t known;  /* bit N: r[N] holds a value */
+    uint16_t popped; /* bit N: r[N] was read from the stack at addr[N] */
     sw_addr addr[16];
 };
 

@@ -100,8 +100,8 @@ sw_ehabi_lookup(const struct sw_ehabi_table *t, sw_addr pc, struct sw_ehabi_entr
                        ".ARM.exidx entry at 0x%" PRIx64 ": its function offset has bit 31 set",
                        where);
     out->fn_start = prel31(w0, where);
-    out->fn_end = i + 1 < n ? prel31(word_at(t->exidx + 8 * (i + 1), t->big_endian), where + 8)
-                            : SW_ADDR_MAX;
+    out->fn_end =
+        i + 1 < n ? prel31(word_at(t->exidx + 8 * (i + 1), t->big_endian), where + 8) : SW_ADDR_MAX;
     if (w1 == 1) {
         out->cantunwind = true;
         return 0;
@@ -279,7 +279,7 @@ sw_ehabi_execute(const uint8_t *ops, size_t nops, struct sw_ehabi_vrs *v, sw_eha
             return sw_fail(err, SW_ENOCFI, "EHABI: the return address (lr) is not known");
         v->r[15] = v->r[14];
         v->known |= 1u << 15;
-        v->popped &= (uint16_t)~(1u << 15);
+        v->popped &= (uint16_t) ~(1u << 15);
         if (v->popped & (1u << 14)) {
             v->popped |= 1u << 15;
             v->addr[15] = v->addr[14];

@@ -163,6 +163,12 @@ int sw_elf_symbol_by_name(struct sw_elf *e, const char *name, struct sw_elfsym *
 int sw_elf_symbol_by_name_bind(struct sw_elf *e, const char *name, struct sw_elfsym *out,
                                bool *local);
 
+/* The value of the defined symbol NAME of any type (data objects too: the code-only tables
+ * above do not hold them), read from the file's .symtab, its .dynsym, then the debug
+ * file's .symtab, each time (for the few look-ups of a stub's qSymbol).  Returns 0 or
+ * SW_ENOSYM. */
+int sw_elf_any_symbol(struct sw_elf *e, const char *name, sw_addr *value);
+
 /* Copy LEN bytes at link-time address VADDR from the file's allocated,
  * non-NOBITS sections or PT_LOAD file contents (code and read-only data).
  * Returns 0 or SW_EMEM if any byte is not in the file. */

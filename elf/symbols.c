@@ -587,3 +587,40 @@ sw_elf_symbol_by_name_bind(struct sw_elf *e, const char *name, struct sw_elfsym 
     pthread_mutex_unlock(&e->lock);
     return rc;
 }
+
+/* Defined symbol NAME of the first table of type KIND in ELF, any type but FILE and SECTION, in any
+ * section: 1 with *VALUE, 0 none. */
+static int
+any_symbol_in(Elf *elf, GElf_Word kind, const char *name, sw_addr *value)
+{
+    GElf_Shdr sh;
+    Elf_Scn *scn = elf != NULL ? table_section(elf, kind, &sh) : NULL;
+    Elf_Data *d = scn != NULL ? elf_getdata(scn, NULL) : NULL;
+    size_t fsize = elf != NULL ? gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT) : 0;
+    size_t n = d != NULL && fsize != 0 ? d->d_size / fsize : 0;
+    for (size_t i = 1; i < n; i++) {
+        GElf_Sym s;
+        if (gelf_getsym(d, (int)i, &s) == NULL || s.st_shndx == SHN_UNDEF)
+            continue;
+        int type = GELF_ST_TYPE(s.st_info);
+        if (type == STT_FILE || type == STT_SECTION)
+            continue;
+        const char *nm = elf_strptr(elf, sh.sh_link, s.st_name);
+        if (nm != NULL && strcmp(nm, name) == 0) {
+            *value = s.st_value; /* as the symbol says: a Thumb function's keeps bit 0 */
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int
+sw_elf_any_symbol(struct sw_elf *e, const char *name, sw_addr *value)
+{
+    pthread_mutex_lock(&e->lock);
+    int found = any_symbol_in(e->main.elf, SHT_SYMTAB, name, value) ||
+                any_symbol_in(e->main.elf, SHT_DYNSYM, name, value) ||
+                any_symbol_in(e->dbg.elf, SHT_SYMTAB, name, value);
+    pthread_mutex_unlock(&e->lock);
+    return found ? 0 : SW_ENOSYM;
+}

@@ -34,6 +34,7 @@ static const struct {
     { "vContSupported", RSP_FEAT_VCONT },
     { "binary-upload", RSP_FEAT_BINARY_UPLOAD },
     { "QNonStop", RSP_FEAT_NON_STOP },
+    { "qXfer:memory-map:read", RSP_FEAT_XFER_MEMORY_MAP },
 };
 
 /* "name+", "name-", "name?", "name=value" separated by ';'.  Unknown names

@@ -304,11 +304,41 @@ rsp_reg_read(struct rsp_session *s, struct rsp_thread_id id, unsigned regnum, ui
 /* Halving stops here: below this an E22 is about the address, not the size. */
 #define MEM_MIN_RETRY 0x100
 
+/* Whether [ADDR, ADDR+LEN) lies in the stub's memory map, where it has one (read on the
+ * first call: rsp/symbols.c).  1 yes or no map, 0 not (with the message in S), or a link
+ * error.  gdb refuses such reads too ("mem inaccessible-by-default"); OpenOCD would answer
+ * them with zeros. */
+static int
+mem_in_map(struct rsp_session *s, uint64_t addr, size_t len)
+{
+    const struct rsp_mem_region *m;
+    size_t n;
+    int rc = rsp_memory_map(s, &m, &n);
+    if (rc < 0)
+        return rc;
+    if (n == 0)
+        return 1;
+    /* Regions are sorted; adjacent ones hold a read across their border. */
+    uint64_t at = addr, end = addr + len;
+    for (size_t i = 0; i < n && at < end; i++)
+        if (m[i].start <= at && at - m[i].start < m[i].length)
+            at = m[i].start + m[i].length < at ? end : m[i].start + m[i].length;
+    if (at >= end)
+        return 1;
+    sw_fail(&s->err, SW_EMEM,
+            "reading %zu bytes at 0x%llx: 0x%llx is outside the stub's memory map", len,
+            (unsigned long long)addr, (unsigned long long)at);
+    return 0;
+}
+
 int
 rsp_mem_read(struct rsp_session *s, uint64_t addr, void *buf, size_t len)
 {
     uint8_t *out = buf;
     size_t done = 0;
+    int inside = len > 0 ? mem_in_map(s, addr, len) : 1;
+    if (inside <= 0)
+        return inside < 0 ? inside : SW_EMEM;
     while (done < len) {
         struct rsp_reply r;
         uint64_t a = addr + done;
@@ -394,6 +424,15 @@ rsp_mem_read_batch_while(struct rsp_session *s, struct rsp_mem_range *ranges, si
         ranges[i].rc = 0;
         if (ranges[i].len == 0 || ranges[i].len > rsp_mem_chunk(s))
             continue;
+        int inside = mem_in_map(s, ranges[i].addr, ranges[i].len);
+        if (inside < 0) {
+            rc = inside;
+            goto out;
+        }
+        if (inside == 0) {
+            ranges[i].rc = SW_EMEM; /* no packet: outside the memory map */
+            continue;
+        }
         char *t = text + 40 * k;
         int len = snprintf(t, 40, "m%llx,%zx", (unsigned long long)ranges[i].addr, ranges[i].len);
         items[k] = (struct rsp_batch_item){ RSP_PKT_READ_MEM, t, (size_t)len };

@@ -91,6 +91,7 @@ rsp_session_free(struct rsp_session *s)
     sw_buf_fini(&s->pre_out);
     rsp_tdesc_free(s->tdesc);
     sw_free(s->tdesc_xml);
+    sw_free(s->memmap);
     sw_free(s);
 }
 

@@ -91,6 +91,10 @@ struct rsp_session {
     int64_t vfile_fs;
 
     bool threads_cut; /* the last thread list had more than cfg.max_threads */
+    bool qsymbol_done;             /* rsp_qsymbol_serve ran (rsp/symbols.c) */
+    bool memmap_read;              /* rsp_memory_map asked the stub (rsp/symbols.c) */
+    struct rsp_mem_region *memmap; /* owned: nmemmap regions, sorted by start */
+    size_t nmemmap;
 
     bool nonstop; /* QNonStop:1 was accepted (rsp/nonstop.c) */
     struct rsp_ns_state ns;

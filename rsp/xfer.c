@@ -25,7 +25,7 @@ static const struct {
 } known_objects[] = {
     { "features", RSP_PKT_XFER_FEATURES },        { "threads", RSP_PKT_XFER_THREADS },
     { "libraries-svr4", RSP_PKT_XFER_LIBS_SVR4 }, { "auxv", RSP_PKT_XFER_AUXV },
-    { "exec-file", RSP_PKT_XFER_EXEC_FILE },
+    { "exec-file", RSP_PKT_XFER_EXEC_FILE },      { "memory-map", RSP_PKT_XFER_MEMORY_MAP },
 };
 
 static enum rsp_pkt

@@ -359,6 +359,14 @@ rsp_proc_threads(struct sw_proc *p, sw_tid *tids, size_t max, size_t *n)
         if (rc < 0)
             return rc;
     }
+    if (rp->nthreads == 0) {
+        /* An empty list (OpenOCD without an RTOS: "<threads></threads>", 'l'): the
+         * stub's one thread, as gdb keeps it. */
+        if (max > 0)
+            tids[0] = p->default_tid;
+        *n = 1;
+        return 0;
+    }
     for (size_t i = 0; i < rp->nthreads && i < max; i++)
         tids[i] = (sw_tid)rp->threads[i].tid;
     *n = rp->nthreads;
@@ -543,6 +551,33 @@ own_read_mem_batch_while(struct sw_proc *p, struct sw_mem_req *reqs, size_t n,
     return rc < 0 ? rc : tgt_rsp_read_mem_batch_while(p, reqs, n, while_fn, arg);
 }
 
+/* A bare-metal stub's symbol look-ups (qSymbol).  Not offered to a stub with a Linux
+ * process's objects (its library list or auxv): gdbserver would look up libthread_db's
+ * symbols in the middle of later requests, and a process's threads come from the kernel. */
+static int
+rsp_serve_symbols(struct sw_proc *p, int (*lookup)(void *arg, const char *name, sw_addr *addr),
+                  void *arg, size_t *asked)
+{
+    struct tgt_rsp_proc *rp = to_rp(p);
+    *asked = 0;
+    if (rp->terminated || rsp_has_feature(rp->s, RSP_FEAT_XFER_LIBS_SVR4) ||
+        rsp_has_feature(rp->s, RSP_FEAT_XFER_AUXV) || rsp_non_stop(rp->s))
+        return 0;
+    int rc = rsp_qsymbol_serve(rp->s, lookup, arg, asked); /* sw_addr is uint64_t */
+    if (rc < 0)
+        return proc_fail_from_session(rp, rc);
+    if (*asked > 0) {
+        /* OpenOCD lists its RTOS's tasks from now on, the running one first. */
+        free(rp->threads);
+        rp->threads = NULL;
+        rp->nthreads = 0;
+        tgt_rsp_mem_drop(rp);
+        if (!rp->stop.has_thread && load_threads(rp) == 0 && rp->nthreads > 0)
+            rp->base.default_tid = (sw_tid)rp->threads[0].tid;
+    }
+    return 0;
+}
+
 static const struct sw_proc_ops rsp_proc_ops = {
     .read_mem = own_read_mem,
     .read_mem_batch = own_read_mem_batch,
@@ -557,6 +592,7 @@ static const struct sw_proc_ops rsp_proc_ops = {
     .read_mem_batch_while = own_read_mem_batch_while,
     .prefetch_threads = rsp_prefetch_threads,
     .stop_reads = tgt_warm_stop_reads,
+    .serve_symbols = rsp_serve_symbols,
 };
 
 /* ---- the stop's first read ---------------------------------------------------- */

@@ -134,6 +134,24 @@ sw_add_stepper(struct sw_walker *w, struct sw_stepper *s)
     return 0;
 }
 
+/* The runtime address of symbol NAME in the first loaded file that has it: 1, or 0 when
+ * none has. */
+static int
+walker_symbol_lookup(void *arg, const char *name, sw_addr *addr)
+{
+    struct sw_walker *w = arg;
+    for (size_t i = 0; i < sw_libstate_count(w->libs); i++) {
+        const struct sw_lib *lib = sw_libstate_lib(w->libs, i);
+        sw_addr value;
+        if (sw_lib_module(lib) != NULL &&
+            sw_elf_any_symbol(sw_module_elf(sw_lib_module(lib)), name, &value) == 0) {
+            *addr = value + lib->bias;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 void
 sw_walker_config_init(struct sw_walker_config *cfg)
 {
@@ -201,6 +219,13 @@ sw_walker_new(struct sw_proc *proc, const struct sw_walker_config *cfg, struct s
     rc = sw_libstate_refresh(w->libs);
     if (rc < 0) {
         sw_fail(err, rc, "%s", sw_libstate_errmsg(w->libs));
+        goto fail;
+    }
+    /* A bare-metal stub's symbol look-ups (OpenOCD's RTOS awareness), from the files. */
+    size_t asked = 0;
+    if (proc->ops->serve_symbols != NULL &&
+        (rc = proc->ops->serve_symbols(proc, walker_symbol_lookup, w, &asked)) < 0) {
+        sw_fail(err, rc, "answering the target's symbol look-ups: %s", proc->err.msg);
         goto fail;
     }
     w->libs_gen = proc->stop_gen;
@@ -425,6 +450,14 @@ sw_walk_single(struct sw_walker *w, const struct sw_frame *in, struct sw_frame *
                  * not yet written: frame 0 in a prologue's out-of-line save
                  * routine): a zero there says nothing of the stack's
                  * bottom, which stackbottom's rules and CFI tell. */
+                saw_invalid = true;
+                continue;
+            }
+            if (f.ra == 0 && w->proc->arch->exc_return != NULL && f.ra_loc.kind == SW_LOC_ADDRESS) {
+                /* M-profile: the outermost frame's LR is 0xFFFFFFFF out of
+                 * reset, or an RTOS's task-exit function; a zero read from
+                 * the stack is rather what OpenOCD answers for memory it
+                 * cannot read.  Not a bottom. */
                 saw_invalid = true;
                 continue;
             }

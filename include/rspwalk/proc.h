@@ -142,6 +142,16 @@ struct sw_proc_ops {
     /* OPTIONAL (default: SW_EUNSUP).  The name, state and priority of thread TID where it
      * is an RTOS task (rspwalk/rtos.h) into *OUT. */
     int (*thread_info)(struct sw_proc *p, sw_tid tid, struct sw_thread_info *out);
+
+    /* OPTIONAL (default: nothing, 0).  Answer the target's symbol look-ups
+     * through LOOKUP (1 with *ADDR, 0 unknown, or a negative code that ends
+     * them), once per link: a bare-metal stub turns its RTOS awareness on
+     * this way (OpenOCD's qSymbol), and the thread list is read again
+     * afterwards.  *ASKED: how many names the target asked for.  Returns 0,
+     * LOOKUP's code, or a link error with the message in P->err. */
+    int (*serve_symbols)(struct sw_proc *p,
+                         int (*lookup)(void *arg, const char *name, sw_addr *addr), void *arg,
+                         size_t *asked);
 };
 
 /* ProcDebug: control of a target that can be stopped and resumed.  Every

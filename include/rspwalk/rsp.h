@@ -27,18 +27,19 @@ struct rsp_session;
 
 /* Features a stub may offer in its qSupported reply, or that we probe. */
 enum rsp_feat {
-    RSP_FEAT_NOACK = 0,      /* QStartNoAckMode+ */
-    RSP_FEAT_MULTIPROCESS,   /* multiprocess+ */
-    RSP_FEAT_XFER_FEATURES,  /* qXfer:features:read+ */
-    RSP_FEAT_XFER_THREADS,   /* qXfer:threads:read+ */
-    RSP_FEAT_XFER_LIBS_SVR4, /* qXfer:libraries-svr4:read+ */
-    RSP_FEAT_XFER_AUXV,      /* qXfer:auxv:read+ */
-    RSP_FEAT_XFER_EXEC_FILE, /* qXfer:exec-file:read+ */
-    RSP_FEAT_QPASS_SIGNALS,  /* QPassSignals+ */
-    RSP_FEAT_VCONT,          /* vContSupported+ */
-    RSP_FEAT_BINARY_UPLOAD,  /* binary-upload+ (the 'x' packet) */
-    RSP_FEAT_P_PACKET,       /* 'p' answered (probed; gdbserver has none) */
-    RSP_FEAT_NON_STOP,       /* QNonStop+ */
+    RSP_FEAT_NOACK = 0,       /* QStartNoAckMode+ */
+    RSP_FEAT_MULTIPROCESS,    /* multiprocess+ */
+    RSP_FEAT_XFER_FEATURES,   /* qXfer:features:read+ */
+    RSP_FEAT_XFER_THREADS,    /* qXfer:threads:read+ */
+    RSP_FEAT_XFER_LIBS_SVR4,  /* qXfer:libraries-svr4:read+ */
+    RSP_FEAT_XFER_AUXV,       /* qXfer:auxv:read+ */
+    RSP_FEAT_XFER_EXEC_FILE,  /* qXfer:exec-file:read+ */
+    RSP_FEAT_QPASS_SIGNALS,   /* QPassSignals+ */
+    RSP_FEAT_VCONT,           /* vContSupported+ */
+    RSP_FEAT_BINARY_UPLOAD,   /* binary-upload+ (the 'x' packet) */
+    RSP_FEAT_P_PACKET,        /* 'p' answered (probed; gdbserver has none) */
+    RSP_FEAT_NON_STOP,        /* QNonStop+ */
+    RSP_FEAT_XFER_MEMORY_MAP, /* qXfer:memory-map:read+ */
     RSP_FEAT__COUNT
 };
 
@@ -331,7 +332,9 @@ SW_API int rsp_reg_write(struct rsp_session *s, struct rsp_thread_id id, unsigne
                          size_t g_offset, const uint8_t *val, size_t len);
 
 /* Read LEN bytes at ADDR into BUF, split into requests of at most
- * rsp_mem_chunk bytes.  SW_EMEM naming the address when the stub refuses. */
+ * rsp_mem_chunk bytes.  SW_EMEM naming the address when the stub refuses, or
+ * without a packet when a byte lies outside the stub's memory map
+ * (rsp_memory_map; read on the first call where the stub offers one). */
 SW_API int rsp_mem_read(struct rsp_session *s, uint64_t addr, void *buf, size_t len);
 
 /* One range of rsp_mem_read_batch. */
@@ -372,6 +375,32 @@ SW_API int rsp_stop_fetch(struct rsp_session *s, const struct rsp_thread_id *ids
  * does not offer the object. */
 SW_API int rsp_xfer_read(struct rsp_session *s, const char *object, const char *annex, char **data,
                          size_t *len);
+
+/* The address of symbol NAME for the stub's qSymbol look-ups: 1 with *ADDR, 0 when there
+ * is no such symbol, or a negative code (which ends the look-ups). */
+typedef int (*rsp_symbol_fn)(void *arg, const char *name, uint64_t *addr);
+
+/* Offer the stub symbol look-ups ("qSymbol::", gdb manual "General Query Packets") and
+ * answer each name it asks for through LOOKUP, until it says OK; once per session (later
+ * calls return 0 at once).  OpenOCD turns its RTOS awareness on this way, so the thread
+ * list may change: *ASKED (may be NULL) is the number of names the stub asked for.
+ * Returns 0 (also when the stub has no qSymbol: empty reply), LOOKUP's negative code, or
+ * SW_EPROTO for a malformed request or more than RSP_QSYMBOL_MAX of them. */
+SW_API int rsp_qsymbol_serve(struct rsp_session *s, rsp_symbol_fn lookup, void *arg, size_t *asked);
+#define RSP_QSYMBOL_MAX 1024
+
+/* One region of the stub's memory map (qXfer:memory-map:read, gdb manual "Memory Map
+ * Format"). */
+struct rsp_mem_region {
+    uint64_t start, length;
+    bool flash; /* type "flash" (else "ram" or "rom") */
+};
+
+/* The stub's memory map, read on the first call and kept by the session: *REGIONS
+ * (borrowed, valid until the session is closed; sorted by start) and *N.  0 with *N 0
+ * when the stub offers none (no qXfer:memory-map:read+) or its map lists no region;
+ * SW_EPROTO for a map that cannot be parsed (remembered: no map), link errors. */
+SW_API int rsp_memory_map(struct rsp_session *s, const struct rsp_mem_region **regions, size_t *n);
 
 /* Ask the stub to pass these signals (gdb numbers) without stopping. */
 SW_API int rsp_pass_signals(struct rsp_session *s, const int *sigs, size_t n);

@@ -280,7 +280,8 @@ sw_debug_apply_row(const struct arch_desc *a, struct sw_proc *p, const struct sw
      * saved (gdb's aarch64_dwarf2_prev_register does the same). */
     if (row->ra_signed && a->ra_unsign != NULL)
         ra = a->ra_unsign(ra);
-    if (ra == 0)
+    /* M-profile: a zero read from the stack is no bottom (the walker judges it). */
+    if (ra == 0 && !(a->exc_return != NULL && f.ra_loc.kind == SW_LOC_ADDRESS))
         return SW_GCF_STACKBOTTOM;
 
     /* The caller's frame lies outward of the callee's.  On machines whose

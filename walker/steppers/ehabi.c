@@ -132,11 +132,8 @@ ehabi_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw_fr
         goto out;
     }
 
+    /* A zero RA is the walker's to judge (a bottom, or zeros read where no memory is). */
     sw_addr ra = v.r[15], sp = v.r[13];
-    if (ra == 0) {
-        r = SW_GCF_STACKBOTTOM;
-        goto out;
-    }
     /* A call pushes nothing on ARM: a leaf's caller has its SP; never an inward one. */
     if (sp < in->sp) {
         sw_debug(SW_DBG_STEP,

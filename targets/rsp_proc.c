@@ -564,8 +564,14 @@ rsp_serve_symbols(struct sw_proc *p, int (*lookup)(void *arg, const char *name, 
         rsp_has_feature(rp->s, RSP_FEAT_XFER_AUXV) || rsp_non_stop(rp->s))
         return 0;
     int rc = rsp_qsymbol_serve(rp->s, lookup, arg, asked); /* sw_addr is uint64_t */
-    if (rc < 0)
+    if (rc < 0 && sw_is_link_error(rc))
         return proc_fail_from_session(rp, rc);
+    if (rc < 0) {
+        /* A stub that asks nonsense gets no more answers; its threads are as listed. */
+        sw_debug(SW_DBG_PKT, "qSymbol: %s (look-ups ended)\n", rsp_session_errmsg(rp->s));
+        *asked = 0;
+        return 0;
+    }
     if (*asked > 0) {
         /* OpenOCD lists its RTOS's tasks from now on, the running one first. */
         free(rp->threads);

@@ -5,7 +5,7 @@
  * the frame's function gives unwind opcodes (ehabi_table.c) that restore the caller's
  * registers.  Priority 0x10048: after the DWARF CFI, before frame-pointer rules and analysis.
  */
-#include "walker/steppers/ehabi.h"
+#include "walker/steppers/ehabi_table.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * 6 (the index table), 7 (the exception-handling table) and 10.3 (the opcodes)).
  * Pure: the file's bytes come from the table, the stack's words from the read callback.
  */
-#include "walker/steppers/ehabi.h"
+#include "walker/steppers/ehabi_table.h"
 
 #include <inttypes.h>
 #include <string.h>

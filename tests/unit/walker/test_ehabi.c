@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "walker/steppers/ehabi.h"
+#include "walker/steppers/ehabi_table.h"
 
 #define EXIDX_ADDR 0x1bcu
 #define EXTAB_ADDR 0x174u

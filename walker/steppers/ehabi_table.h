@@ -1,11 +1,11 @@
-/* walker/steppers/ehabi.h -- the ARM exception-handling tables (EHABI, IHI0038): the index
+/* walker/steppers/ehabi_table.h -- the ARM exception-handling tables (EHABI, IHI0038): the index
  * (.ARM.exidx) searched for a PC, its entries decoded to unwind opcodes, and the opcodes run
  * over a virtual register set.  Pure functions over bytes already read and a read callback;
  * no module lookup and no walker: the stepper is walker/steppers/ehabi.c.  Included by it and
  * the unit tests.
  */
-#ifndef RSPWALK_WALKER_STEPPERS_EHABI_H
-#define RSPWALK_WALKER_STEPPERS_EHABI_H
+#ifndef RSPWALK_WALKER_STEPPERS_EHABI_TABLE_H
+#define RSPWALK_WALKER_STEPPERS_EHABI_TABLE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -71,4 +71,4 @@ typedef int (*sw_ehabi_read_fn)(void *arg, sw_addr addr, uint32_t *val);
 int sw_ehabi_execute(const uint8_t *ops, size_t nops, struct sw_ehabi_vrs *v, sw_ehabi_read_fn read,
                      void *arg, struct sw_errbuf *err);
 
-#endif /* RSPWALK_WALKER_STEPPERS_EHABI_H */
+#endif /* RSPWALK_WALKER_STEPPERS_EHABI_TABLE_H */

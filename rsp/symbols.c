@@ -165,14 +165,16 @@ rsp_memory_map(struct rsp_session *s, const struct rsp_mem_region **regions, siz
             return 0;
         }
         int rc = rsp_xfer_read(s, "memory-map", "", &xml, &len);
-        if (rc < 0 && rc != SW_EUNSUP && rc != SW_ESTUB)
-            return rc; /* a link error: asked again next time */
-        s->memmap_read = true;
+        if (rc < 0 && sw_is_link_error(rc))
+            return rc; /* asked again next time */
         if (rc == 0)
             rc = memmap_parse(s, xml, len);
         free(xml);
-        if (rc < 0 && rc != SW_EUNSUP && rc != SW_ESTUB)
+        if (rc == SW_ENOMEM)
             return rc;
+        if (rc < 0)
+            sw_debug(SW_DBG_PKT, "qXfer:memory-map: %s: read as no map\n", s->err.msg);
+        s->memmap_read = true;
     }
     *regions = s->memmap;
     *n = s->nmemmap;

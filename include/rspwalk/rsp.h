@@ -398,8 +398,8 @@ struct rsp_mem_region {
 
 /* The stub's memory map, read on the first call and kept by the session: *REGIONS
  * (borrowed, valid until the session is closed; sorted by start) and *N.  0 with *N 0
- * when the stub offers none (no qXfer:memory-map:read+) or its map lists no region;
- * SW_EPROTO for a map that cannot be parsed (remembered: no map), link errors. */
+ * when the stub offers none (no qXfer:memory-map:read+), its map lists no region or
+ * cannot be parsed (remembered); SW_ENOMEM, or a link error (asked again next time). */
 SW_API int rsp_memory_map(struct rsp_session *s, const struct rsp_mem_region **regions, size_t *n);
 
 /* Ask the stub to pass these signals (gdb numbers) without stopping. */

@@ -359,7 +359,7 @@ rsp_proc_threads(struct sw_proc *p, sw_tid *tids, size_t max, size_t *n)
         if (rc < 0)
             return rc;
     }
-    if (rp->nthreads == 0) {
+    if (rp->nthreads == 0 && rp->only_pid == 0) {
         /* An empty list (OpenOCD without an RTOS: "<threads></threads>", 'l'): the
          * stub's one thread, as gdb keeps it. */
         if (max > 0)
@@ -577,7 +577,6 @@ rsp_serve_symbols(struct sw_proc *p, int (*lookup)(void *arg, const char *name, 
         free(rp->threads);
         rp->threads = NULL;
         rp->nthreads = 0;
-        tgt_rsp_mem_drop(rp);
         if (!rp->stop.has_thread && load_threads(rp) == 0 && rp->nthreads > 0)
             rp->base.default_tid = (sw_tid)rp->threads[0].tid;
     }

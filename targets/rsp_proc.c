@@ -551,16 +551,18 @@ own_read_mem_batch_while(struct sw_proc *p, struct sw_mem_req *reqs, size_t n,
     return rc < 0 ? rc : tgt_rsp_read_mem_batch_while(p, reqs, n, while_fn, arg);
 }
 
-/* A bare-metal stub's symbol look-ups (qSymbol).  Not offered to a stub with a Linux
- * process's objects (its library list or auxv): gdbserver would look up libthread_db's
- * symbols in the middle of later requests, and a process's threads come from the kernel. */
+/* A bare-metal stub's symbol look-ups (qSymbol).  Offered only to a stub that lists no
+ * multiprocess ids and no Linux process's objects (its library list or auxv), as OpenOCD,
+ * pyOCD and the Black Magic Probe: gdbserver would look up libthread_db's symbols in the
+ * middle of later requests, and QEMU has no use for any. */
 static int
 rsp_serve_symbols(struct sw_proc *p, int (*lookup)(void *arg, const char *name, sw_addr *addr),
                   void *arg, size_t *asked)
 {
     struct tgt_rsp_proc *rp = to_rp(p);
     *asked = 0;
-    if (rp->terminated || rsp_has_feature(rp->s, RSP_FEAT_XFER_LIBS_SVR4) ||
+    if (rp->terminated || rsp_has_feature(rp->s, RSP_FEAT_MULTIPROCESS) ||
+        rsp_has_feature(rp->s, RSP_FEAT_XFER_LIBS_SVR4) ||
         rsp_has_feature(rp->s, RSP_FEAT_XFER_AUXV) || rsp_non_stop(rp->s))
         return 0;
     int rc = rsp_qsymbol_serve(rp->s, lookup, arg, asked); /* sw_addr is uint64_t */

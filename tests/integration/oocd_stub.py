@@ -14,6 +14,7 @@
 # runs.  The memory map is OpenOCD's (flash banks, the gaps between them reported as RAM) or,
 # with --map regions, only the memory the board has.
 # Usage: oocd_stub.py STATE_DIR LOG [--map openocd|regions] [--rtos freertos|zephyr|none]
+#                    [--xfer-threads yes|no]
 # Prints its port, serves one client, exits when it hangs up or after 60 s.  Every 'm' is
 # logged to LOG ("m ADDR LEN"), every qSymbol answer ("sym NAME VALUE"), every resume
 # ("run") and keep-alive console packet ("O").
@@ -28,6 +29,9 @@ LOG = open(sys.argv[2], "w", buffering=1)
 OPTS = dict(zip(sys.argv[3::2], sys.argv[4::2]))
 MAP = OPTS.get("--map", "openocd")
 RTOS = OPTS.get("--rtos", "freertos")
+# --xfer-threads no: qXfer:threads not offered (OpenOCD before 0.8 had none), so the client
+# lists threads by qfThreadInfo, all in one reply.
+XFER_THREADS = OPTS.get("--xfer-threads", "yes") == "yes"
 
 regs = json.load(open(os.path.join(STATE, "regs.json")))
 MEM = []  # (start, bytes)
@@ -162,7 +166,8 @@ def qsymbol(body):
 def answer(body, conn):
     if body.startswith(b"qSupported"):
         return (b"PacketSize=4000;qXfer:memory-map:read+;qXfer:features:read+;"
-                b"qXfer:threads:read+;QStartNoAckMode+;vContSupported+")
+                b"qXfer:threads:read%s;QStartNoAckMode+;vContSupported+"
+                % (b"+" if XFER_THREADS else b"-"))
     if body == b"QStartNoAckMode":
         return b"OK"
     if body == b"?":
@@ -171,11 +176,12 @@ def answer(body, conn):
         return xfer(TARGET_XML, body)
     if body.startswith(b"qXfer:memory-map:read::"):
         return xfer(MEMORY_MAP, body)
-    if body.startswith(b"qXfer:threads:read::"):
+    if body.startswith(b"qXfer:threads:read::") and XFER_THREADS:
         return xfer(threads_xml() if state["rtos"] else b"<threads></threads>", body)
     if body.startswith(b"qSymbol:"):
         return qsymbol(body)
     if body.startswith(b"qfThreadInfo"):
+        LOG.write("qfThreadInfo\n")
         if not state["rtos"]:
             return b"l"
         return b"m" + b",".join(b"%016x" % t for t, _, _, _ in TASKS)

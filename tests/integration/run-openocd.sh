@@ -21,6 +21,8 @@
 #                     it, and the task whose SP is outside it ends "memory" without a read there;
 #   openocd/keepalive %oocd_keepalive notifications before long reads and empty O packets while
 #                     the target runs (-c) are skipped: the walks are the same;
+#   openocd/qfthreads without qXfer:threads the tasks come from qfThreadInfo (one reply, 16-digit
+#                     ids), each walked from its own registers (Hg, g);
 #   openocd/no-rtos   the stub asks for Zephyr's names, which the ELF lacks: one thread (the CPU).
 # Kills only the qemu and stubs it started; every run is bounded.
 # Env: RSPWALK (default build/release/rspwalk), IT_TIMEOUT (seconds per run, default 60),
@@ -64,7 +66,7 @@ trap 'exit 130' INT TERM
 
 fail_all() {
     local c
-    for c in symbols running task zeros map keepalive no-rtos; do
+    for c in symbols running task zeros map keepalive qfthreads no-rtos; do
         echo "FAIL openocd/$c: $1"
     done
     exit 1
@@ -232,6 +234,13 @@ elif case == "keepalive":
     if "run" not in log or log.count("O") < 2:
         fail("the target was not resumed, or no keep-alive O packet came (%d)" % log.count("O"))
     same(thread("running")["frames"], gdb, "the running task")
+elif case == "qfthreads":
+    if "qfThreadInfo" not in log or len(threads) != 4:
+        fail("threads by qfThreadInfo: %d listed%s" % (len(threads), "" if "qfThreadInfo" in log
+                                                        else ", qfThreadInfo never asked"))
+    same(thread("running")["frames"], gdb, "the running task")
+    k = [gname(f) for f in gdb].index("spin_odd")
+    same(thread("task")["frames"], gdb[k:], "the interrupted task")
 elif case == "no-rtos":
     if len(threads) != 1:
         fail("%d threads, want the CPU alone" % len(threads))
@@ -272,6 +281,7 @@ case_line task --
 case_line zeros --
 case_line map --map regions --
 case_line keepalive -- -c
+case_line qfthreads --xfer-threads no --
 case_line no-rtos --rtos zephyr --
 stop_pid "$spid"
 exit "$failed"

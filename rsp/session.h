@@ -90,7 +90,7 @@ struct rsp_session {
     bool vfile_fs_valid; /* vfile_fs was sent with vFile:setfs and accepted (rsp/vfile.c) */
     int64_t vfile_fs;
 
-    bool threads_cut; /* the last thread list had more than cfg.max_threads */
+    bool threads_cut;              /* the last thread list had more than cfg.max_threads */
     bool qsymbol_done;             /* rsp_qsymbol_serve ran (rsp/symbols.c) */
     bool memmap_read;              /* rsp_memory_map asked the stub (rsp/symbols.c) */
     struct rsp_mem_region *memmap; /* owned: nmemmap regions, sorted by start */

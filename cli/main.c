@@ -124,7 +124,7 @@ usage(FILE *f)
         "      --lines        with -f json, each frame's source file and line\n"
         "      --no-cache     read every register and memory range from the stub\n"
         "      --steppers LIST  only these steppers, comma-separated, tried in priority order:\n"
-        "                     stackbottom,sighandler,debug,frame-func,analysis,wanderer\n"
+        "                     stackbottom,sighandler,debug,ehabi,frame-func,analysis,wanderer\n"
         "                     (default: all of them)\n"
         "      --attach PID[,PID...]  attach to these processes through an extended-remote\n"
         "                     stub (gdbserver --multi at TARGET), walk every thread of\n"

@@ -45,6 +45,11 @@ struct sw_libstate {
      * (sw_libstate_update); NULL when there is nothing to check by. */
     struct sw_rdebug_entry *watch; /* owned */
     size_t nwatch;
+    /* Code generated at run time, listed through the GDB JIT interface
+     * (libstate/jit.h): owned, NULL until the first refresh looks; never
+     * with NO_JIT. */
+    struct sw_ls_jit *jit;
+    bool no_jit;
     struct sw_errbuf err;
 };
 

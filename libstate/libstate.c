@@ -20,6 +20,7 @@
 #include "elf/elf.h"
 #include "elf/image.h"
 #include "libstate/fetch.h"
+#include "libstate/jit.h"
 #include "libstate/files.h"
 #include "libstate/lib.h"
 #include "libstate/libstate_internal.h"
@@ -154,6 +155,7 @@ sw_libstate_new(struct sw_proc *p, const struct sw_libstate_config *cfg, struct 
         sw_modcache_set_inflate_limits(ls->mc, cfg ? cfg->max_inflate_bytes : 0,
                                        cfg ? cfg->max_inflate_ratio : 0);
     ls->max_modules = cfg && cfg->max_modules ? cfg->max_modules : SW_LS_MAX_MODULES;
+    ls->no_jit = cfg && cfg->no_jit;
     ls->max_fetch_bytes =
         cfg && cfg->max_fetch_bytes ? cfg->max_fetch_bytes : SW_LS_MAX_FETCH_BYTES;
     ls->cache = sw_modcache_elfs(ls->mc);
@@ -180,6 +182,7 @@ sw_libstate_free(struct sw_libstate *ls)
     if (ls == NULL)
         return;
     libs_free(ls->libs, ls->nlibs);
+    sw_ls_jit_free(ls);
     sw_modcache_free(ls->mc);
     sw_free(ls->sysroot);
     sw_free(ls->lib_path);
@@ -711,8 +714,8 @@ read_modules(struct sw_libstate *ls, struct sw_modinfo **mods, size_t *n, bool *
 }
 
 /* Keep the link map of MODS (N) to check at later stops, and have the
- * process read its entries with each stop's first reads.  Nothing to check
- * by: every later update is a refresh. */
+ * process read its entries, and the JIT descriptor, with each stop's first
+ * reads.  Nothing to check by: every later update is a refresh. */
 static int
 watch_modules(struct sw_libstate *ls, const struct sw_modinfo *mods, size_t n)
 {
@@ -720,7 +723,10 @@ watch_modules(struct sw_libstate *ls, const struct sw_modinfo *mods, size_t n)
     size_t ne = 0;
     struct sw_mem_req *reqs = NULL;
     int rc = sw_rdebug_watch(mods, n, &e, &ne);
-    if (rc == 0 && ne > 0 && (reqs = sw_calloc(ne, sizeof *reqs)) == NULL)
+    sw_addr jit_addr;
+    size_t jit_len;
+    sw_ls_jit_stop_read(ls, &jit_addr, &jit_len);
+    if (rc == 0 && ne + 1 > 0 && (reqs = sw_calloc(ne + 1, sizeof *reqs)) == NULL)
         rc = SW_ENOMEM;
     if (rc != 0) {
         sw_free(e);
@@ -731,7 +737,9 @@ watch_modules(struct sw_libstate *ls, const struct sw_modinfo *mods, size_t n)
     sw_free(ls->watch);
     ls->watch = e;
     ls->nwatch = ne;
-    rc = sw_proc_stop_reads(ls->proc, reqs, ne);
+    if (jit_len > 0)
+        reqs[ne] = (struct sw_mem_req){ .addr = jit_addr, .len = jit_len };
+    rc = sw_proc_stop_reads(ls->proc, reqs, ne + (jit_len > 0));
     sw_free(reqs);
     if (rc != 0)
         return sw_fail(&ls->err, rc, "keeping the link map: %s", sw_proc_errmsg(ls->proc));
@@ -749,7 +757,7 @@ sw_libstate_update(struct sw_libstate *ls)
             return rc;
         if (same) {
             sw_debug(SW_DBG_CACHE, "libstate: link map unchanged (%zu entries)", ls->nwatch);
-            return 0;
+            return sw_ls_jit_update(ls);
         }
     }
     return sw_libstate_refresh(ls);
@@ -846,7 +854,9 @@ sw_libstate_refresh(struct sw_libstate *ls)
     libs = NULL;
     n = 0;
     sw_debug(SW_DBG_CACHE, "libstate: %zu modules", ls->nlibs);
-    rc = watch_modules(ls, mods, nmods);
+    rc = sw_ls_jit_refresh(ls);
+    if (rc == 0)
+        rc = watch_modules(ls, mods, nmods);
 out:
     if (rc == SW_ENOMEM && ls->err.code != SW_ENOMEM)
         sw_fail(&ls->err, rc, "refreshing the module list: out of memory");
@@ -867,7 +877,11 @@ sw_libstate_lib_at(struct sw_libstate *ls, sw_addr addr, const struct sw_lib **l
             return 0;
         }
     }
-    return SW_ENOENT;
+    const struct sw_lib *jit = sw_ls_jit_lib_at(ls, addr); /* generated code */
+    if (jit == NULL)
+        return SW_ENOENT;
+    *lib = jit;
+    return 0;
 }
 
 size_t

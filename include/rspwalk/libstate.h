@@ -76,6 +76,9 @@ struct sw_libstate_config {
      * at most MAX_INFLATE_RATIO (default 100) times its compressed size. */
     uint64_t max_inflate_bytes;
     unsigned max_inflate_ratio;
+    /* Do not read the GDB JIT interface (__jit_debug_descriptor and the ELF
+     * objects it lists): code generated at run time is then in no module. */
+    bool no_jit;
 };
 
 /* The default most modules a library state lists: a large program maps a

@@ -113,6 +113,7 @@ cli_run_attach(const struct cli_opts *o)
                                      .max_frames = o->max_frames,
                                      .cache_dir = o->cache_dir,
                                      .cache_max_bytes = o->cache_max_bytes,
+                                     .no_jit = o->no_jit,
                                      .no_default_steppers = o->steppers != NULL };
     if (sw_walker_set_new(s, pids, n, &wcfg, &set, &err) < 0) {
         cli_error("%s: %s", o->target, err.msg);

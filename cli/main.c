@@ -35,6 +35,7 @@ enum {
     OPT_DEADLINE,
     OPT_PASS,
     OPT_NO_CACHE,
+    OPT_NO_JIT,
     OPT_LOCALS,
     OPT_LINES,
     OPT_DEBUG_DIR,
@@ -123,6 +124,8 @@ usage(FILE *f)
         "      --locals       print each frame's parameters and local variables\n"
         "      --lines        with -f json, each frame's source file and line\n"
         "      --no-cache     read every register and memory range from the stub\n"
+        "      --no-jit       do not read code the program registers through the GDB\n"
+        "                     JIT interface (__jit_debug_descriptor)\n"
         "      --steppers LIST  only these steppers, comma-separated, tried in priority order:\n"
         "                     stackbottom, sighandler, debug, ehabi, frame-func, analysis,\n"
         "                     wanderer (default: all of them)\n"
@@ -321,6 +324,7 @@ main(int argc, char **argv)
         { "deadline", required_argument, NULL, OPT_DEADLINE },
         { "pass", required_argument, NULL, OPT_PASS },
         { "no-cache", no_argument, NULL, OPT_NO_CACHE },
+        { "no-jit", no_argument, NULL, OPT_NO_JIT },
         { "locals", no_argument, NULL, OPT_LOCALS },
         { "lines", no_argument, NULL, OPT_LINES },
         { "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
@@ -401,6 +405,9 @@ main(int argc, char **argv)
             break;
         case OPT_PASS:
             pass_list = optarg;
+            break;
+        case OPT_NO_JIT:
+            o.no_jit = true;
             break;
         case OPT_NO_CACHE:
             o.no_cache = true;
@@ -675,6 +682,7 @@ cli_run(const struct cli_opts *o)
                                      .max_frames = o->max_frames,
                                      .cache_dir = o->cache_dir,
                                      .cache_max_bytes = o->cache_max_bytes,
+                                     .no_jit = o->no_jit,
                                      .no_default_steppers = o->steppers != NULL };
     rc = sw_walker_new(p, &wcfg, &w, &err);
     if (rc < 0) {

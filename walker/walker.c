@@ -187,6 +187,7 @@ sw_walker_new(struct sw_proc *proc, const struct sw_walker_config *cfg, struct s
                                        .lib_path = cfg->lib_path,
                                        .cache_dir = cfg->cache_dir,
                                        .cache_max_bytes = cfg->cache_max_bytes,
+                                       .no_jit = cfg->no_jit,
                                        .modcache = cfg->modcache };
     rc = sw_libstate_new(proc, &lcfg, &w->libs);
     if (rc < 0) {
@@ -376,15 +377,16 @@ elf_addr_in_code(const struct arch_desc *a, struct sw_elf *e, sw_addr vaddr)
     return 0;
 }
 
-/* Whether every module of LS has a known extent: one whose local file was
- * not found (no --sysroot or --lib-path for it) covers addresses no one
- * can tell, so an address in no module may be in it. */
+/* Whether every module of LS has a known extent: one without a local file
+ * or an image read from memory (its file not found: no --sysroot or
+ * --lib-path for it) covers addresses no one can tell, so an address in no
+ * module may be in it.  The vDSO's image gives its extent. */
 static bool
 libstate_extents_known(const struct sw_libstate *ls)
 {
     for (size_t i = 0; i < sw_libstate_count(ls); i++) {
         const struct sw_lib *lib = sw_libstate_lib(ls, i);
-        if (lib->path == NULL || lib->end <= lib->start)
+        if (sw_lib_elf(lib) == NULL || lib->end <= lib->start)
             return false;
     }
     return true;
@@ -392,7 +394,7 @@ libstate_extents_known(const struct sw_libstate *ls)
 
 /* Whether OUT, just computed as the caller of IN, may be believed: its
  * return address lies in code the walker knows of (an executable segment
- * of a module of the library state, the vDSO among them; a signal
+ * of a module of the library state, the vDSO and JIT objects among them; a signal
  * trampoline; an M-profile EXC_RETURN), and, for a frame not found by CFI
  * or a saved signal context, the instruction before it is a call.  A frame
  * that fails is garbage read as a frame: another stepper may do better, and
@@ -418,6 +420,21 @@ frame_believable(struct sw_walker *w, const struct sw_frame *out)
     if (out->trust == SW_TRUST_CFI)
         return true;
     return sw_walker_follows_call(w, out->ra) != 0;
+}
+
+/* Whether PC, a frame's own, lies in no code the walker knows of while
+ * every module's extent is known (JIT code not registered through the GDB
+ * JIT interface, or read with --no-jit; a jump into data).  0 is not: a
+ * call through a null pointer, whose caller the return address on the
+ * stack or in the link register gives. */
+static bool
+pc_in_unknown_code(struct sw_walker *w, sw_addr pc)
+{
+    const struct sw_lib *lib;
+
+    if (pc == 0 || sw_libstate_count(w->libs) == 0 || sw_walker_sigframe_at(w, pc) != NULL)
+        return false;
+    return sw_libstate_lib_at(w->libs, pc, &lib) != 0 && libstate_extents_known(w->libs);
 }
 
 int
@@ -470,7 +487,11 @@ sw_walk_single(struct sw_walker *w, const struct sw_frame *in, struct sw_frame *
                 return SW_ENOENT;
             }
             bool outward = frame_moves_outward(in, &f);
-            bool believed = outward && frame_believable(w, &f);
+            /* From code no module covers only a scan finds a caller, and
+             * its first hit is as likely a stale word (a JIT's frame holds
+             * old return addresses of the C code that ran before it). */
+            bool believed = outward && frame_believable(w, &f) &&
+                            !(f.trust == SW_TRUST_SCAN && pc_in_unknown_code(w, pc));
             sw_debug(SW_DBG_STEP, "step: caller ra 0x%" PRIx64 " sp 0x%" PRIx64 "%s", f.ra, f.sp,
                      !outward    ? ": does not move outward"
                      : !believed ? ": not believed"
@@ -499,6 +520,13 @@ sw_walk_single(struct sw_walker *w, const struct sw_frame *in, struct sw_frame *
                 *end = SW_END_NONE;
             return 0;
         case SW_GCF_STACKBOTTOM:
+            if (in->trust == SW_TRUST_SCAN && s->ops->priority != SW_PRIO_STACKBOTTOM) {
+                /* A frame found by scanning may have the wrong SP: a zero
+                 * its CFI reads there (a stale slot) is no bottom.  Only
+                 * stackbottom's rules (entry points) end such a walk. */
+                saw_invalid = true;
+                continue;
+            }
             if (end)
                 *end = SW_END_BOTTOM;
             return SW_ENOENT;

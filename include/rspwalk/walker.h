@@ -79,6 +79,9 @@ struct sw_walker_config {
     /* sw_libstate_config's cache_max_bytes: CACHE_DIR's size limit; 0:
      * 1 GiB. */
     uint64_t cache_max_bytes;
+    /* sw_libstate_config's no_jit: code registered through the GDB JIT
+     * interface is not read (rspwalk --no-jit). */
+    bool no_jit;
 };
 
 /* Fill CFG with the defaults (all zero). */

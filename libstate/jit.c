@@ -141,6 +141,18 @@ sw_jit_entries(struct sw_proc *p, sw_addr first, size_t max, struct sw_jit_entry
     return 0;
 }
 
+const char *
+sw_jit_symfile_refused(uint64_t size, uint64_t read)
+{
+    if (size < 64)
+        return "smaller than an ELF header, left out";
+    if (size > SW_JIT_MAX_SYMFILE)
+        return "larger than 16 MiB, left out";
+    if (read > SW_JIT_MAX_TOTAL || size > SW_JIT_MAX_TOTAL - read)
+        return "past the 256 MiB read of JIT objects, this and later ones are left out";
+    return NULL;
+}
+
 static void
 objects_free(struct sw_lib_entry *libs, size_t n)
 {
@@ -189,17 +201,14 @@ object_open(struct sw_libstate *ls, struct sw_ls_jit *j, const struct sw_jit_ent
 
     *ok = false;
     snprintf(name, sizeof name, "[jit 0x%" PRIx64 "]", e->symfile_addr);
-    if (e->symfile_size < 64 || e->symfile_size > SW_JIT_MAX_SYMFILE)
-        return jit_warn(ls, "JIT object", e->symfile_addr,
-                        e->symfile_size < 64 ? "smaller than an ELF header, left out"
-                                             : "larger than 16 MiB, left out");
-    if (j->bytes_read + e->symfile_size > SW_JIT_MAX_TOTAL) {
-        if (j->warned_total)
+    const char *refused = sw_jit_symfile_refused(e->symfile_size, j->bytes_read);
+    if (refused != NULL && e->symfile_size >= 64 && e->symfile_size <= SW_JIT_MAX_SYMFILE) {
+        if (j->warned_total) /* the total: warned about once */
             return 0;
         j->warned_total = true;
-        return jit_warn(ls, "JIT object", e->symfile_addr,
-                        "past the 256 MiB read of JIT objects, this and later ones are left out");
     }
+    if (refused != NULL)
+        return jit_warn(ls, "JIT object", e->symfile_addr, refused);
     uint8_t *buf = sw_malloc((size_t)e->symfile_size);
     if (buf == NULL)
         return sw_fail(&ls->err, SW_ENOMEM,

@@ -64,6 +64,10 @@ void sw_jit_desc_decode(const struct arch_desc *a, const uint8_t *buf, struct sw
 int sw_jit_entries(struct sw_proc *p, sw_addr first, size_t max, struct sw_jit_entry **out,
                    size_t *n, char *why, size_t whylen, struct sw_errbuf *err);
 
+/* Whether an object of SIZE bytes may be read after READ bytes of objects
+ * were: NULL if so, else why not (a static string). */
+const char *sw_jit_symfile_refused(uint64_t size, uint64_t read);
+
 /* The library state's JIT objects (owned by it: struct sw_libstate.jit). */
 struct sw_ls_jit;
 

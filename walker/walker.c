@@ -445,6 +445,9 @@ sw_walk_single(struct sw_walker *w, const struct sw_frame *in, struct sw_frame *
     const struct sw_stepper *last = NULL;
     sw_addr pc = sw_frame_lookup_pc(in);
     bool saw_invalid = false;
+    /* CFI put the caller in code no module covers (a JIT's not registered,
+     * or read with --no-jit): a scan past it finds only stale words. */
+    bool cfi_unknown = false;
 
     sw_err_clear(&w->proc->err);
     for (;;) {
@@ -490,8 +493,12 @@ sw_walk_single(struct sw_walker *w, const struct sw_frame *in, struct sw_frame *
             /* From code no module covers only a scan finds a caller, and
              * its first hit is as likely a stale word (a JIT's frame holds
              * old return addresses of the C code that ran before it). */
-            bool believed = outward && frame_believable(w, &f) &&
-                            !(f.trust == SW_TRUST_SCAN && pc_in_unknown_code(w, pc));
+            bool believed =
+                outward && frame_believable(w, &f) &&
+                !(f.trust == SW_TRUST_SCAN && (cfi_unknown || pc_in_unknown_code(w, pc)));
+            if (!believed && f.trust == SW_TRUST_CFI && in->trust != SW_TRUST_SCAN &&
+                pc_in_unknown_code(w, f.ra - 1))
+                cfi_unknown = true;
             sw_debug(SW_DBG_STEP, "step: caller ra 0x%" PRIx64 " sp 0x%" PRIx64 "%s", f.ra, f.sp,
                      !outward    ? ": does not move outward"
                      : !believed ? ": not believed"

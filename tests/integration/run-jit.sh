@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # tests/integration/run-jit.sh -- code generated at run time, registered through the GDB JIT interface.
 #
-# qemu-aarch64 (Debian's, x86_64 host) runs the aarch64 fixture busy-s0-O0-dyn: four guest threads
-# spinning, each a host thread that spends its time in QEMU's code_gen_buffer, which QEMU
-# registers through __jit_debug_descriptor as one in-memory ELF object with a .debug_frame.  At
-# JIT_STOPS moments chosen at random, `gdbserver --attach` stops it and
-#   jit/stop-N         `rspwalk -f json --sysroot /` walks every thread; gdb-multiarch's backtrace
+# qemu-aarch64 (Debian's, x86_64 host) runs guest code, and spends its time in QEMU's
+# code_gen_buffer, which QEMU registers through __jit_debug_descriptor as one in-memory ELF object
+# with a .debug_frame:
+#   busy   the aarch64 fixture busy-s0-O0-dyn: four guest threads spinning in integer loops,
+#          each a host thread (frame 0 in the JIT code);
+#   awk    Debian's busybox-static:arm64 (build/busybox, scripts/deps), `awk` in a floating-point
+#          loop: QEMU's softfloat helpers called from the JIT code (the JIT frame in the middle).
+# At JIT_STOPS moments chosen at random for each, `gdbserver --attach` stops it and
+#   jit/P-stop-N       `rspwalk -f json --sysroot /` walks every thread; gdb-multiarch's backtrace
 #                      of the same stop (gdb reads the JIT interface itself) is compared frame
 #                      for frame (debian_compare.py): the main thread reaches _start, the others
 #                      clone3, through the JIT frames; at least one thread must have a frame in
 #                      the JIT object, else the stop is taken again (at most 3 times);
-#   jit/stop-N-nojit   `rspwalk --no-jit` on that same stop: every thread with a JIT frame ends
+#   jit/P-stop-N-nojit `rspwalk --no-jit` on that same stop: every thread with a JIT frame ends
 #                      "corrupt" (never "bottom") with the frames before the JIT frame the same,
 #                      and the threads without one (QEMU's RCU thread) end at the bottom as before.
 # Kills only the pids it started; loopback only.  Env: RSPWALK, IT_TIMEOUT (seconds per run,
@@ -25,6 +29,8 @@ JIT_STOPS=${JIT_STOPS:-3}
 QEMU=/usr/bin/qemu-aarch64
 GUEST_ROOT=/usr/aarch64-linux-gnu
 FIXTURE=$root/build/fixtures/aarch64/busy-s0-O0-dyn
+BUSYBOX=$root/build/busybox/arm64/bin/busybox
+AWK_LOOP='BEGIN { for (i = 0; i < 1e12; i++) x += i * 1.5 / (i + 0.25) }'
 work=$(mktemp -d "${TMPDIR:-/tmp}/rspwalk-jit.XXXXXX")
 prog_pid=
 gs_pid=
@@ -56,6 +62,10 @@ missing_peers() {
     done
     if [ ! -x "$FIXTURE" ]; then
         echo "fixture not built: $FIXTURE (make fixtures)"
+        return 1
+    fi
+    if [ ! -x "$BUSYBOX" ]; then
+        echo "missing: $BUSYBOX (scripts/deps fetches Debian's busybox-static:arm64)"
         return 1
     fi
     if [ ! -x "$RSPWALK" ]; then
@@ -95,11 +105,17 @@ threads_of() {
     return 1
 }
 
-# one_stop DIR: start QEMU, let it run a random while, stop it with gdbserver --attach, walk
-# with and without the JIT objects, then gdb; compare.  Status 3: no thread was in JIT code.
+# one_stop DIR PROG: start QEMU on PROG (busy or awk), let it run a random while, stop it with
+# gdbserver --attach, walk with and without the JIT objects, then gdb; compare.  Status 3: no
+# thread was in JIT code.
 one_stop() {
-    local dir=$1 port rc n
-    "$QEMU" -L "$GUEST_ROOT" "$FIXTURE" </dev/null >"$dir/prog.out" 2>&1 &
+    local dir=$1 port rc n need=()
+    if [ "$2" = busy ]; then
+        "$QEMU" -L "$GUEST_ROOT" "$FIXTURE" </dev/null >"$dir/prog.out" 2>&1 &
+        need=(--need cpu_exec)
+    else
+        "$QEMU" "$BUSYBOX" awk "$AWK_LOOP" </dev/null >"$dir/prog.out" 2>&1 &
+    fi
     prog_pid=$!
     n=$(threads_of "$prog_pid") || return 1
     sleep "0.$((RANDOM % 9 + 1))"
@@ -136,17 +152,17 @@ one_stop() {
         return 1
     fi
     python3 "$here/debian_compare.py" --exe "$QEMU" --threads "$n" --need code_gen_buffer \
-        --need cpu_exec "$dir/rspwalk.json" "$dir/oracle.json" >"$dir/compare.txt"
+        "${need[@]}" "$dir/rspwalk.json" "$dir/oracle.json" >"$dir/compare.txt"
     rc=$?
     cat "$dir/compare.txt"
     [ "$rc" = 0 ]
 }
 
-# run_stop N: one stop (taken again, at most 3 times, while no thread is in JIT code); lines
-# PASS or FAIL for jit/stop-N and jit/stop-N-nojit; artifacts of a failure in
-# build/integration/jit/stop-N/.
+# run_stop PROG N: one stop (taken again, at most 3 times, while no thread is in JIT code);
+# lines PASS or FAIL for jit/PROG-stop-N and jit/PROG-stop-N-nojit; artifacts of a failure in
+# build/integration/jit/PROG-stop-N/.
 run_stop() {
-    local name=stop-$1 dir=$work/stop-$1 start rc try keep
+    local prog=$1 name=$1-stop-$2 dir=$work/$1-stop-$2 start rc try keep
     start=$(date +%s%N)
     for try in 1 2 3; do
         rm -rf "$dir" && mkdir -p "$dir"
@@ -154,7 +170,7 @@ run_stop() {
             rc=1
             break
         fi
-        one_stop "$dir" >"$dir/why.txt" 2>&1
+        one_stop "$dir" "$prog" >"$dir/why.txt" 2>&1
         rc=$?
         stop_all
         [ "$rc" = 3 ] || break
@@ -173,12 +189,16 @@ run_stop() {
         return 0
     fi
     failed=$((failed + 1))
+    # bash's notes on the processes stop_all killed are no reason
+    sed -i '/ Killed /d' "$dir/why.txt"
     echo "FAIL jit/$name: $(head -n 1 "$dir/why.txt")"
     tail -n +2 "$dir/why.txt" | head -n 80 | sed 's/^/    /'
     echo "    (artifacts: build/integration/jit/$name/)"
 }
 
-for ((i = 1; i <= JIT_STOPS; i++)); do
-    run_stop "$i"
+for prog in busy awk; do
+    for ((i = 1; i <= JIT_STOPS; i++)); do
+        run_stop "$prog" "$i"
+    done
 done
 [ "$failed" = 0 ]

@@ -341,7 +341,7 @@ read_descriptor(struct sw_libstate *ls, struct sw_ls_jit *j, bool always)
 }
 
 int
-sw_ls_jit_refresh(struct sw_libstate *ls)
+sw_ls_jit_refresh(struct sw_libstate *ls, const struct sw_lib_entry *libs, size_t n)
 {
     if (ls->no_jit)
         return 0;
@@ -349,11 +349,11 @@ sw_ls_jit_refresh(struct sw_libstate *ls)
         return sw_fail(&ls->err, SW_ENOMEM, "reading the JIT objects: out of memory");
     struct sw_ls_jit *j = ls->jit;
     sw_addr desc = 0;
-    for (size_t i = 0; i < ls->nlibs && desc == 0; i++) {
+    for (size_t i = 0; i < n && desc == 0; i++) {
         sw_addr v;
-        if (ls->libs[i].elf != NULL &&
-            sw_elf_any_symbol(ls->libs[i].elf, SW_JIT_DESCRIPTOR, &v) == 0 && v != 0)
-            desc = v + ls->libs[i].pub.bias;
+        if (libs[i].elf != NULL && sw_elf_any_symbol(libs[i].elf, SW_JIT_DESCRIPTOR, &v) == 0 &&
+            v != 0)
+            desc = v + libs[i].pub.bias;
     }
     if (desc != j->desc_addr) {
         j->desc_addr = desc;

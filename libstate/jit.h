@@ -19,6 +19,7 @@
 
 struct sw_libstate;
 struct sw_lib;
+struct sw_lib_entry;
 
 /* The symbol gdb looks for in every module (gdb/jit.c). */
 #define SW_JIT_DESCRIPTOR "__jit_debug_descriptor"
@@ -71,11 +72,12 @@ const char *sw_jit_symfile_refused(uint64_t size, uint64_t read);
 /* The library state's JIT objects (owned by it: struct sw_libstate.jit). */
 struct sw_ls_jit;
 
-/* Find the descriptor in LS's modules (after a refresh placed them) and read
- * its objects.  A descriptor that is absent, or a list that cannot be read,
- * leaves no JIT objects (a debug line, or a warning for a list cut short).
- * Returns 0, or a link error or SW_ENOMEM with the message on LS. */
-int sw_ls_jit_refresh(struct sw_libstate *ls);
+/* Find the descriptor in the N modules LIBS a refresh has placed (before
+ * they replace LS's list) and read its objects.  A descriptor that is
+ * absent, or a list that cannot be read, leaves no JIT objects (a debug
+ * line, or a warning for a list cut short).  Returns 0, or a link error or
+ * SW_ENOMEM with the message on LS (the JIT objects as they were). */
+int sw_ls_jit_refresh(struct sw_libstate *ls, const struct sw_lib_entry *libs, size_t n);
 
 /* At a later stop: read the descriptor's words again (one read, fetched
  * with the stop's first reads: sw_ls_jit_stop_read) and the list only when

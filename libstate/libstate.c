@@ -726,7 +726,8 @@ watch_modules(struct sw_libstate *ls, const struct sw_modinfo *mods, size_t n)
     sw_addr jit_addr;
     size_t jit_len;
     sw_ls_jit_stop_read(ls, &jit_addr, &jit_len);
-    if (rc == 0 && ne + 1 > 0 && (reqs = sw_calloc(ne + 1, sizeof *reqs)) == NULL)
+    size_t nreq = ne + (jit_len > 0);
+    if (rc == 0 && nreq > 0 && (reqs = sw_calloc(nreq, sizeof *reqs)) == NULL)
         rc = SW_ENOMEM;
     if (rc != 0) {
         sw_free(e);
@@ -739,7 +740,7 @@ watch_modules(struct sw_libstate *ls, const struct sw_modinfo *mods, size_t n)
     ls->nwatch = ne;
     if (jit_len > 0)
         reqs[ne] = (struct sw_mem_req){ .addr = jit_addr, .len = jit_len };
-    rc = sw_proc_stop_reads(ls->proc, reqs, ne + (jit_len > 0));
+    rc = sw_proc_stop_reads(ls->proc, reqs, nreq);
     sw_free(reqs);
     if (rc != 0)
         return sw_fail(&ls->err, rc, "keeping the link map: %s", sw_proc_errmsg(ls->proc));
@@ -841,6 +842,8 @@ sw_libstate_refresh(struct sw_libstate *ls)
         rc = add_vdso(ls, &aux, libs, &n);
     if (rc == 0)
         rc = attach_modules(ls, libs, n);
+    if (rc == 0)
+        rc = sw_ls_jit_refresh(ls, libs, n);
     if (rc != 0)
         goto out;
 
@@ -854,9 +857,7 @@ sw_libstate_refresh(struct sw_libstate *ls)
     libs = NULL;
     n = 0;
     sw_debug(SW_DBG_CACHE, "libstate: %zu modules", ls->nlibs);
-    rc = sw_ls_jit_refresh(ls);
-    if (rc == 0)
-        rc = watch_modules(ls, mods, nmods);
+    rc = watch_modules(ls, mods, nmods);
 out:
     if (rc == SW_ENOMEM && ls->err.code != SW_ENOMEM)
         sw_fail(&ls->err, rc, "refreshing the module list: out of memory");

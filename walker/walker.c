@@ -527,13 +527,6 @@ sw_walk_single(struct sw_walker *w, const struct sw_frame *in, struct sw_frame *
                 *end = SW_END_NONE;
             return 0;
         case SW_GCF_STACKBOTTOM:
-            if (in->trust == SW_TRUST_SCAN && s->ops->priority != SW_PRIO_STACKBOTTOM) {
-                /* A frame found by scanning may have the wrong SP: a zero
-                 * its CFI reads there (a stale slot) is no bottom.  Only
-                 * stackbottom's rules (entry points) end such a walk. */
-                saw_invalid = true;
-                continue;
-            }
             if (end)
                 *end = SW_END_BOTTOM;
             return SW_ENOENT;

@@ -280,8 +280,11 @@ sw_debug_apply_row(const struct arch_desc *a, struct sw_proc *p, const struct sw
      * saved (gdb's aarch64_dwarf2_prev_register does the same). */
     if (row->ra_signed && a->ra_unsign != NULL)
         ra = a->ra_unsign(ra);
-    /* M-profile: a zero read from the stack is no bottom (the walker judges it). */
-    if (ra == 0 && !(a->exc_return != NULL && f.ra_loc.kind == SW_LOC_ADDRESS))
+    /* A zero read at an SP found by scanning may be a stale slot, and on
+     * M-profile a zero read from the stack is no bottom either: the frame
+     * goes to the walker, whose rule refuses it. */
+    if (ra == 0 && in->trust != SW_TRUST_SCAN &&
+        !(a->exc_return != NULL && f.ra_loc.kind == SW_LOC_ADDRESS))
         return SW_GCF_STACKBOTTOM;
 
     /* The caller's frame lies outward of the callee's.  On machines whose

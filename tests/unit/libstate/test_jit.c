@@ -4,13 +4,19 @@
  * (Debian's qemu-aarch64 on x86_64) left them in memory, recorded with gdb: the list is
  * read, the object opens with its symbol and its .debug_frame; then hostile lists (cycles,
  * broken links, endless chains, unreadable entries) end with what came before them, and
- * objects of hostile sizes are refused.
+ * objects of hostile sizes are refused.  Through a library state over this test program,
+ * which defines __jit_debug_descriptor itself: the object is a module for sw_libstate_lib_at,
+ * the descriptor is read again at a stop and the list only when it changed, --no-jit reads
+ * nothing.
  */
+#include <elf.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -19,6 +25,15 @@
 #include "cfi/cfi.h"
 #include "elf/elf.h"
 #include "libstate/jit.h"
+#include "libstate/lib.h"
+
+/* The symbol a library state looks for, in this program's .symtab: its
+ * address in this process is where the fake target keeps the descriptor. */
+extern struct jit_descriptor {
+    uint32_t version, action_flag;
+    uint64_t relevant_entry, first_entry;
+} __jit_debug_descriptor;
+struct jit_descriptor __jit_debug_descriptor = { 1, 0, 0, 0 };
 
 /* Where the recorded process kept them (gdb: x/3gx &__jit_debug_descriptor). */
 #define DESC_ADDR  0x55af204dc710u
@@ -287,6 +302,101 @@ test_jit_32_bit_layouts(void **state)
     sw_proc_free(p);
 }
 
+/* DESC at the descriptor's place in the fake target: version 1, the entry at
+ * ENTRY_ADDR registered (FIRST 0: none). */
+static void
+put_descriptor(struct sw_proc *p, sw_addr first)
+{
+    uint8_t desc[24];
+    arch_store(p->arch, desc, 4, 1);
+    arch_store(p->arch, desc + 4, 4, first ? 1 : 2); /* JIT_REGISTER_FN, JIT_UNREGISTER_FN */
+    arch_store(p->arch, desc + 8, 8, ENTRY_ADDR);
+    arch_store(p->arch, desc + 16, 8, first);
+    fake_proc_put(p, (sw_addr)(uintptr_t)&__jit_debug_descriptor, desc, sizeof desc);
+}
+
+/* A fake target running this program, with QEMU's list and object. */
+static struct sw_proc *
+self_target(void)
+{
+    static char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    assert_true(n > 0);
+    self[n] = '\0';
+    struct sw_proc *p = recorded();
+    fake_proc_set_exec_path(p, self);
+    uint64_t auxv[] = { AT_ENTRY, getauxval(AT_ENTRY), AT_NULL, 0 };
+    fake_proc_set_auxv(p, auxv, sizeof auxv);
+    fake_proc_add_mem(p, (sw_addr)(uintptr_t)&__jit_debug_descriptor, NULL, 24);
+    put_descriptor(p, ENTRY_ADDR);
+    return p;
+}
+
+static struct sw_libstate *
+refreshed(struct sw_proc *p, bool no_jit)
+{
+    struct sw_libstate_config cfg = { .cache_dir = "", .no_jit = no_jit };
+    struct sw_libstate *ls = NULL;
+    assert_int_equal(sw_libstate_new(p, &cfg, &ls), 0);
+    if (sw_libstate_refresh(ls) != 0)
+        fail_msg("refresh: %s", sw_libstate_errmsg(ls));
+    return ls;
+}
+
+static void
+test_jit_object_is_a_module_of_the_library_state(void **state)
+{
+    (void)state;
+    struct sw_proc *p = self_target();
+    struct sw_libstate *ls = refreshed(p, false);
+    const struct sw_lib *lib = NULL;
+    size_t nlibs = sw_libstate_count(ls);
+    assert_int_equal(sw_libstate_lib_at(ls, BUF_START + 0x1b584, &lib), 0);
+    assert_string_equal(lib->name, "[jit 0x55af253d57f0]");
+    assert_null(lib->path);
+    assert_int_equal(lib->bias, 0);
+    assert_int_equal(lib->start, BUF_START);
+    assert_int_equal(lib->end, BUF_END);
+    assert_non_null(sw_lib_elf(lib));
+    assert_non_null(sw_lib_module(lib));
+    assert_int_equal(sw_libstate_lib_at(ls, BUF_END, &lib), SW_ENOENT);
+
+    /* Unchanged: the descriptor's one read, the list not read again (the
+     * object's bytes unreadable now would drop it). */
+    fake_proc_put_word(p, ENTRY_ADDR + 24, 1ull << 40);
+    assert_int_equal(sw_libstate_update(ls), 0);
+    assert_int_equal(sw_libstate_lib_at(ls, BUF_START, &lib), 0);
+    /* Unregistered: gone; the module list as it was. */
+    fake_proc_put_word(p, ENTRY_ADDR + 24, sizeof qemu_image);
+    put_descriptor(p, 0);
+    assert_int_equal(sw_libstate_update(ls), 0);
+    assert_int_equal(sw_libstate_lib_at(ls, BUF_START, &lib), SW_ENOENT);
+    assert_int_equal(sw_libstate_count(ls), nlibs);
+    /* Registered again, now with a hostile size: refused, with a warning. */
+    fake_proc_put_word(p, ENTRY_ADDR + 24, 1ull << 40);
+    put_descriptor(p, ENTRY_ADDR);
+    assert_int_equal(sw_libstate_update(ls), 0);
+    assert_int_equal(sw_libstate_lib_at(ls, BUF_START, &lib), SW_ENOENT);
+    const char *const *msgs;
+    size_t nw = sw_libstate_warnings(ls, &msgs);
+    assert_true(nw > 0);
+    assert_non_null(strstr(msgs[nw - 1], "JIT object at 0x55af253d57f0: larger than 16 MiB"));
+    sw_libstate_free(ls);
+    sw_proc_free(p);
+}
+
+static void
+test_jit_no_jit_reads_nothing(void **state)
+{
+    (void)state;
+    struct sw_proc *p = self_target();
+    struct sw_libstate *ls = refreshed(p, true);
+    const struct sw_lib *lib = NULL;
+    assert_int_equal(sw_libstate_lib_at(ls, BUF_START, &lib), SW_ENOENT);
+    sw_libstate_free(ls);
+    sw_proc_free(p);
+}
+
 int
 main(void)
 {
@@ -298,6 +408,8 @@ main(void)
         cmocka_unit_test(test_jit_unreadable_entry_ends_with_those_before),
         cmocka_unit_test(test_jit_hostile_sizes_are_refused),
         cmocka_unit_test(test_jit_32_bit_layouts),
+        cmocka_unit_test(test_jit_object_is_a_module_of_the_library_state),
+        cmocka_unit_test(test_jit_no_jit_reads_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

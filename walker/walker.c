@@ -437,6 +437,17 @@ pc_in_unknown_code(struct sw_walker *w, sw_addr pc)
     return sw_libstate_lib_at(w->libs, pc, &lib) != 0 && libstate_extents_known(w->libs);
 }
 
+/* Whether OUT, found by scanning from frame 0 IN, is the word at IN's SP on
+ * a machine whose calls push the return address: where a call through a
+ * wild pointer left it, the callee not having run (gdb's frame for a PC
+ * without a function reads it there too). */
+static bool
+scan_at_sp(const struct sw_walker *w, const struct sw_frame *in, const struct sw_frame *out)
+{
+    const struct arch_desc *a = w->proc->arch;
+    return in->level == 0 && a->call_ra_on_stack && out->sp == in->sp + a->word_size;
+}
+
 int
 sw_walk_single(struct sw_walker *w, const struct sw_frame *in, struct sw_frame *out,
                enum sw_walk_end *end)
@@ -495,7 +506,8 @@ sw_walk_single(struct sw_walker *w, const struct sw_frame *in, struct sw_frame *
              * old return addresses of the C code that ran before it). */
             bool believed =
                 outward && frame_believable(w, &f) &&
-                !(f.trust == SW_TRUST_SCAN && (cfi_unknown || pc_in_unknown_code(w, pc)));
+                !(f.trust == SW_TRUST_SCAN &&
+                  (cfi_unknown || (pc_in_unknown_code(w, pc) && !scan_at_sp(w, in, &f))));
             if (!believed && f.trust == SW_TRUST_CFI && in->trust != SW_TRUST_SCAN &&
                 pc_in_unknown_code(w, f.ra - 1))
                 cfi_unknown = true;

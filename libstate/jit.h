@@ -1,11 +1,8 @@
 /* libstate/jit.h -- code generated at run time, as the GDB JIT interface lists it.
  *
- * A JIT that registers its code (QEMU's code_gen_buffer, LLVM's, V8's with
- * --gdbjit) keeps __jit_debug_descriptor, the head of a list of in-memory ELF
- * objects ("JIT Compilation Interface" in the GDB manual).  This reads that
- * list from target memory, every word of it as hostile, and keeps each object
- * as a module without a file for the library state.  Included by libstate/
- * files and their tests.  Not the module list (libstate.c).
+ * __jit_debug_descriptor heads a list of in-memory ELF objects (GDB manual, "JIT
+ * Compilation Interface"): read here from target memory, every word as hostile, each object
+ * kept as a module without a file.  Included by libstate/ files and their tests.
  */
 #ifndef RSPWALK_LIBSTATE_JIT_H
 #define RSPWALK_LIBSTATE_JIT_H

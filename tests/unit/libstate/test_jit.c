@@ -1,13 +1,8 @@
 /* tests/unit/libstate/test_jit.c -- the GDB JIT interface's list read from target memory.
  *
- * A fake process holds __jit_debug_descriptor, its entries and an object as QEMU 7.2
- * (Debian's qemu-aarch64 on x86_64) left them in memory, recorded with gdb: the list is
- * read, the object opens with its symbol and its .debug_frame; then hostile lists (cycles,
- * broken links, endless chains, unreadable entries) end with what came before them, and
- * objects of hostile sizes are refused.  Through a library state over this test program,
- * which defines __jit_debug_descriptor itself: the object is a module for sw_libstate_lib_at,
- * the descriptor is read again at a stop and the list only when it changed, --no-jit reads
- * nothing.
+ * A fake process holds the descriptor, entry and object QEMU 7.2 left in memory (recorded
+ * with gdb), then hostile lists and sizes; a library state over this program, which defines
+ * __jit_debug_descriptor, finds the object as a module and re-reads only what changed.
  */
 #include <elf.h>
 #include <setjmp.h>

@@ -139,8 +139,10 @@ SW_API int sw_libstate_refresh(struct sw_libstate *ls);
  * sw_libstate_refresh. */
 SW_API int sw_libstate_update(struct sw_libstate *ls);
 
-/* getLibraryAtAddr: the module whose segments cover ADDR.  *LIB is valid until
- * the next refresh.  Returns 0 or SW_ENOENT. */
+/* getLibraryAtAddr: the module whose segments cover ADDR, else the in-memory
+ * object of code generated at run time that covers it ("[jit 0xADDR]", from
+ * the GDB JIT interface; not counted by sw_libstate_count).  *LIB is valid
+ * until the next refresh or update.  Returns 0 or SW_ENOENT. */
 SW_API int sw_libstate_lib_at(struct sw_libstate *ls, sw_addr addr, const struct sw_lib **lib);
 
 /* getLibraries: the number of modules, and module I (0 <= I < that number;

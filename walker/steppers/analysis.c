@@ -232,6 +232,23 @@ an_lr_savers(struct sw_walker *w, const struct arch_desc *a, const uint8_t *code
 
 static int an_func_for(struct sw_walker *w, struct sw_an_cache *c, sw_addr pc, bool parent_ok,
                        struct an_func *out, struct sw_an_state **owned);
+static int an_analyse(struct sw_walker *w, struct sw_an_cache *c, const struct sw_symbol *sym,
+                      struct sw_an_seeds *seeds, struct an_func *out, struct sw_an_state **owned);
+
+/* The analysis of the code at START of SIZE bytes in C (may be NULL), into *OUT: true
+ * when C has it. */
+static bool
+an_cache_find(struct sw_an_cache *c, sw_addr start, sw_addr size, struct an_func *out)
+{
+    for (size_t i = 0; c && i < AN_CACHE_FUNCS; i++) {
+        if (c->funcs[i].st && c->funcs[i].sum.start == start && c->funcs[i].sum.size == size) {
+            c->funcs[i].used = ++c->clock;
+            *out = c->funcs[i];
+            return true;
+        }
+    }
+    return false;
+}
 
 /* The linker stub covering PC as a function (analysis_stub.c), NEAR the
  * symbol below PC if any: 0 with *OUT set, SW_ENOSYM, SW_ENOMEM or a link
@@ -299,6 +316,28 @@ an_cold_entries(struct sw_walker *w, struct sw_an_cache *c, const struct sw_symb
     return 0;
 }
 
+/* The offset from LO - 1 of the first jump-in target (sw_an_starts_jumpins) in [LO, HI)
+ * of stripped x86 code, into *END; 0 when there is none.  Returns 0 or SW_ENOMEM. */
+static int
+an_jumpin_end(struct sw_walker *w, struct sw_an_cache *c, sw_addr lo, sw_addr hi, sw_addr *end)
+{
+    const struct arch_desc *a = sw_walker_proc(w)->arch;
+    struct sw_an_jumpin ji;
+    size_t n = 0;
+    *end = 0;
+    if (c != NULL && c->starts == NULL && (c->starts = sw_an_starts_new()) == NULL)
+        return SW_ENOMEM;
+    struct sw_disasm *tmp;
+    struct sw_disasm *dis = an_dis(c, a, &tmp);
+    int rc = dis ? sw_an_starts_jumpins(w, c ? c->starts : NULL, dis, lo, hi, &ji, 1, &n) : 0;
+    sw_disasm_free(tmp);
+    if (rc == SW_ENOMEM)
+        return rc;
+    if (rc == 0 && n == 1)
+        *end = ji.target - (lo - 1);
+    return 0;
+}
+
 /* The analysed function covering PC, from C when C is not NULL (else
  * *OWNED is set and the caller frees it with sw_free).  A split-off part
  * (NAME.cold) is analysed from the states NAME's jumps carry into it
@@ -313,15 +352,19 @@ an_func_for(struct sw_walker *w, struct sw_an_cache *c, sw_addr pc, bool parent_
 
     *owned = NULL;
     bool found = sl != NULL && sl->ops->lookup(sl, pc, &sym) == 0, from_code = false;
+    int rc;
     if (!found || sym.size == 0 || pc < sym.start || pc - sym.start >= sym.size) {
         /* No function covers PC: a linker stub is analysed as one, else
          * the extent the code of a stripped module shows (a sizeless
          * symbol below PC, an assembler label, says nothing of it). */
-        int rc = an_stub(w, c, pc, found ? &sym : NULL, &sym);
+        rc = an_stub(w, c, pc, found ? &sym : NULL, &sym);
         if (rc == SW_ENOSYM && (!found || sym.size == 0)) {
             if (c != NULL && c->starts == NULL && (c->starts = sw_an_starts_new()) == NULL)
                 return SW_ENOMEM;
-            rc = sw_an_starts_func(w, c ? c->starts : NULL, pc, &sym);
+            struct sw_disasm *tmp = NULL;
+            struct sw_disasm *dis = a->family == ARCH_FAMILY_X86 ? an_dis(c, a, &tmp) : NULL;
+            rc = sw_an_starts_func(w, c ? c->starts : NULL, dis, pc, &sym);
+            sw_disasm_free(tmp);
             from_code = rc == 0;
         }
         if (rc < 0)
@@ -329,19 +372,15 @@ an_func_for(struct sw_walker *w, struct sw_an_cache *c, sw_addr pc, bool parent_
     }
     if (sym.size > AN_MAX_FUNC)
         return SW_ENOSYM;
-    for (size_t i = 0; c && i < AN_CACHE_FUNCS; i++) {
-        if (c->funcs[i].st && c->funcs[i].sum.start == sym.start &&
-            c->funcs[i].sum.size == sym.size) {
-            c->funcs[i].used = ++c->clock;
-            *out = c->funcs[i];
-            return 0;
-        }
-    }
+    if (an_cache_find(c, sym.start, sym.size, out))
+        return 0;
 
     struct sw_an_edge entries[AN_MAX_EXITS];
-    struct sw_an_seeds seeds = { 0 };
+    struct sw_an_seeds seeds = { .seed_ind = from_code || a->family == ARCH_FAMILY_X86 };
+    if (from_code && a->family == ARCH_FAMILY_X86 &&
+        (rc = an_jumpin_end(w, c, sym.start + 1, sym.start + sym.size, &seeds.ind_end)) < 0)
+        return rc;
     char parent[256];
-    int rc;
     if (sym.name && an_cold_parent(sym.name, parent, sizeof parent)) {
         if (!parent_ok)
             return SW_ENOSYM;
@@ -349,7 +388,21 @@ an_func_for(struct sw_walker *w, struct sw_an_cache *c, sw_addr pc, bool parent_
         if ((rc = an_cold_entries(w, c, &sym, entries, &seeds.n)) < 0)
             return rc;
     }
+    return an_analyse(w, c, &sym, &seeds, out, owned);
+}
 
+/* Analyse SYM's code from SEEDS (its lr_savers are found here) into *OUT, kept in C when
+ * C is not NULL (else *OWNED is set and the caller frees it with sw_free). */
+static int
+an_analyse(struct sw_walker *w, struct sw_an_cache *c, const struct sw_symbol *symp,
+           struct sw_an_seeds *seedsp, struct an_func *out, struct sw_an_state **owned)
+{
+    const struct arch_desc *a = sw_walker_proc(w)->arch;
+    struct sw_symbol sym = *symp;
+    struct sw_an_seeds seeds = *seedsp;
+    int rc;
+
+    *owned = NULL;
     struct sw_disasm *tmp;
     struct sw_disasm *dis = an_dis(c, a, &tmp);
     uint8_t *code = sw_malloc((size_t)sym.size);
@@ -362,7 +415,6 @@ an_func_for(struct sw_walker *w, struct sw_an_cache *c, sw_addr pc, bool parent_
         rc = sw_walker_read_code(w, sym.start, code, (size_t)sym.size);
     sw_addr savers[AN_MAX_SAVERS];
     seeds.lr_savers = savers;
-    seeds.seed_ind = from_code;
     if (rc == 0)
         rc = an_lr_savers(w, a, code, sym.start, sym.size, savers, &seeds.nlr_savers);
     if (rc == 0)
@@ -409,11 +461,141 @@ sw_analysis_jumps_to(struct sw_walker *w, sw_addr start, sw_addr to, sw_addr sla
     return f.nexits > AN_MAX_EXITS ? SW_EINVAL : 0;
 }
 
+/* The facts at LOOK (PC, or PC - 1 for a return address: !EXACT) in F's analysis:
+ * 0, SW_EINVAL (not reached) or SW_ENOMEM. */
+static int
+an_facts(struct sw_walker *w, struct sw_an_cache *c, const struct an_func *f, sw_addr look,
+         bool exact, struct sw_an_pc *out)
+{
+    const struct arch_desc *a = sw_walker_proc(w)->arch;
+    sw_addr off = look - f->sum.start;
+    const unsigned reached = SW_AN_ST_SEEN | SW_AN_ST_INSN;
+    int rc = SW_EINVAL;
+    if (exact) {
+        if ((f->st[off].flags & reached) == reached) {
+            sw_an_state_facts(&f->st[off], out);
+            rc = 0;
+        }
+        return rc;
+    }
+    for (sw_addr back = 0; back < AN_MAX_INSN - 1 && back <= off; back++) {
+        const struct sw_an_state *s = &f->st[off - back];
+        if ((s->flags & reached) != reached || off - back + s->len != off + 1)
+            continue;
+        struct sw_disasm *tmp;
+        struct sw_disasm *dis = an_dis(c, a, &tmp);
+        uint8_t code[AN_MAX_INSN];
+        struct sw_insn i;
+        size_t n = s->len;
+        sw_addr at = f->sum.start + off - back;
+        if (dis && sw_walker_read_code(w, at, code, n) == 0 &&
+            sw_disasm_one(dis, code, n, at, &i) == 0 && i.flow == SW_FLOW_CALL) {
+            struct sw_an_state after = *s;
+            sw_an_transfer(a, &i, at, &after);
+            sw_an_state_facts(&after, out);
+            rc = 0;
+        }
+        sw_disasm_free(tmp);
+        break;
+    }
+    return rc;
+}
+
+/* Jump-ins read per extent, and targets tried per PC. */
+#define AN_MAX_JUMPINS  64
+#define AN_JUMPIN_TRIES 4
+
+/* The states the jumps of JI (N of them) into [LO, HI) carry, from the exits of the
+ * analyses of the code they jump from, into EDGES (at most AN_MAX_EXITS, their number in
+ * *NE).  Returns 0 or an error of an_func_for other than "no function there". */
+static int
+an_jumpin_edges(struct sw_walker *w, struct sw_an_cache *c, const struct sw_an_jumpin *ji, size_t n,
+                sw_addr lo, sw_addr hi, struct sw_an_edge *edges, size_t *ne)
+{
+    *ne = 0;
+    for (size_t k = 0; k < n && *ne < AN_MAX_EXITS; k++) {
+        if (ji[k].target < lo || ji[k].target >= hi)
+            continue;
+        struct an_func sf;
+        struct sw_an_state *owned;
+        int rc = an_func_for(w, c, ji[k].site, false, &sf, &owned);
+        if (rc == SW_ENOSYM || rc == SW_EINVAL)
+            continue;
+        if (rc < 0)
+            return rc;
+        for (size_t e = 0; e < sf.nexits && e < AN_MAX_EXITS && *ne < AN_MAX_EXITS; e++)
+            if (sf.exits[e].target >= lo && sf.exits[e].target < hi)
+                edges[(*ne)++] = sf.exits[e];
+        sw_free(owned);
+    }
+    return 0;
+}
+
+/* The facts at LOOK in stripped x86 code the flow from the start of its extent EXT does
+ * not reach: code only jumps enter (a function nothing calls but tail calls, a split-off
+ * part).  The rest of the extent from the last jump-in target at or below LOOK is analysed
+ * from the states those jumps carry; the next lower target when that does not reach LOOK
+ * either.  Returns what an_facts does, or an error of the analyses. */
+static int
+an_jumpin_facts(struct sw_walker *w, struct sw_an_cache *c, const struct sw_an_func *ext,
+                sw_addr look, bool exact, struct sw_an_pc *out)
+{
+    const struct arch_desc *a = sw_walker_proc(w)->arch;
+    struct sw_an_jumpin ji[AN_MAX_JUMPINS];
+    size_t n = 0;
+    sw_addr end = ext->start + ext->size;
+    if (a->family != ARCH_FAMILY_X86)
+        return SW_EINVAL;
+    if (c != NULL && c->starts == NULL && (c->starts = sw_an_starts_new()) == NULL)
+        return SW_ENOMEM;
+    struct sw_disasm *tmp;
+    struct sw_disasm *dis = an_dis(c, a, &tmp);
+    int rc = dis == NULL ? an_no_dis() : 0;
+    if (rc == 0)
+        rc = sw_an_starts_jumpins(w, c ? c->starts : NULL, dis, ext->start + 1, end, ji,
+                                  AN_MAX_JUMPINS, &n);
+    sw_disasm_free(tmp);
+    if (rc == SW_ENOSYM || rc == SW_EUNSUP)
+        return SW_EINVAL;
+    if (rc < 0)
+        return rc;
+    rc = SW_EINVAL;
+    unsigned tries = 0;
+    for (size_t k = n; k-- > 0 && tries < AN_JUMPIN_TRIES && rc == SW_EINVAL;) {
+        sw_addr t = ji[k].target;
+        if (t > look || (k + 1 < n && ji[k + 1].target == t && ji[k + 1].target <= look))
+            continue; /* beyond LOOK, or a target already tried */
+        tries++;
+        struct sw_symbol sub = { .name = NULL, .start = t, .size = end - t };
+        struct an_func f;
+        struct sw_an_state *owned = NULL;
+        if (!an_cache_find(c, sub.start, sub.size, &f)) {
+            struct sw_an_edge edges[AN_MAX_EXITS];
+            struct sw_an_seeds seeds = { .edges = edges, .seed_ind = true };
+            for (size_t m = k + 1; m < n && seeds.ind_end == 0; m++)
+                if (ji[m].target > t)
+                    seeds.ind_end = ji[m].target - t;
+            if ((rc = an_jumpin_edges(w, c, ji, n, t, end, edges, &seeds.n)) < 0)
+                return rc;
+            rc = SW_EINVAL;
+            if (seeds.n == 0)
+                continue;
+            int arc = an_analyse(w, c, &sub, &seeds, &f, &owned);
+            if (arc < 0)
+                return arc;
+        }
+        rc = an_facts(w, c, &f, look, exact, out);
+        sw_debug(SW_DBG_STEP, "analysis: %#" PRIx64 " from the jumps into %#" PRIx64 ": %s",
+                 (uint64_t)look, (uint64_t)t, rc == 0 ? "reached" : "not reached");
+        sw_free(owned);
+    }
+    return rc;
+}
+
 static int
 an_query(struct sw_walker *w, struct sw_an_cache *c, sw_addr pc, bool exact, struct sw_an_func *fn,
          struct sw_an_pc *out)
 {
-    const struct arch_desc *a = sw_walker_proc(w)->arch;
     struct an_func f;
     struct sw_an_state *owned;
     /* A return address: the call is the instruction that ends at PC. */
@@ -423,37 +605,12 @@ an_query(struct sw_walker *w, struct sw_an_cache *c, sw_addr pc, bool exact, str
         return rc;
     if (fn)
         *fn = f.sum;
-    sw_addr off = look - f.sum.start;
-    const unsigned reached = SW_AN_ST_SEEN | SW_AN_ST_INSN;
-    rc = SW_EINVAL;
-    if (exact) {
-        if ((f.st[off].flags & reached) == reached) {
-            sw_an_state_facts(&f.st[off], out);
-            rc = 0;
-        }
-    } else {
-        for (sw_addr back = 0; back < AN_MAX_INSN - 1 && back <= off; back++) {
-            const struct sw_an_state *s = &f.st[off - back];
-            if ((s->flags & reached) != reached || off - back + s->len != off + 1)
-                continue;
-            struct sw_disasm *tmp;
-            struct sw_disasm *dis = an_dis(c, a, &tmp);
-            uint8_t code[AN_MAX_INSN];
-            struct sw_insn i;
-            size_t n = s->len;
-            sw_addr at = f.sum.start + off - back;
-            if (dis && sw_walker_read_code(w, at, code, n) == 0 &&
-                sw_disasm_one(dis, code, n, at, &i) == 0 && i.flow == SW_FLOW_CALL) {
-                struct sw_an_state after = *s;
-                sw_an_transfer(a, &i, at, &after);
-                sw_an_state_facts(&after, out);
-                rc = 0;
-            }
-            sw_disasm_free(tmp);
-            break;
-        }
-    }
+    rc = an_facts(w, c, &f, look, exact, out);
     sw_free(owned);
+    if (rc == SW_EINVAL) {
+        struct sw_an_func ext = f.sum; /* F's states may be gone from the cache below */
+        rc = an_jumpin_facts(w, c, &ext, look, exact, out);
+    }
     return rc;
 }
 

@@ -591,7 +591,9 @@ sw_an_flow(struct sw_disasm *dis, const struct arch_desc *a, const uint8_t *code
     struct sw_an_state s;
     sw_addr ind[AN_FLOW_MAX_IND]; /* indirect jumps reached (jump tables, tail calls) */
     size_t nind = 0;
-    bool ind_seeded = false;
+    bool ind_seeded = false, ind_ok = false, ind_done = false;
+    struct sw_an_state ind_s; /* the state the indirect jumps leave, when ind_ok */
+    sw_addr ind_cursor = 0;   /* x86: the next instruction of the sweep for cases */
     if (seeds == NULL || seeds->edges == NULL) {
         entry_state(a, &s);
         flow_into(st, 0, &s, true);
@@ -684,20 +686,49 @@ again:
     }
     /* Code the flow did not reach, in a function with indirect jumps that
      * all leave the same state: the cases of a jump table (AArch64 br,
-     * PowerPC bctr), which gcc enters at the height of the dispatch (when
-     * SEEDS asks: stripped code).  Fixed-width instruction sets only (x86
-     * bytes would be decoded at every offset). */
-    if (seeds && seeds->seed_ind && !ind_seeded && nind > 0 && a->family != ARCH_FAMILY_X86 &&
-        ind_state(dis, a, code, start, size, st, ind, nind, &s)) {
-        ind_seeded = true;
-        for (sw_addr off = 0; off + 4 <= size; off += 4) {
-            if (has(&st[off], SW_AN_ST_SEEN))
-                continue;
-            flow_into(st, off, &s, false);
-            work[nwork++] = off;
-            queued[off] = true;
+     * PowerPC bctr, x86 jmp *%reg), which gcc enters at the height of the
+     * dispatch (when SEEDS asks: stripped code).  x86 code is seeded where
+     * the instructions of a sweep from the start begin, below SEEDS'
+     * ind_end (code that other jumps enter is no case), one unreached
+     * instruction at a time, lowest first, the flow run after each: a
+     * case's later instructions get their states from its first (pushes
+     * of arguments move SP), not from the dispatch. */
+    if (seeds && seeds->seed_ind && nind > 0 && !ind_done) {
+        if (!ind_seeded) {
+            ind_seeded = true;
+            ind_ok = ind_state(dis, a, code, start, size, st, ind, nind, &ind_s);
         }
-        goto again;
+        ind_done = !ind_ok;
+        if (ind_ok && a->family == ARCH_FAMILY_X86) {
+            sw_addr hi = seeds->ind_end && seeds->ind_end < size ? seeds->ind_end : size;
+            while (ind_cursor < hi) {
+                struct sw_insn i;
+                sw_addr at = ind_cursor;
+                if (sw_disasm_one(dis, code + at, (size_t)(size - at), start + at, &i) < 0 ||
+                    i.len == 0) {
+                    ind_cursor++;
+                    continue;
+                }
+                ind_cursor += i.len;
+                if (!has(&st[at], SW_AN_ST_SEEN)) {
+                    flow_into(st, at, &ind_s, false);
+                    work[nwork++] = at;
+                    queued[at] = true;
+                    goto again;
+                }
+            }
+            ind_done = true;
+        } else if (ind_ok) {
+            ind_done = true;
+            for (sw_addr off = 0; off + 4 <= size; off += 4) {
+                if (has(&st[off], SW_AN_ST_SEEN))
+                    continue;
+                flow_into(st, off, &ind_s, false);
+                work[nwork++] = off;
+                queued[off] = true;
+            }
+            goto again;
+        }
     }
     sw_free(work);
     sw_free(queued);

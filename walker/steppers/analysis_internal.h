@@ -66,8 +66,11 @@ struct sw_an_seeds {
     /* Seed the code the flow did not reach with the state the function's
      * indirect jumps leave, when they all leave the same one (jump tables).
      * Set for the extents of stripped code (analysis_starts.c), where
-     * nothing else can tell; symbolised code keeps "not reached". */
+     * nothing else can tell, and for x86 (a symbol's extent holds one
+     * function); other symbolised code keeps "not reached".  x86: only
+     * below offset IND_END (0: the whole code), where other jumps enter. */
     bool seed_ind;
+    sw_addr ind_end;
 };
 
 /* The jumps out of the function a dataflow found (up to max; *n counts them
@@ -110,16 +113,29 @@ void sw_an_starts_free(struct sw_an_starts *s);
 void sw_an_starts_clear(struct sw_an_starts *s);
 
 /* The function covering PC where no symbol does, in a module without a
- * .symtab (stripped), on AArch64 and PowerPC:
- * from the start at or below PC to the next start of its module's .text,
- * the starts being its direct calls' targets, the code addresses its data
- * holds (non-PIE only) and its entry point.  *OUT's name is NULL.  S (may
- * be NULL) keeps the starts of the last modules asked about.  Returns 0,
- * SW_ENOSYM (no module with a local file, a module with a .symtab, another
- * family, PC not in .text)
- * or SW_ENOMEM. */
-int sw_an_starts_func(struct sw_walker *w, struct sw_an_starts *s, sw_addr pc,
-                      struct sw_symbol *out);
+ * .symtab (stripped), on AArch64, PowerPC and x86 (with DIS, A's decoder;
+ * NULL: none for x86): from the start at or below PC to the next start of
+ * its module's .text, the starts being its direct calls' targets, the code
+ * addresses its data holds (non-PIE; x86-64 PIE: its relative relocations),
+ * and its entry point.  *OUT's name is NULL.  S (may be NULL) keeps the
+ * starts of the last modules asked about.  Returns 0, SW_ENOSYM (no module
+ * with a local file, a module with a .symtab, another family, PC not in
+ * .text) or SW_ENOMEM. */
+int sw_an_starts_func(struct sw_walker *w, struct sw_an_starts *s, struct sw_disasm *dis,
+                      sw_addr pc, struct sw_symbol *out);
+
+/* A direct jump of a stripped module from one extent of sw_an_starts_func into
+ * another, to no start: a tail call to a function nothing calls, or a jump to a
+ * function's split-off part.  Addresses in the process. */
+struct sw_an_jumpin {
+    sw_addr site, target;
+};
+
+/* The jump-ins (x86 only) whose targets lie in [LO, HI) (one extent of the module holding
+ * LO), by target, into OUT (at most MAX, their number in *N).  Returns 0, SW_ENOSYM or
+ * SW_ENOMEM. */
+int sw_an_starts_jumpins(struct sw_walker *w, struct sw_an_starts *s, struct sw_disasm *dis,
+                         sw_addr lo, sw_addr hi, struct sw_an_jumpin *out, size_t max, size_t *n);
 
 /* The facts of S. */
 void sw_an_state_facts(const struct sw_an_state *s, struct sw_an_pc *out);

@@ -1,10 +1,11 @@
 /* walker/steppers/analysis_starts.c -- function extents in code no symbol covers.
  *
- * A stripped module (no .symtab: Debian's busybox-static) still shows where its functions
- * start: its direct calls' targets, the code addresses its data, GOT and TOC hold (non-PIE),
- * AArch64 adrp/add pairs, its entry point, and where a veneer (nop; b) leads.  A function
- * runs from the start at or below a PC to the next one.  AArch64 and PowerPC only: their
- * fixed 4-byte calls decode without false positives.  analysis.c analyses the extents.
+ * A stripped module (no .symtab: Debian's busybox-static, a program without CFI) still shows
+ * where its functions start: its direct calls' targets, the code addresses its data, GOT,
+ * TOC and (x86-64 PIE) relative relocations hold, AArch64 adrp/add and x86-64 lea-rip pairs,
+ * its entry point, and where a veneer (nop; b) leads.  A function runs from the start at or
+ * below a PC to the next one.  AArch64 and PowerPC decode every 4-byte word; x86 is swept
+ * linearly (gcc puts no data in .text) and only instruction boundaries count.
  */
 #include "walker/steppers/analysis_internal.h"
 
@@ -18,12 +19,16 @@
 
 /* Modules whose starts are kept; the oldest is dropped. */
 #define AN_STARTS_MODS 4
+/* The longest x86 instruction. */
+#define AN_X86_MAX_INSN 15
 
 struct an_mod_starts {
     const struct sw_elf *elf; /* borrowed, the key; NULL: a free slot */
     sw_addr text, text_end;   /* link-time extent of .text */
     sw_addr *starts;          /* owned: n sorted link-time addresses */
     size_t n;
+    struct sw_an_jumpin *ins; /* owned: nins jumps between extents, by target, link-time */
+    size_t nins;
     uint64_t used;
 };
 
@@ -43,8 +48,10 @@ sw_an_starts_clear(struct sw_an_starts *s)
 {
     if (s == NULL)
         return;
-    for (size_t i = 0; i < AN_STARTS_MODS; i++)
+    for (size_t i = 0; i < AN_STARTS_MODS; i++) {
         sw_free(s->mods[i].starts);
+        sw_free(s->mods[i].ins);
+    }
     memset(s, 0, sizeof *s);
 }
 
@@ -76,6 +83,46 @@ addr_cmp(const void *a, const void *b)
 {
     sw_addr x = *(const sw_addr *)a, y = *(const sw_addr *)b;
     return x < y ? -1 : x > y;
+}
+
+struct an_jvec {
+    struct sw_an_jumpin *v;
+    size_t n, cap;
+};
+
+static int
+jvec_add(struct an_jvec *v, sw_addr site, sw_addr target)
+{
+    struct sw_an_jumpin *n = sw_grow(v->v, &v->cap, v->n + 1, sizeof *n, 1024);
+    if (n == NULL)
+        return SW_ENOMEM;
+    v->v = n;
+    v->v[v->n++] = (struct sw_an_jumpin){ .site = site, .target = target };
+    return 0;
+}
+
+static int
+jumpin_cmp(const void *a, const void *b)
+{
+    const struct sw_an_jumpin *x = a, *y = b;
+    if (x->target != y->target)
+        return x->target < y->target ? -1 : 1;
+    return x->site < y->site ? -1 : x->site > y->site;
+}
+
+/* The index of the last of the N sorted STARTS at or below ADDR (0 when none is). */
+static size_t
+start_index(const sw_addr *starts, size_t n, sw_addr addr)
+{
+    size_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (starts[mid] <= addr)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* The target of the direct call INSN at PC (AArch64 bl, PowerPC bl), or 0. */
@@ -115,9 +162,77 @@ adrp_add_target(const struct arch_desc *a, const uint8_t *code, size_t n, sw_add
     return 0;
 }
 
+/* The code address an x86-64 `lea disp(%rip),%reg` of LEN bytes at PC computes, or 0:
+ * how a function's address is taken (main for __libc_start_main, callbacks). */
+static sw_addr
+x86_lea_rip(const uint8_t *code, size_t len, sw_addr pc)
+{
+    size_t k = (code[0] & 0xf0u) == 0x40u ? 1 : 0; /* REX */
+    if (len != k + 6 || code[k] != 0x8d || (code[k + 1] & 0xc7u) != 0x05u)
+        return 0;
+    uint32_t d = (uint32_t)code[k + 2] | (uint32_t)code[k + 3] << 8 | (uint32_t)code[k + 4] << 16 |
+                 (uint32_t)code[k + 5] << 24;
+    return pc + len + (sw_addr)(int64_t)(int32_t)d;
+}
+
+/* x86: decode CODE (LEN bytes at TEXT) from its first byte on, one instruction after the
+ * other (a byte that does not decode is skipped), marking where instructions start in
+ * BOUNDS (a bit per byte), adding to V the targets in .text of the direct calls and the
+ * lea-rip, and to JUMPS the direct jumps within .text.  gcc's x86 code holds no data in .text and
+ * pads with real nops, so the sweep stays in step with the instructions. */
+static int
+x86_sweep(struct sw_disasm *dis, const uint8_t *code, size_t len, sw_addr text, uint8_t *bounds,
+          struct an_vec *v, struct an_jvec *jumps)
+{
+    int rc = 0;
+    for (size_t off = 0; off < len && rc == 0;) {
+        struct sw_insn i;
+        size_t n = len - off < AN_X86_MAX_INSN ? len - off : AN_X86_MAX_INSN;
+        if (sw_disasm_one(dis, code + off, n, text + off, &i) < 0 || i.len == 0) {
+            off++;
+            continue;
+        }
+        bounds[off / 8] |= (uint8_t)(1u << (off % 8));
+        sw_addr t = i.flow == SW_FLOW_CALL && i.has_target
+                        ? i.target
+                        : x86_lea_rip(code + off, i.len, text + off);
+        if (t >= text && t - text < len)
+            rc = vec_add(v, t);
+        if (rc == 0 && (i.flow == SW_FLOW_JUMP || i.flow == SW_FLOW_CJUMP) && i.has_target &&
+            i.target >= text && i.target - text < len)
+            rc = jvec_add(jumps, text + off, i.target);
+        off += i.len;
+    }
+    return rc;
+}
+
+/* x86-64 PIE: the code addresses of the R_X86_64_RELATIVE relocations of E's .rela.dyn
+ * (function pointers in tables) within .text [TEXT, END), into V. */
+static int
+x86_rela_starts(struct sw_elf *e, sw_addr text, sw_addr end, struct an_vec *v)
+{
+    const uint8_t *d;
+    size_t dlen;
+    sw_addr daddr;
+    int rc = 0;
+    if (sw_elf_section(e, ".rela.dyn", false, &d, &dlen, &daddr) < 0)
+        return 0;
+    for (size_t off = 0; off + 24 <= dlen && rc == 0; off += 24) {
+        uint64_t info = 0, addend = 0;
+        for (size_t b = 0; b < 8; b++) {
+            info |= (uint64_t)d[off + 8 + b] << (8 * b);
+            addend |= (uint64_t)d[off + 16 + b] << (8 * b);
+        }
+        if ((info & 0xffffffffu) == 8 /* R_X86_64_RELATIVE */ && addend >= text && addend < end)
+            rc = vec_add(v, addend);
+    }
+    return rc;
+}
+
 /* Collect the starts of E's functions into M (M->elf set by the caller). */
 static int
-starts_scan(const struct arch_desc *a, struct sw_elf *e, struct an_mod_starts *m)
+starts_scan(const struct arch_desc *a, struct sw_disasm *dis, struct sw_elf *e,
+            struct an_mod_starts *m)
 {
     static const char *const data_secs[] = { ".data.rel.ro", ".data", ".init_array", ".fini_array",
                                              ".got",         ".toc",  ".opd" };
@@ -125,6 +240,10 @@ starts_scan(const struct arch_desc *a, struct sw_elf *e, struct an_mod_starts *m
     size_t len;
     sw_addr text;
     struct an_vec v = { 0 };
+    uint8_t *bounds = NULL; /* x86: a bit per byte of .text, set where an instruction starts */
+    struct an_jvec jumps = { 0 };
+    const bool x86 = a->family == ARCH_FAMILY_X86;
+    const sw_addr align = x86 ? 1 : 4;
     int rc = 0;
 
     /* A module with a symbol table says where its functions are; what its
@@ -138,7 +257,14 @@ starts_scan(const struct arch_desc *a, struct sw_elf *e, struct an_mod_starts *m
         return SW_ENOSYM;
     m->text = text;
     m->text_end = text + len;
-    for (size_t off = 0; off + 4 <= len && rc == 0; off += 4) {
+    if (x86) {
+        if ((bounds = sw_calloc(len / 8 + 1, 1)) == NULL)
+            return SW_ENOMEM;
+        rc = x86_sweep(dis, code, len, text, bounds, &v, &jumps);
+        if (rc == 0 && a->word_size == 8)
+            rc = x86_rela_starts(e, m->text, m->text_end, &v);
+    }
+    for (size_t off = 0; !x86 && off + 4 <= len && rc == 0; off += 4) {
         sw_addr t = call_target(a, (uint32_t)arch_load(a, code + off, 4), text + off);
         if (t == 0 && a->family == ARCH_FAMILY_AARCH64)
             t = adrp_add_target(a, code + off, len - off, text + off);
@@ -155,13 +281,13 @@ starts_scan(const struct arch_desc *a, struct sw_elf *e, struct an_mod_starts *m
             continue;
         for (size_t off = 0; off + a->word_size <= dlen && rc == 0; off += a->word_size) {
             sw_addr t = arch_load(a, d + off, a->word_size);
-            if (t >= m->text && t < m->text_end && (t & 3) == 0)
+            if (t >= m->text && t < m->text_end && (t & (align - 1)) == 0)
                 rc = vec_add(&v, t);
         }
     }
     /* A start that only jumps (a veneer: main's `nop; b main_body`, a
      * PowerPC local-entry thunk) leads to a start. */
-    size_t ncalls = v.n;
+    size_t ncalls = x86 ? 0 : v.n;
     for (size_t i = 0; i < ncalls && rc == 0; i++) {
         sw_addr at = v.v[i] - text;
         for (size_t k = 0; k < 2 && at + 4 * k + 4 <= len; k++) {
@@ -189,37 +315,62 @@ starts_scan(const struct arch_desc *a, struct sw_elf *e, struct an_mod_starts *m
         rc = vec_add(&v, m->text);
     if (rc < 0) {
         sw_free(v.v);
+        sw_free(bounds);
+        sw_free(jumps.v);
         return rc;
     }
     qsort(v.v, v.n, sizeof *v.v, addr_cmp);
+    /* x86: a start where no instruction starts is a word of data, or a call's bytes read
+     * out of step: dropped. */
     size_t k = 0;
-    for (size_t i = 0; i < v.n; i++)
+    for (size_t i = 0; i < v.n; i++) {
+        sw_addr off = v.v[i] - text;
+        if (bounds && !(bounds[off / 8] & (1u << (off % 8))))
+            continue;
         if (k == 0 || v.v[k - 1] != v.v[i])
             v.v[k++] = v.v[i];
+    }
+    sw_free(bounds);
     m->starts = v.v;
     m->n = k;
+    /* The jumps from one extent into another that are no start: tail calls to functions
+     * nothing calls, jumps to a function's split-off part (NAME.cold). */
+    size_t nj = 0;
+    for (size_t i = 0; i < jumps.n; i++) {
+        size_t ts = start_index(m->starts, k, jumps.v[i].target);
+        if (m->starts[ts] != jumps.v[i].target && ts != start_index(m->starts, k, jumps.v[i].site))
+            jumps.v[nj++] = jumps.v[i];
+    }
+    qsort(jumps.v, nj, sizeof *jumps.v, jumpin_cmp);
+    m->ins = jumps.v;
+    m->nins = nj;
     return 0;
 }
 
-int
-sw_an_starts_func(struct sw_walker *w, struct sw_an_starts *s, sw_addr pc, struct sw_symbol *out)
+/* The starts of the module holding PC (scanned on first use, kept in S when S is not
+ * NULL, else in *TMP for the caller to free with sw_free of its arrays), and its LIB.
+ * Returns 0, SW_ENOSYM or SW_ENOMEM. */
+static int
+starts_of(struct sw_walker *w, struct sw_an_starts *s, struct sw_disasm *dis, sw_addr pc,
+          const struct sw_lib **lib, struct an_mod_starts *tmp, struct an_mod_starts **out)
 {
     const struct arch_desc *a = sw_walker_proc(w)->arch;
-    const struct sw_lib *lib;
     struct sw_elf *e;
 
-    if (a->family != ARCH_FAMILY_AARCH64 && a->family != ARCH_FAMILY_PPC)
+    if (a->family != ARCH_FAMILY_AARCH64 && a->family != ARCH_FAMILY_PPC &&
+        (a->family != ARCH_FAMILY_X86 || dis == NULL))
         return SW_ENOSYM;
-    if (sw_libstate_lib_at(sw_walker_libstate(w), pc, &lib) != 0 || (e = sw_lib_elf(lib)) == NULL)
+    if (sw_libstate_lib_at(sw_walker_libstate(w), pc, lib) != 0 || (e = sw_lib_elf(*lib)) == NULL)
         return SW_ENOSYM;
 
-    struct an_mod_starts *m = NULL, tmp = { 0 };
+    struct an_mod_starts *m = NULL;
+    memset(tmp, 0, sizeof *tmp);
     for (size_t i = 0; s && i < AN_STARTS_MODS && m == NULL; i++)
         if (s->mods[i].elf == e)
             m = &s->mods[i];
     if (m == NULL) {
-        tmp.elf = e;
-        int rc = starts_scan(a, e, &tmp);
+        tmp->elf = e;
+        int rc = starts_scan(a, dis, e, tmp);
         if (rc < 0)
             return rc;
         if (s != NULL) {
@@ -228,26 +379,41 @@ sw_an_starts_func(struct sw_walker *w, struct sw_an_starts *s, sw_addr pc, struc
                 if (s->mods[i].used < s->mods[victim].used)
                     victim = i;
             sw_free(s->mods[victim].starts);
-            s->mods[victim] = tmp;
+            sw_free(s->mods[victim].ins);
+            s->mods[victim] = *tmp;
+            memset(tmp, 0, sizeof *tmp);
             m = &s->mods[victim];
         } else {
-            m = &tmp;
+            m = tmp;
         }
     }
     if (s != NULL)
         m->used = ++s->clock;
+    *out = m;
+    return 0;
+}
+
+static void
+starts_tmp_free(struct an_mod_starts *tmp)
+{
+    sw_free(tmp->starts);
+    sw_free(tmp->ins);
+}
+
+int
+sw_an_starts_func(struct sw_walker *w, struct sw_an_starts *s, struct sw_disasm *dis, sw_addr pc,
+                  struct sw_symbol *out)
+{
+    const struct sw_lib *lib;
+    struct an_mod_starts tmp, *m;
+    int rc = starts_of(w, s, dis, pc, &lib, &tmp, &m);
+    if (rc < 0)
+        return rc;
 
     sw_addr link = pc - lib->bias;
-    int rc = SW_ENOSYM;
+    rc = SW_ENOSYM;
     if (link >= m->text && link < m->text_end && m->n > 0) {
-        size_t lo = 0, hi = m->n; /* the last start <= link */
-        while (hi - lo > 1) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (m->starts[mid] <= link)
-                lo = mid;
-            else
-                hi = mid;
-        }
+        size_t lo = start_index(m->starts, m->n, link);
         sw_addr end = lo + 1 < m->n ? m->starts[lo + 1] : m->text_end;
         *out = (struct sw_symbol){ .name = NULL,
                                    .start = m->starts[lo] + lib->bias,
@@ -258,7 +424,25 @@ sw_an_starts_func(struct sw_walker *w, struct sw_an_starts *s, sw_addr pc, struc
                  (uint64_t)pc, (uint64_t)out->start, (uint64_t)out->size);
         rc = 0;
     }
-    if (m == &tmp)
-        sw_free(tmp.starts);
+    starts_tmp_free(&tmp);
     return rc;
+}
+
+int
+sw_an_starts_jumpins(struct sw_walker *w, struct sw_an_starts *s, struct sw_disasm *dis, sw_addr lo,
+                     sw_addr hi, struct sw_an_jumpin *out, size_t max, size_t *n)
+{
+    const struct sw_lib *lib;
+    struct an_mod_starts tmp, *m;
+    *n = 0;
+    int rc = starts_of(w, s, dis, lo, &lib, &tmp, &m);
+    if (rc < 0)
+        return rc;
+    for (size_t i = 0; i < m->nins && *n < max; i++) {
+        sw_addr t = m->ins[i].target + lib->bias;
+        if (t >= lo && t < hi)
+            out[(*n)++] = (struct sw_an_jumpin){ .site = m->ins[i].site + lib->bias, .target = t };
+    }
+    starts_tmp_free(&tmp);
+    return 0;
 }

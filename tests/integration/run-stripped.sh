@@ -23,16 +23,16 @@ prog_pid=
 gs_pid=
 failed=0
 
+# stop_all: the program, then its gdbserver.  Both are disowned when started: their deaths
+# print no job notice into a case's output, and a traced program is reaped by its tracer
+# first (a `wait` for it would hang while gdbserver lives).
 stop_all() {
-    if [ -n "$prog_pid" ]; then
-        { kill -KILL "$prog_pid" && wait "$prog_pid"; } 2>/dev/null
-    fi
+    [ -n "$prog_pid" ] && kill -KILL "$prog_pid" 2>/dev/null
     if [ -n "$gs_pid" ]; then
         kill -TERM "$gs_pid" 2>/dev/null
         for _ in $(seq 50); do kill -0 "$gs_pid" 2>/dev/null || break; sleep 0.05; done
         kill -KILL "$gs_pid" 2>/dev/null
     fi
-    wait 2>/dev/null
     prog_pid=
     gs_pid=
 }
@@ -97,6 +97,27 @@ gs_port() {
     return 1
 }
 
+# gdb_walk DIR PORT PROG: gdb's walk of the stop (oracle.py's JSON in DIR/oracle.json) with
+# Debian's files.  gdb_oracle.sh's commands, but the program's symbols are loaded at the bias
+# the maps show: gdb does not relocate an executable whose program headers differ from the
+# running one's (objcopy dropped PT_GNU_EH_FRAME), and would read its CFI unrelocated.
+gdb_walk() {
+    local dir=$1 port=$2 prog=$3 bias
+    bias=$(awk -v f="$work/bin/$prog" '$6 == f && $3 == "00000000" { split($1, a, "-");
+        print "0x" a[1]; exit }' "$dir/maps")
+    if [ -z "$bias" ]; then
+        echo "no mapping of $work/bin/$prog in the maps" >"$dir/gdb.log"
+        return 1
+    fi
+    timeout -k 5 "$IT_TIMEOUT" gdb-multiarch -nx -batch \
+        -ex 'set debuginfod enabled off' -ex "set sysroot $oracle" \
+        -ex 'set backtrace past-main on' -ex 'set pagination off' -ex 'set confirm off' \
+        -ex "source $here/oracle.py" -ex "target remote 127.0.0.1:$port" \
+        -ex "symbol-file -o $bias $oracle$work/bin/$prog" \
+        -ex "rspwalk-oracle $dir/oracle.json" -ex disconnect </dev/null >"$dir/gdb.log" 2>&1
+    [ -s "$dir/oracle.json" ]
+}
+
 # stop_case DIR DELAY PROG ARGS...: run the stripped PROG (from $work/bin), stop it after
 # DELAY seconds, walk it three ways, judge.
 stop_case() {
@@ -104,6 +125,7 @@ stop_case() {
     shift 3
     LD_LIBRARY_PATH=$work/lib "$work/bin/$prog" "$@" </dev/null >/dev/null 2>"$dir/prog.err" &
     prog_pid=$!
+    disown "$prog_pid"
     sleep "$delay"
     if ! kill -0 "$prog_pid" 2>/dev/null; then
         echo "$prog ended before the stop: $(head -n 1 "$dir/prog.err")"
@@ -112,6 +134,7 @@ stop_case() {
     : >"$dir/gdbserver.log"
     gdbserver --attach 127.0.0.1:0 "$prog_pid" </dev/null >"$dir/gdbserver.log" 2>&1 &
     gs_pid=$!
+    disown "$gs_pid"
     port=$(gs_port "$dir/gdbserver.log") || return 1
     cp "/proc/$prog_pid/maps" "$dir/maps" || return 1
     timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" -f json --sysroot / "127.0.0.1:$port" \
@@ -129,13 +152,11 @@ stop_case() {
         echo "rspwalk with CFI exited $rc: $(head -n 1 "$dir/cfi.err")"
         return 1
     fi
-    ORACLE_TIMEOUT=$IT_TIMEOUT ORACLE_GDB_LOG=$dir/gdb.log ORACLE_SYSROOT=$oracle \
-        "$here/gdb_oracle.sh" "127.0.0.1:$port" "$oracle$work/bin/$prog" >"$dir/oracle.json" \
-        2>"$dir/oracle.err"
+    gdb_walk "$dir" "$port" "$prog"
     rc=$?
     stop_all
     if [ "$rc" != 0 ]; then
-        echo "gdb oracle failed ($rc): $(head -n 1 "$dir/oracle.err")"
+        echo "gdb oracle failed ($rc): $(grep -v '^Reading' "$dir/gdb.log" | tail -n 1)"
         return 1
     fi
     python3 "$here/stripped_check.py" --maps "$dir/maps" --walk "$dir/rspwalk.json" \

@@ -7,7 +7,9 @@
 # with Debian's files (their CFI) in a sysroot, by rspwalk and by gdb: every return address
 # follows a call, the walk reaches __libc_start_call_main and ends at the bottom, the frames
 # are those of both walks with CFI.  IT_SEED (default 1) seeds the delays (each case names
-# its delay); IT_STOPS stops per program (default 3), IT_PROGS which (default all three).  Kills only the pids it started.
+# its delay); IT_STOPS stops per program (default 3), IT_PROGS which (default all three).
+# Then the fixtures built without CFI (IT_FIXTURES, default chain tail alloca sigleaf
+# coldbig; dyn and static) stripped, against the walk with their symbols.  Kills only the pids it started.
 # Env: RSPWALK, IT_TIMEOUT (seconds per run, default 60), IT_KEEP=1 (keep artifacts).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -163,6 +165,44 @@ stop_case() {
         --cfi "$dir/cfi.json" --gdb "$dir/oracle.json"
 }
 
+# fixture_case NAME DIR: the fixture NAME (x86_64, built without CFI) stripped of its
+# symbols, run under gdbserver to its own stop; the walk of the stripped copy against the walk
+# of the same stop with the fixture's symbols (-e: the analysis then knows every function's
+# extent; run-opt.sh checks that walk against the fixture's expectation).
+fixture_case() {
+    local name=$1 dir=$2 port rc pid fix=$root/build/fixtures/x86_64/$1
+    if [ ! -x "$fix" ]; then
+        echo "missing fixture: $fix (make fixtures)"
+        return 1
+    fi
+    strip --strip-all -o "$work/bin/$name" "$fix" || return 1
+    : >"$dir/gdbserver.log"
+    gdbserver 127.0.0.1:0 "$work/bin/$name" </dev/null >"$dir/gdbserver.log" 2>&1 &
+    gs_pid=$!
+    disown "$gs_pid"
+    port=$(gs_port "$dir/gdbserver.log") || return 1
+    pid=$(sed -n 's/^Process .* created; pid = \([0-9][0-9]*\)$/\1/p' "$dir/gdbserver.log")
+    timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" -c -f json --sysroot / "127.0.0.1:$port" \
+        >"$dir/rspwalk.json" 2>"$dir/rspwalk.err"
+    rc=$?
+    cp "/proc/$pid/maps" "$dir/maps" || return 1
+    timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" --sysroot / "127.0.0.1:$port" >"$dir/rspwalk.txt" 2>&1
+    if [ "$rc" != 0 ]; then
+        echo "rspwalk -c exited $rc: $(head -n 1 "$dir/rspwalk.err")"
+        return 1
+    fi
+    timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" -f json -e "$fix" --sysroot / "127.0.0.1:$port" \
+        >"$dir/cfi.json" 2>"$dir/cfi.err"
+    rc=$?
+    stop_all
+    if [ "$rc" != 0 ]; then
+        echo "rspwalk with symbols exited $rc: $(head -n 1 "$dir/cfi.err")"
+        return 1
+    fi
+    python3 "$here/stripped_check.py" --maps "$dir/maps" --walk "$dir/rspwalk.json" \
+        --cfi "$dir/cfi.json"
+}
+
 # run_case NAME FUNCTION ARGS...: one line, PASS or FAIL with details; artifacts of a failed
 # case in build/integration/stripped/NAME/.
 run_case() {
@@ -201,7 +241,7 @@ if ! setup >"$work/setup/why.txt" 2>&1; then
 fi
 for ((k = 0; k < IT_STOPS; k++)); do
     # 0.15 to 1.05 s: past the start, well before the end of the input.
-    for p in ${IT_PROGS:-gzip sha256sum xz}; do
+    for p in ${IT_PROGS-gzip sha256sum xz}; do
         ms=$((150 + RANDOM % 900))
         delay=$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))
         case $p in
@@ -210,6 +250,11 @@ for ((k = 0; k < IT_STOPS; k++)); do
             "$work/input" "$work/input" "$work/input" "$work/input" ;;
         xz) run_case "xz-$delay" stop_at "$delay" xz -T1 -6 -c "$work/input" ;;
         esac
+    done
+done
+for v in ${IT_FIXTURES-chain tail alloca sigleaf coldbig}; do
+    for link in dyn static; do
+        run_case "$v-s0-O2nocfi-$link" fixture_case "$v-s0-O2nocfi-$link"
     done
 done
 [ "$failed" = 0 ]

@@ -177,12 +177,13 @@ x86_lea_rip(const uint8_t *code, size_t len, sw_addr pc)
 
 /* x86: decode CODE (LEN bytes at TEXT) from its first byte on, one instruction after the
  * other (a byte that does not decode is skipped), marking where instructions start in
- * BOUNDS (a bit per byte), adding to V the targets in .text of the direct calls and the
- * lea-rip, and to JUMPS the direct jumps within .text.  gcc's x86 code holds no data in .text and
+ * BOUNDS (a bit per byte), adding to V the targets in .text of the direct calls, the
+ * lea-rip and (ABSOLUTE: not position-independent) the constants moved into registers, and
+ * to JUMPS the direct jumps within .text.  gcc's x86 code holds no data in .text and
  * pads with real nops, so the sweep stays in step with the instructions. */
 static int
-x86_sweep(struct sw_disasm *dis, const uint8_t *code, size_t len, sw_addr text, uint8_t *bounds,
-          struct an_vec *v, struct an_jvec *jumps)
+x86_sweep(struct sw_disasm *dis, const uint8_t *code, size_t len, sw_addr text, bool absolute,
+          uint8_t *bounds, struct an_vec *v, struct an_jvec *jumps)
 {
     int rc = 0;
     for (size_t off = 0; off < len && rc == 0;) {
@@ -196,6 +197,8 @@ x86_sweep(struct sw_disasm *dis, const uint8_t *code, size_t len, sw_addr text, 
         sw_addr t = i.flow == SW_FLOW_CALL && i.has_target
                         ? i.target
                         : x86_lea_rip(code + off, i.len, text + off);
+        if (t == 0 && absolute && i.k_op == SW_K_SET)
+            t = (sw_addr)i.k_imm; /* mov $main,%rdi */
         if (t >= text && t - text < len)
             rc = vec_add(v, t);
         if (rc == 0 && (i.flow == SW_FLOW_JUMP || i.flow == SW_FLOW_CJUMP) && i.has_target &&
@@ -260,7 +263,7 @@ starts_scan(const struct arch_desc *a, struct sw_disasm *dis, struct sw_elf *e,
     if (x86) {
         if ((bounds = sw_calloc(len / 8 + 1, 1)) == NULL)
             return SW_ENOMEM;
-        rc = x86_sweep(dis, code, len, text, bounds, &v, &jumps);
+        rc = x86_sweep(dis, code, len, text, !sw_elf_is_dyn(e), bounds, &v, &jumps);
         if (rc == 0 && a->word_size == 8)
             rc = x86_rela_starts(e, m->text, m->text_end, &v);
     }

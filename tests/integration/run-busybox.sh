@@ -127,6 +127,7 @@ PY
     fi
     IT_STUB=qemu
     bb_start ppc64le "$prog" md5sum /dev/zero || return 1
+    # shellcheck disable=SC2016  # $lr and $r1 are gdb's
     timeout "$IT_TIMEOUT" gdb-multiarch -nx -batch -ex 'set architecture powerpc:common64' \
         -ex "file $prog" -ex "target remote 127.0.0.1:$IT_PORT" -ex "break *$addr" \
         -ex continue -ex delete -ex 'printf "LR %#lx\n", $lr' \
@@ -145,7 +146,7 @@ PY
     fi
     python3 "$IT_DIR/busybox_check.py" "$dir/rspwalk.json" "$prog" >"$dir/check.txt" 2>&1
     local rc=$?
-    python3 - "$dir/rspwalk.json" "$slot" "$lr" <<'PY' >>"$dir/check.txt"
+    python3 - "$dir/rspwalk.json" "$slot" "$lr" <<'PY' >>"$dir/check.txt" || rc=1
 import json, sys
 frames = json.load(open(sys.argv[1]))["threads"][0]["frames"]
 slot, lr = int(sys.argv[2], 16), int(sys.argv[3], 16)
@@ -155,7 +156,6 @@ if pc != slot:
     sys.exit(1)
 print("frame 1 %#x is the word at r1+16, not the stale LR %#x" % (slot, lr))
 PY
-    [ $? = 0 ] || rc=1
     cat "$dir/check.txt"
     return $rc
 }

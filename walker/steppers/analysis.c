@@ -741,8 +741,16 @@ analysis_caller_frame(struct sw_stepper *s, const struct sw_frame *in, struct sw
                        sw_strerror(rc));
         return SW_GCF_ERROR;
     }
-    if (rc < 0)
+    if (rc < 0) {
+        sw_debug(SW_DBG_STEP, "analysis: %#" PRIx64 ": %s", (uint64_t)in->ra,
+                 rc == SW_EINVAL ? "not reached" : sw_strerror(rc));
         return SW_GCF_NOT_ME;
+    }
+    sw_debug(SW_DBG_STEP,
+             "analysis: %#" PRIx64 ": CFA %s SP + %" PRId64 ", FP %s, return address %s %" PRId64,
+             (uint64_t)in->ra, p.sp_known ? "=" : "unknown,", p.height,
+             p.fp_cfa ? "CFA-relative" : "not",
+             p.ra == SW_AN_RA_SLOT ? "at CFA +" : "live or unknown", p.ra_off);
 
     sw_addr cfa = 0, l = 0;
     bool have_l = false;

@@ -1,11 +1,9 @@
 /* walker/steppers/analysis_starts.c -- function extents in code no symbol covers.
  *
- * A stripped module (no .symtab: Debian's busybox-static, a program without CFI) still shows
- * where its functions start: its direct calls' targets, the code addresses its data, GOT,
- * TOC and (x86-64 PIE) relative relocations hold, AArch64 adrp/add and x86-64 lea-rip pairs,
- * its entry point, and where a veneer (nop; b) leads.  A function runs from the start at or
- * below a PC to the next one.  AArch64 and PowerPC decode every 4-byte word; x86 is swept
- * linearly (gcc puts no data in .text) and only instruction boundaries count.
+ * A stripped module (no .symtab) shows where its functions start: direct calls' targets, code
+ * addresses in its data, GOT, TOC or (x86-64 PIE) relative relocations, address-taking pairs,
+ * its entry, veneers' targets; a function runs to the next start.  x86 is swept linearly from
+ * .text's first byte and only instruction boundaries count; jumps between extents are kept.
  */
 #include "walker/steppers/analysis_internal.h"
 

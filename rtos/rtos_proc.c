@@ -250,6 +250,12 @@ rtos_read_file(struct sw_proc *p, const char *path, uint64_t offset, void *buf, 
     return from_inner(rp, rp->inner->ops->read_file(rp->inner, path, offset, buf, len, got));
 }
 
+static struct sw_proc *
+rtos_inner(struct sw_proc *p)
+{
+    return to_rp(p)->inner;
+}
+
 static void
 rtos_destroy(struct sw_proc *p)
 {
@@ -273,6 +279,7 @@ static const struct sw_proc_ops rtos_proc_ops = {
     .read_mem_batch_while = rtos_read_mem_batch_while,
     .stop_reads = rtos_stop_reads,
     .thread_info = rtos_thread_info,
+    .inner = rtos_inner,
 };
 
 /* ---- ProcDebug: the inner state's, a task named as the CPU -------------------------------- */

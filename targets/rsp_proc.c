@@ -704,37 +704,50 @@ static const struct sw_proc_ops rsp_proc_shared_ops = {
 
 /* ---- construction ------------------------------------------------------- */
 
+/* P's RSP backend: P itself, or the state it wraps (sw_proc_ops.inner), or NULL. */
+static struct tgt_rsp_proc *
+rsp_of(struct sw_proc *p)
+{
+    /* Bounded: a wrapper of a wrapper is the deepest anything builds. */
+    for (int depth = 0; p != NULL && depth < 8; depth++) {
+        if (p->ops == &rsp_proc_ops || p->ops == &rsp_proc_shared_ops)
+            return to_rp(p);
+        p = p->ops->inner != NULL ? p->ops->inner(p) : NULL;
+    }
+    return NULL;
+}
+
 struct rsp_session *
 sw_proc_rsp_session(struct sw_proc *p)
 {
-    return p && (p->ops == &rsp_proc_ops || p->ops == &rsp_proc_shared_ops) ? to_rp(p)->s : NULL;
+    struct tgt_rsp_proc *rp = rsp_of(p);
+    return rp != NULL ? rp->s : NULL;
 }
 
 void
 sw_proc_rsp_retake_stop(struct sw_proc *p)
 {
-    struct rsp_session *s = sw_proc_rsp_session(p);
-    if (s == NULL)
+    struct tgt_rsp_proc *rp = rsp_of(p);
+    if (rp == NULL)
         return;
-    const struct rsp_stop *st = rsp_last_stop(s);
+    const struct rsp_stop *st = rsp_last_stop(rp->s);
     if (st != NULL) {
-        struct tgt_rsp_proc *rp = to_rp(p);
         /* What the last stop read goes out again with this stop's first
          * read, as after a resume of P's own (take_event). */
         if (tgt_rsp_take_stop(rp, st))
             rp->warm.due = tgt_warm_wanted(rp);
     } else {
-        tgt_rsp_drop_caches(to_rp(p));
-        p->stop_gen++;
+        tgt_rsp_drop_caches(rp);
+        rp->base.stop_gen++;
     }
 }
 
 void
 sw_proc_rsp_prepare_resume(struct sw_proc *p)
 {
-    if (sw_proc_rsp_session(p) == NULL)
+    struct tgt_rsp_proc *rp = rsp_of(p);
+    if (rp == NULL)
         return;
-    struct tgt_rsp_proc *rp = to_rp(p);
     tgt_warm_record(rp);
     rp->warm.all_regs = true; /* the front end reads the stopped thread's 'g' too */
     tgt_rsp_drop_caches(rp);
@@ -743,16 +756,17 @@ sw_proc_rsp_prepare_resume(struct sw_proc *p)
 void
 sw_proc_rsp_forget_reads(struct sw_proc *p)
 {
-    if (sw_proc_rsp_session(p) != NULL)
-        tgt_rsp_drop_caches(to_rp(p));
+    struct tgt_rsp_proc *rp = rsp_of(p);
+    if (rp != NULL)
+        tgt_rsp_drop_caches(rp);
 }
 
 void
 sw_proc_rsp_forget_regs(struct sw_proc *p, sw_tid tid)
 {
-    if (sw_proc_rsp_session(p) == NULL)
+    struct tgt_rsp_proc *rp = rsp_of(p);
+    if (rp == NULL)
         return;
-    struct tgt_rsp_proc *rp = to_rp(p);
     size_t k = 0;
     for (size_t i = 0; i < rp->ngcache; i++) {
         if (rp->gcache[i].tid == tid)
@@ -769,20 +783,21 @@ sw_proc_rsp_forget_regs(struct sw_proc *p, sw_tid tid)
 bool
 sw_proc_rsp_thread_stopped(struct sw_proc *p, sw_tid tid)
 {
-    struct tgt_rsp_proc *rp = to_rp(p);
-    if (sw_proc_rsp_session(p) == NULL || rp->terminated)
+    struct tgt_rsp_proc *rp = rsp_of(p);
+    if (rp == NULL || rp->terminated)
         return false;
     if (!rsp_non_stop(rp->s))
         return !rp->running;
     if (tid == SW_TID_DEFAULT)
-        tid = p->default_tid;
+        tid = rp->base.default_tid;
     return rsp_thread_stopped(rp->s, tgt_rsp_thread_id(rp, tid));
 }
 
 bool
 sw_proc_rsp_non_stop(struct sw_proc *p)
 {
-    return sw_proc_rsp_session(p) != NULL && rsp_non_stop(to_rp(p)->s);
+    struct tgt_rsp_proc *rp = rsp_of(p);
+    return rp != NULL && rsp_non_stop(rp->s);
 }
 
 /* sw_proc_rsp_new, and with ONLY_PID nonzero sw_proc_rsp_new_shared's
@@ -930,7 +945,7 @@ sw_proc_rsp_new_shared(struct rsp_session *s, int64_t pid, const struct sw_rsp_c
 static struct tgt_rsp_proc *
 qemu_rp(struct sw_proc *p)
 {
-    return sw_proc_rsp_session(p) != NULL ? to_rp(p) : NULL;
+    return rsp_of(p);
 }
 
 /* ---- the public face (rspwalk/target.h) --------------------------------------------- */

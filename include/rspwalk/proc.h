@@ -152,6 +152,12 @@ struct sw_proc_ops {
     int (*serve_symbols)(struct sw_proc *p,
                          int (*lookup)(void *arg, const char *name, sw_addr *addr), void *arg,
                          size_t *asked);
+
+    /* OPTIONAL (default: none).  The process state P wraps and reads through (the RTOS
+     * tasks' over the CPU's), borrowed from P, or NULL: the backend lookups that need a
+     * backend of their kind (sw_proc_rsp_session and the sw_proc_rsp_* calls) see through
+     * to it. */
+    struct sw_proc *(*inner)(struct sw_proc *p);
 };
 
 /* ProcDebug: control of a target that can be stopped and resumed.  Every

@@ -4,7 +4,7 @@
 # Boots the FreeRTOS firmware of fixtures/src/freertos/ (make fixtures: the kernel compiled in
 # place) under qemu-system-arm, stopped (-S), its gdbstub on a free TCP port, whose one thread
 # is the CPU.  For each stop gdb sets a breakpoint, continues to it and disconnects (the VM
-# stays stopped); then rspwalk --rtos walks every task (-f json and text) and gdb_oracle.sh
+# stays stopped); then rspwalk --rtos walks every task (-f json with --stats, and text) and gdb_oracle.sh
 # takes gdb-multiarch's backtrace of the CPU.  Every task must be listed with its name, state
 # and priority, and walked down to its entry function along the chain app.c gives it (the
 # kernel's own frames above the app's may vary: what matters is the FreeRTOS call the task
@@ -101,8 +101,8 @@ case_run() {
         return 1
     fi
 
-    timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" -f json --rtos "$rtos" --exe "$FW" "127.0.0.1:$port" \
-        >"$dir/rspwalk.json" 2>"$dir/rspwalk.err"
+    timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" -f json --stats --rtos "$rtos" --exe "$FW" \
+        "127.0.0.1:$port" >"$dir/rspwalk.json" 2>"$dir/rspwalk.err"
     rc=$?
     [ "$rc" = 124 ] && { echo "rspwalk timed out after $IT_TIMEOUT s"; return 1; }
     [ "$rc" = 0 ] || { echo "rspwalk exited $rc: $(head -n 1 "$dir/rspwalk.err")"; return 1; }
@@ -131,6 +131,10 @@ def exc(f):
     return "-%02x" % (int(f["pc"], 16) & 0xff)
 def names(frames, kind_key, sig):
     return [(exc(f) if f[kind_key] == sig else f["function"]) for f in frames]
+# --stats sees through the task layer to the RSP session under it.
+st = ours.get("stats")
+if not isinstance(st, dict) or st.get("round_trips", 0) <= 0:
+    fail("--stats: %s, want the link's counts" % st)
 got = {t.get("name"): t for t in ours["threads"]}
 if sorted(got) != sorted(want):
     fail("tasks: %s, want %s" % (" ".join(sorted(map(str, got))), " ".join(sorted(want))))

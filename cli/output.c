@@ -178,8 +178,11 @@ print_threads(const struct cli_opts *o, struct sw_walker *w, const sw_tid *tids,
             /* An RTOS task: its name (the target's text, escaped), state and priority. */
             fputs(" \"", f);
             sw_text_fputs(f, ti.name, 0);
-            fprintf(f, "\" (%s, priority %" PRId64 ")", ti.state ? ti.state : "unknown",
-                    ti.priority);
+            fprintf(f, "\" (%s, priority %" PRId64, ti.state ? ti.state : "unknown", ti.priority);
+            /* Raised above its own by a mutex it holds (priority inheritance). */
+            if (ti.base_priority >= 0 && ti.base_priority != ti.priority)
+                fprintf(f, ", base priority %" PRId64, ti.base_priority);
+            fputc(')', f);
         }
         fprintf(f, "%s:\n", stopped ? " (stopped)" : "");
         for (size_t k = 0; rc == 0 && k < st.n; k++) {

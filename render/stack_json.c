@@ -331,6 +331,8 @@ walk_threads(struct walk_run *r, struct sw_walker *w, const sw_tid *tids, size_t
                 fputs(", \"state\": ", f);
                 sw_json_str(f, ti.state ? ti.state : "unknown");
                 fprintf(f, ", \"priority\": %" PRId64, ti.priority);
+                if (ti.base_priority >= 0)
+                    fprintf(f, ", \"base_priority\": %" PRId64, ti.base_priority);
             }
             fprintf(f, ", \"lwp\": %" PRIu64 ", \"stopped\": %s, \"end\": ", tids[i],
                     stopped ? "true" : "false");

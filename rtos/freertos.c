@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,6 +34,8 @@ enum fr_sym {
     SYM_SCHED_RUNNING,
     SYM_EXIT_ERROR,
     SYM_ENABLE_VFP,
+    SYM_NOTIFY_TAKE,
+    SYM_NOTIFY_WAIT,
     SYM_COUNT,
 };
 
@@ -47,26 +50,33 @@ static const char *const sym_names[SYM_COUNT] = {
     [SYM_SCHED_RUNNING] = "xSchedulerRunning",
     [SYM_EXIT_ERROR] = "prvTaskExitError",
     [SYM_ENABLE_VFP] = "vPortEnableVFP", /* ARM_CM4F/port.c only */
+    /* The calls a task waits for a notification in (tasks.c) */
+    [SYM_NOTIFY_TAKE] = "ulTaskGenericNotifyTake",
+    [SYM_NOTIFY_WAIT] = "xTaskGenericNotifyWait",
 };
 
 /* Offsets into TCB_t, List_t and ListItem_t. */
 struct fr_layout {
     uint64_t tcb_top, tcb_state_item, tcb_event_item, tcb_priority, tcb_name, tcb_name_len;
     uint64_t tcb_notify_state, tcb_notify_len; /* len 0: not known (no DWARF) */
+    uint64_t tcb_base_priority, tcb_base_len;  /* len 0: not known (no DWARF, or no mutexes) */
     uint64_t list_count, list_end, list_size;
     uint64_t item_next, item_owner, item_container;
 };
 
-/* FreeRTOS's defaults (include/list.h, tasks.c's TCB_t; configMAX_TASK_NAME_LEN 16): a 32-bit
- * port, portUSING_MPU_WRAPPERS 0, configUSE_LIST_DATA_INTEGRITY_CHECK_BYTES 0,
- * configUSE_MINI_LIST_ITEM 1. */
+/* FreeRTOS's defaults (include/list.h, tasks.c's TCB_t): a 32-bit port, one core,
+ * portUSING_MPU_WRAPPERS 0, configUSE_LIST_DATA_INTEGRITY_CHECK_BYTES 0,
+ * configUSE_MINI_LIST_ITEM 1.  Everything the configuration puts after pcTaskName (thread-local
+ * pointers, newlib's struct _reent, notification arrays, run-time counters) leaves these
+ * alone; the name's length is not known: it is read up to its NUL, which the kernel puts
+ * within configMAX_TASK_NAME_LEN. */
 static const struct fr_layout default_layout = {
     .tcb_top = 0,
     .tcb_state_item = 4,
     .tcb_event_item = 24,
     .tcb_priority = 44,
     .tcb_name = 52,
-    .tcb_name_len = 16,
+    .tcb_name_len = 0,
     .list_count = 0,
     .list_end = 8,
     .list_size = 20,
@@ -142,10 +152,10 @@ read_layout(struct rtos_freertos *f)
     struct sw_dinfo *d = NULL;
     struct sw_errbuf err = { 0 };
     /* Older kernels' names last: xGenericListItem before V9, pvContainer before V10. */
-    struct sw_dinfo_field tcb[] = { { .name = "pxTopOfStack" },    { .name = "xStateListItem" },
-                                    { .name = "xEventListItem" },  { .name = "uxPriority" },
-                                    { .name = "pcTaskName" },      { .name = "ucNotifyState" },
-                                    { .name = "xGenericListItem" } };
+    struct sw_dinfo_field tcb[] = { { .name = "pxTopOfStack" },     { .name = "xStateListItem" },
+                                    { .name = "xEventListItem" },   { .name = "uxPriority" },
+                                    { .name = "pcTaskName" },       { .name = "ucNotifyState" },
+                                    { .name = "xGenericListItem" }, { .name = "uxBasePriority" } };
     struct sw_dinfo_field list[] = { { .name = "uxNumberOfItems" }, { .name = "xListEnd" } };
     struct sw_dinfo_field item[] = { { .name = "pxNext" },
                                      { .name = "pvOwner" },
@@ -156,7 +166,7 @@ read_layout(struct rtos_freertos *f)
     f->lay = default_layout;
     if (sw_dinfo_open(f->path, NULL, NULL, &d, &err) < 0)
         return;
-    bool ok = sw_dinfo_struct_layout(d, "tskTaskControlBlock", tcb, 7, NULL) == 0 &&
+    bool ok = sw_dinfo_struct_layout(d, "tskTaskControlBlock", tcb, 8, NULL) == 0 &&
               sw_dinfo_struct_layout(d, "xLIST", list, 2, &list_size) == 0 &&
               sw_dinfo_struct_layout(d, "xLIST_ITEM", item, 4, NULL) == 0;
     if (ok && !tcb[1].found)
@@ -176,6 +186,8 @@ read_layout(struct rtos_freertos *f)
             .tcb_name_len = tcb[4].size,
             .tcb_notify_state = tcb[5].offset,
             .tcb_notify_len = tcb[5].found ? tcb[5].size : 0,
+            .tcb_base_priority = tcb[7].offset,
+            .tcb_base_len = tcb[7].found ? tcb[7].size : 0,
             .list_count = list[0].offset,
             .list_end = list[1].offset,
             .list_size = list_size,
@@ -244,6 +256,15 @@ sw_freertos_exit_addr(const struct rtos_freertos *f)
     return f->have[SYM_EXIT_ERROR] ? f->sym[SYM_EXIT_ERROR] : 0;
 }
 
+bool
+sw_freertos_in_notify_wait(const struct rtos_freertos *f, sw_addr pc)
+{
+    for (int k = SYM_NOTIFY_TAKE; k <= SYM_NOTIFY_WAIT; k++)
+        if (f->have[k] && pc >= f->sym[k] && pc < f->sym[k] + f->sym_size[k])
+            return true;
+    return false;
+}
+
 const char *
 sw_freertos_layout_source(const struct rtos_freertos *f)
 {
@@ -279,6 +300,46 @@ have_task(const struct fr_scan *sc, sw_addr tcb)
     return false;
 }
 
+/* A list or TCB that is not what the layout says.  With FreeRTOS's default layout that is most
+ * likely a kernel configured otherwise, which only the DWARF could tell: the layout is unknown,
+ * and nothing read with it is shown. */
+static int
+layout_fail(struct fr_scan *sc, const char *what, sw_addr addr, const char *why)
+{
+    if (!sc->f->from_dwarf)
+        return sw_fail(sc->err, SW_EINVAL,
+                       "FreeRTOS: %s at 0x%" PRIx64 " %s: the kernel's layout is unknown (%s has "
+                       "no DWARF for TCB_t and List_t, and FreeRTOS's default layout does not fit "
+                       "this kernel's configuration; build it with -g)",
+                       what, addr, why, sc->f->path);
+    return sw_fail(sc->err, SW_EINVAL,
+                   "FreeRTOS: %s at 0x%" PRIx64 " %s (memory not a list, or the image not the one "
+                   "running)",
+                   what, addr, why);
+}
+
+/* The task's name: the layout's length, or with the defaults up to its NUL (at most
+ * sizeof t->name - 1 bytes; the kernel's default 16 where more cannot be read). */
+static int
+read_name(struct fr_scan *sc, struct rtos_task *t)
+{
+    const struct fr_layout *l = &sc->f->lay;
+    size_t len = l->tcb_name_len > 0 && l->tcb_name_len < sizeof t->name ? l->tcb_name_len
+                                                                         : sizeof t->name - 1;
+    int rc = sc->p->ops->read_mem(sc->p, t->tcb + l->tcb_name, t->name, len);
+    if (rc < 0 && l->tcb_name_len == 0 && !sw_is_link_error(rc))
+        rc = sc->p->ops->read_mem(sc->p, t->tcb + l->tcb_name, t->name, len = 16);
+    if (rc < 0)
+        return sw_fail(sc->err, rc, "FreeRTOS: reading the name of TCB 0x%" PRIx64 ": %s", t->tcb,
+                       sw_proc_errmsg(sc->p));
+    t->name[len] = '\0';
+    /* The kernel copies the creator's text: control characters say the offset is wrong. */
+    for (size_t i = 0; t->name[i] != '\0'; i++)
+        if ((unsigned char)t->name[i] < 0x20 || t->name[i] == 0x7f)
+            return layout_fail(sc, "the name of TCB", t->tcb, "is not text");
+    return 0;
+}
+
 /* Read the TCB at TCB into a new task of state STATE. */
 static int
 add_task(struct fr_scan *sc, sw_addr tcb, const char *state, bool running)
@@ -303,18 +364,20 @@ add_task(struct fr_scan *sc, sw_addr tcb, const char *state, bool running)
     t->state = state;
     t->running = running;
     t->ctx_rc = 1;
+    t->base_priority = -1;
     if ((rc = rd_word(sc, tcb + l->tcb_top, &v, "a TCB's pxTopOfStack")) < 0)
         return rc;
     t->top = v;
     if ((rc = rd_word(sc, tcb + l->tcb_priority, &v, "a TCB's uxPriority")) < 0)
         return rc;
     t->priority = (int64_t)v;
-    size_t len = l->tcb_name_len < sizeof t->name ? l->tcb_name_len : sizeof t->name - 1;
-    rc = sc->p->ops->read_mem(sc->p, tcb + l->tcb_name, t->name, len);
-    if (rc < 0)
-        return sw_fail(sc->err, rc, "FreeRTOS: reading the name of TCB 0x%" PRIx64 ": %s", tcb,
-                       sw_proc_errmsg(sc->p));
-    t->name[len] = '\0';
+    if (l->tcb_base_len == 4 || l->tcb_base_len == 8) {
+        if ((rc = rd_word(sc, tcb + l->tcb_base_priority, &v, "a TCB's uxBasePriority")) < 0)
+            return rc;
+        t->base_priority = (int64_t)v;
+    }
+    if ((rc = read_name(sc, t)) < 0)
+        return rc;
     /* A task in the suspended list waiting on an event or a notification is blocked
      * (eTaskGetState). */
     if (strcmp(state, "suspended") == 0) {
@@ -330,17 +393,21 @@ add_task(struct fr_scan *sc, sw_addr tcb, const char *state, bool running)
                 waiting = waiting || ns[i] == FR_WAITING_NOTIFICATION;
         if (waiting)
             t->state = "blocked";
+        /* Without the notify state's offset, where its saved context resumes tells. */
+        t->maybe_notify = !waiting && l->tcb_notify_len == 0;
     }
     sc->n++;
     return 0;
 }
 
-/* Every task of the list at LIST (a List_t), in list order. */
+/* Every task of the list at LIST (a List_t), in list order, each linked through the item at
+ * ITEM_OFF of its TCB; PRIO >= 0: every task's uxPriority (a ready list's). */
 static int
-scan_list(struct fr_scan *sc, sw_addr list, const char *what, const char *state)
+scan_list(struct fr_scan *sc, sw_addr list, const char *what, const char *state, uint64_t item_off,
+          int64_t prio)
 {
     const struct fr_layout *l = &sc->f->lay;
-    sw_word count, item, owner;
+    sw_word count, item, owner, v;
     sw_addr end = list + l->list_end;
     int rc;
 
@@ -348,20 +415,32 @@ scan_list(struct fr_scan *sc, sw_addr list, const char *what, const char *state)
         return rc;
     if (count == 0)
         return 0;
-    if (count > FR_LIST_MAX)
-        return sw_fail(sc->err, SW_EINVAL,
-                       "FreeRTOS: %s at 0x%" PRIx64 " claims %" PRIu64
-                       " tasks (memory not a list, or the image not the one running)",
-                       what, list, (uint64_t)count);
+    if (count > FR_LIST_MAX) {
+        char why[64];
+        snprintf(why, sizeof why, "claims %" PRIu64 " tasks", (uint64_t)count);
+        return layout_fail(sc, what, list, why);
+    }
     if ((rc = rd_word(sc, end + l->item_next, &item, what)) < 0)
         return rc;
     for (sw_word k = 0; item != end; k++) {
         if (k >= count)
-            return sw_fail(sc->err, SW_EINVAL,
-                           "FreeRTOS: %s at 0x%" PRIx64 ": more items than its count %" PRIu64,
-                           what, list, (uint64_t)count);
+            return layout_fail(sc, what, list, "has more items than its count");
         if ((rc = rd_word(sc, item + l->item_owner, &owner, what)) < 0)
             return rc;
+        /* Each item is its TCB's and names the list it is in; a ready list's tasks have its
+         * priority.  Checked with the default layout, which they confirm; the DWARF's is the
+         * kernel's own, and a stop inside the kernel may find a task half moved. */
+        if (!sc->f->from_dwarf) {
+            if ((rc = rd_word(sc, item + l->item_container, &v, what)) < 0)
+                return rc;
+            if (owner == 0 || owner + item_off != item || v != list)
+                return layout_fail(sc, what, list, "holds an item that is not a TCB's in it");
+            if (prio >= 0 &&
+                (rc = rd_word(sc, owner + l->tcb_priority, &v, "a TCB's uxPriority")) < 0)
+                return rc;
+            if (prio >= 0 && (int64_t)v != prio)
+                return layout_fail(sc, what, list, "holds a task of another priority");
+        }
         if (owner != 0 && (rc = add_task(sc, owner, state, false)) < 0)
             return rc;
         if ((rc = rd_word(sc, item + l->item_next, &item, what)) < 0)
@@ -388,7 +467,8 @@ sw_freertos_tasks(const struct rtos_freertos *f, struct sw_proc *p, struct rtos_
         rc = add_task(&sc, cur, "running", true);
     size_t nprio = (size_t)(f->sym_size[SYM_READY] / f->lay.list_size);
     for (size_t i = nprio; rc == 0 && i-- > 0;)
-        rc = scan_list(&sc, f->sym[SYM_READY] + i * f->lay.list_size, "pxReadyTasksLists", "ready");
+        rc = scan_list(&sc, f->sym[SYM_READY] + i * f->lay.list_size, "pxReadyTasksLists", "ready",
+                       f->lay.tcb_state_item, (int64_t)i);
     static const struct {
         enum fr_sym sym;
         const char *state;
@@ -396,9 +476,12 @@ sw_freertos_tasks(const struct rtos_freertos *f, struct sw_proc *p, struct rtos_
         { SYM_PENDING, "ready" },       { SYM_DELAYED1, "blocked" },    { SYM_DELAYED2, "blocked" },
         { SYM_SUSPENDED, "suspended" }, { SYM_TERMINATION, "deleted" },
     };
+    /* The pending list links tasks through their event list items. */
     for (size_t i = 0; rc == 0 && i < sizeof lists / sizeof lists[0]; i++)
         if (f->have[lists[i].sym])
-            rc = scan_list(&sc, f->sym[lists[i].sym], sym_names[lists[i].sym], lists[i].state);
+            rc = scan_list(
+                &sc, f->sym[lists[i].sym], sym_names[lists[i].sym], lists[i].state,
+                lists[i].sym == SYM_PENDING ? f->lay.tcb_event_item : f->lay.tcb_state_item, -1);
     if (rc < 0) {
         free(sc.tasks);
         return rc;

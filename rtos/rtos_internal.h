@@ -55,12 +55,15 @@ int sw_rtos_ctx_decode(enum rtos_port port, const struct arch_desc *a, sw_addr t
 /* One task as the kernel's lists show it. */
 struct rtos_task {
     sw_addr tcb;
-    sw_addr top;       /* pxTopOfStack: its saved context, when it is not running */
-    char name[32];     /* pcTaskName, NUL-terminated */
-    const char *state; /* static: "running", "ready", "blocked", "suspended", "deleted" */
-    int64_t priority;  /* uxPriority */
-    bool running;      /* pxCurrentTCB, with the scheduler started: the CPU's registers */
-    int ctx_rc;        /* 1: not decoded yet; 0: CTX holds it; < 0: why not (CTX_WHY) */
+    sw_addr top;           /* pxTopOfStack: its saved context, when it is not running */
+    char name[32];         /* pcTaskName, NUL-terminated */
+    const char *state;     /* static: "running", "ready", "blocked", "suspended", "deleted" */
+    int64_t priority;      /* uxPriority: the inherited one while it holds a mutex a higher task
+                            * waits on */
+    int64_t base_priority; /* uxBasePriority (the DWARF's); -1: not known */
+    bool maybe_notify;     /* suspended, maybe a wait for a notification the layout cannot tell */
+    bool running;          /* pxCurrentTCB, with the scheduler started: the CPU's registers */
+    int ctx_rc;            /* 1: not decoded yet; 0: CTX holds it; < 0: why not (CTX_WHY) */
     struct rtos_ctx ctx;
     char ctx_why[96];
 };
@@ -77,6 +80,9 @@ enum rtos_port sw_freertos_port(const struct rtos_freertos *f);
 /* The task return address (prvTaskExitError) every task's entry function returns to, Thumb
  * bit clear; 0 when the image has none. */
 sw_addr sw_freertos_exit_addr(const struct rtos_freertos *f);
+/* Whether PC lies in one of the kernel's notification waits (ulTaskGenericNotifyTake,
+ * xTaskGenericNotifyWait, by their symbols). */
+bool sw_freertos_in_notify_wait(const struct rtos_freertos *f, sw_addr pc);
 /* Where the layouts came from: "dwarf" or "defaults". */
 const char *sw_freertos_layout_source(const struct rtos_freertos *f);
 

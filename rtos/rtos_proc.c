@@ -45,6 +45,8 @@ from_inner(struct rtos_proc *rp, int rc)
     return rc;
 }
 
+static int decode(struct rtos_proc *rp, struct rtos_task *t);
+
 /* The tasks as of the inner state's last stop. */
 static int
 snapshot(struct rtos_proc *rp)
@@ -61,6 +63,12 @@ snapshot(struct rtos_proc *rp)
     free(rp->tasks);
     rp->tasks = tasks;
     rp->n = n;
+    /* A suspended task whose notify state the layout does not give: blocked when its context
+     * resumes in a notification wait (eTaskGetState's answer, from the code instead). */
+    for (size_t i = 0; i < n; i++)
+        if (tasks[i].maybe_notify && decode(rp, &tasks[i]) == 0 &&
+            sw_freertos_in_notify_wait(rp->fr, tasks[i].ctx.r[ARMV7M_DW_PC]))
+            tasks[i].state = "blocked";
     rp->sched_running = running;
     rp->have_snap = true;
     rp->snap_gen = rp->inner->stop_gen;
@@ -207,6 +215,7 @@ rtos_thread_info(struct sw_proc *p, sw_tid tid, struct sw_thread_info *out)
     snprintf(out->name, sizeof out->name, "%s", t->name);
     out->state = t->state;
     out->priority = t->priority;
+    out->base_priority = t->base_priority;
     return 0;
 }
 

@@ -44,10 +44,14 @@ struct sw_mem_req {
 
 /* What an RTOS says of one of its tasks shown as a thread (sw_proc_ops.thread_info). */
 struct sw_thread_info {
-    char name[64];     /* the task's name, NUL-terminated; "" when it has none */
-    const char *state; /* static: "running", "ready", "blocked", "suspended", "deleted"; NULL:
-                        * unknown */
-    int64_t priority;  /* the RTOS's own numbering; -1 when unknown */
+    char name[64];         /* the task's name, NUL-terminated; "" when it has none */
+    const char *state;     /* static: "running", "ready", "blocked", "suspended", "deleted"; NULL:
+                            * unknown */
+    int64_t priority;      /* the RTOS's own numbering, the one it schedules by now (FreeRTOS:
+                            * inherited while the task holds a mutex a higher one waits on); -1
+                            * when unknown */
+    int64_t base_priority; /* the priority it was given (FreeRTOS: uxBasePriority); -1 when
+                            * unknown */
 };
 
 /* Free an array of N modules returned by sw_proc_ops.modules.  NULL is a no-op. */

@@ -125,8 +125,10 @@ def fail(why):
     sys.exit(1)
 want = {}
 for row in sys.argv[4].split(";"):
+    # PRIO may be "NOW/BASE": a priority inherited above the task's own.
     name, state, prio, chain = row.split(":")
-    want[name] = (state, int(prio), chain.split(","))
+    now, _, base = prio.partition("/")
+    want[name] = (state, int(now), chain.split(","), int(base or now))
 def exc(f):
     return "-%02x" % (int(f["pc"], 16) & 0xff)
 def names(frames, kind_key, sig):
@@ -138,7 +140,7 @@ if not isinstance(st, dict) or st.get("round_trips", 0) <= 0:
 got = {t.get("name"): t for t in ours["threads"]}
 if sorted(got) != sorted(want):
     fail("tasks: %s, want %s" % (" ".join(sorted(map(str, got))), " ".join(sorted(want))))
-for name, (state, prio, chain) in want.items():
+for name, (state, prio, chain, base) in want.items():
     t = got[name]
     if not re.fullmatch(r"tcb:0x[0-9a-f]+", t["id"]):
         fail("task %s: id %s is not tcb:0xADDR" % (name, t["id"]))
@@ -154,7 +156,11 @@ for name, (state, prio, chain) in want.items():
         fail("task %s: walk ended %s" % (name, t["end"]))
     if t["stopped"] != (name == running):
         fail("task %s: stopped %s" % (name, t["stopped"]))
-    head = 'Thread %s "%s" (%s, priority %d)' % (t["id"], name, state, prio)
+    # uxBasePriority where the DWARF gives it (configUSE_MUTEXES): the task's own.
+    if t.get("base_priority", base) != base:
+        fail("task %s: base_priority %s, want %d" % (name, t.get("base_priority"), base))
+    head = 'Thread %s "%s" (%s, priority %d%s)' % (t["id"], name, state, prio,
+                                                 ", base priority %d" % base if base != prio else "")
     if head not in text:
         fail("text output lacks '%s'" % head)
 # The running context against gdb: frame for frame, as far as the task's chain goes.
@@ -277,6 +283,90 @@ if a != b:
 PY
 }
 
+# case_layout_unknown: an image whose kernel does not have FreeRTOS's default layout (list
+# integrity bytes), without its DWARF: --rtos freertos fails saying the layout is unknown, and
+# --rtos auto walks the CPU alone after a one-line warning; no task is shown either way.
+case_layout_unknown() {
+    local plain=$work/unknown.elf out rc
+    [ -n "$qpid" ] || { echo "no board: $(head -n 1 "$work/start.out")"; return 1; }
+    command -v arm-none-eabi-objcopy >/dev/null 2>&1 ||
+        { echo "missing peer: arm-none-eabi-objcopy (apt-get install binutils-arm-none-eabi)"; return 1; }
+    arm-none-eabi-objcopy --strip-debug "$FW" "$plain" || { echo "objcopy failed"; return 1; }
+    out=$(timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" --rtos freertos --exe "$plain" "127.0.0.1:$port" 2>&1)
+    rc=$?
+    [ "$rc" != 0 ] || { echo "--rtos freertos with an unknown layout exited 0"; return 1; }
+    [ "$(wc -l <<<"$out")" = 1 ] && grep -q "the kernel's layout is unknown" <<<"$out" ||
+        { echo "--rtos freertos: $out"; return 1; }
+    timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" -f json --rtos auto --exe "$plain" "127.0.0.1:$port" \
+        >"$work/unknown.json" 2>"$work/unknown.err"
+    rc=$?
+    [ "$rc" = 0 ] || { echo "--rtos auto with an unknown layout exited $rc: $(head -n 1 "$work/unknown.err")"; return 1; }
+    [ "$(wc -l <"$work/unknown.err")" = 1 ] && grep -q "walking the CPU alone.*layout is unknown" "$work/unknown.err" ||
+        { echo "--rtos auto: warning: $(cat "$work/unknown.err")"; return 1; }
+    python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["threads"]
+sys.exit(0 if len(t) == 1 and "name" not in t[0] and t[0]["frames"] else 1)' "$work/unknown.json" ||
+        { echo "--rtos auto with an unknown layout: not the CPU alone: $(head -c 200 "$work/unknown.json")"; return 1; }
+}
+
+# sweep_table OFFSET NAMELEN LONG EXTRA...: variant 1's table as a sweep image has it: every
+# priority but the idle task's OFFSET higher, names cut to NAMELEN - 1 characters (LONG 1: the
+# long names), EXTRA the tasks FW_INHERIT, FW_DELETE, FW_NOTIFY add (inherit delete notify).
+sweep_table() {
+    python3 - "$@" <<'PY'
+import sys
+off, namelen, long_names = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"
+extra = sys.argv[4:]
+names = {"rx": "rx-uart0-receive-frames", "sem": "sem-i2c-bus-transaction",
+         "sleep": "sleep-led-blink-period-abc", "susp": "susp-until-resumed-by-host",
+         "spin": "spin-number-crunching-loop", "run": "run-main-control-loop-31chars"}
+rows = [("rx", "blocked", 3, "xQueueReceive,rx_take,rx_wait,rx_entry"),
+        ("sem", "blocked", 3, "xQueueSemaphoreTake,sem_wait,sem_entry"),
+        ("sleep", "blocked", 4, "vTaskDelay,sleep_b,sleep_a,sleep_entry"),
+        ("susp", "suspended", 3, "vTaskSuspend,susp_a,susp_entry"),
+        ("spin", "ready", 2, "spin_leaf,spin_a,spin_entry"),
+        ("run", "running", 2, "run_leaf,run_b,run_a,run_entry")]
+if "inherit" in extra:
+    rows += [("lo", "blocked", "%d/%d" % (4 + off, 2 + off), "vTaskDelay,lo_a,lo_entry"),
+             ("hi", "blocked", 4, "xQueueSemaphoreTake,hi_a,hi_entry")]
+if "delete" in extra:
+    rows += [("gone", "deleted", 3, "vTaskDelete,gone_a,gone_entry")]
+if "notify" in extra:
+    rows += [("ntfy", "blocked", 3, "ulTaskGenericNotifyTake,ntfy_wait,ntfy_entry")]
+out = []
+for name, state, prio, chain in rows:
+    if long_names:
+        name = names.get(name, name)
+    if isinstance(prio, int):
+        prio += off
+    out.append("%s:%s:%s:%s" % (name[:namelen - 1], state, prio, chain))
+out.append("%s:ready:0:prvIdleTask" % "IDLE"[:namelen - 1])
+print(";".join(out))
+PY
+}
+
+# The running task's name in a sweep image.
+sweep_running() {
+    local name=run
+    [ "$2" = 1 ] && name=run-main-control-loop-31chars
+    echo "${name:0:$(($1 - 1))}"
+}
+
+# sweep IMAGE OFFSET NAMELEN LONG EXTRA...: one configuration of the sweep, walked at run_leaf
+# with its DWARF, then without (the default layout) to the same tasks.
+sweep() {
+    local img=$1 off=$2 len=$3 long=$4
+    shift 4
+    start_qemu mps2-an385 "build/fixtures/freertos/$img.elf" >"$work/start.out" 2>&1 || stop_qemu
+    case_line "rtos/sweep/$img" case_run run_leaf freertos "$(sweep_table "$off" "$len" "$long" "$@")" \
+        "$(sweep_running "$len" "$long")"
+    if [ "$img" = sw-integrity ]; then
+        case_line "rtos/sweep/$img/no-dwarf" case_layout_unknown
+    else
+        case_line "rtos/sweep/$img/no-dwarf" case_no_dwarf
+    fi
+    stop_qemu
+}
+
 # Variant 1 (app.c): the running task's chain is its whole walk; the others' end with these.
 V1_PARKED="rx:blocked:3:xQueueReceive,rx_take,rx_wait,rx_entry;\
 sem:blocked:3:xQueueSemaphoreTake,sem_wait,sem_entry;\
@@ -309,4 +399,15 @@ stop_qemu
 start_qemu mps2-an385 build/fixtures/freertos/an385-v2-O2.elf >"$work/start.out" 2>&1 || stop_qemu
 case_line rtos/CM3/O2/variant2 case_run run_leaf auto "$V2" main-loop
 stop_qemu
+# The configuration sweep (fixtures/freertos.mk): IMAGE OFFSET NAMELEN LONG EXTRA...
+sweep sw-optsel 25 16 0
+sweep sw-prio200 190 16 0
+sweep sw-name4 0 4 0
+sweep sw-name32 0 32 1
+sweep sw-static 0 16 0 delete
+sweep sw-tls 0 16 0
+sweep sw-notify 0 16 0 notify
+sweep sw-inherit 0 16 0 inherit delete
+sweep sw-tickless 0 16 0
+sweep sw-integrity 0 16 0
 exit "$failed"

@@ -1,7 +1,8 @@
 /* tests/unit/data/freertos_syms.S -- the FreeRTOS kernel's symbols, and nothing else, for
  * tests/unit/rtos/test_rtos.c: absolute addresses and sizes where the test puts the lists in
  * a fake target's memory (5 priorities: 5 List_t of 20 bytes), no DWARF (the reader's
- * default layouts).  prvTaskExitError is a Thumb function: its value has bit 0 set. */
+ * default layouts).  prvTaskExitError and ulTaskGenericNotifyTake are Thumb functions: their
+ * values have bit 0 set. */
     .macro obj name, addr, size
     .globl \name
     .type \name, @object
@@ -20,6 +21,10 @@
     .type prvTaskExitError, @function
     .set prvTaskExitError, 0x42b1
     .size prvTaskExitError, 16
+    .globl ulTaskGenericNotifyTake
+    .type ulTaskGenericNotifyTake, @function
+    .set ulTaskGenericNotifyTake, 0x5001
+    .size ulTaskGenericNotifyTake, 64
     .text
     .globl _start
 _start:

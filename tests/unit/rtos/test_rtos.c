@@ -208,7 +208,8 @@ put_list(struct sw_proc *p, sw_addr list, const sw_addr *tcbs, size_t n)
     fake_proc_put_word(p, list, n);
     sw_addr prev = end;
     for (size_t i = 0; i < n; i++) {
-        fake_proc_put_word(p, prev + 4, tcbs[i] + 4); /* pxNext of the previous item */
+        fake_proc_put_word(p, prev + 4, tcbs[i] + 4);  /* pxNext of the previous item */
+        fake_proc_put_word(p, tcbs[i] + 4 + 16, list); /* its pxContainer */
         prev = tcbs[i] + 4;
     }
     fake_proc_put_word(p, prev + 4, end);
@@ -336,6 +337,67 @@ test_list_longer_than_its_count_fails(void **state)
     sw_proc_free(inner);
 }
 
+/* Without DWARF the default layout is checked against the lists: each item its TCB's, in its
+ * list, a ready list's tasks of its priority, names that are text. */
+static void
+expect_layout_unknown(struct sw_proc *inner, const char *why)
+{
+    struct sw_proc *p = NULL;
+    struct sw_errbuf err = { 0 };
+    assert_int_equal(sw_proc_rtos_new(inner, SW_RTOS_FREERTOS, SYMS_ELF, &p, &err), SW_EINVAL);
+    assert_non_null(strstr(err.msg, why));
+    assert_non_null(strstr(err.msg, "the kernel's layout is unknown"));
+    assert_non_null(strstr(err.msg, "freertos_syms.elf has no DWARF"));
+    sw_proc_free(inner);
+}
+
+static void
+test_default_layout_that_does_not_fit_is_unknown(void **state)
+{
+    struct sw_proc *inner = fake_board();
+    (void)state;
+
+    /* The owner's state list item is not where the item is (a field before it). */
+    fake_proc_put_word(inner, T_SEM + 4 + 12, T_SEM + 8);
+    expect_layout_unknown(inner, "xDelayedTaskList1 at 0x20000200 holds an item that is not a "
+                                 "TCB's in it");
+    inner = fake_board();
+    fake_proc_put_word(inner, T_IDLE + 4 + 16, DELAYED1); /* another list's */
+    expect_layout_unknown(inner, "holds an item that is not a TCB's");
+    inner = fake_board();
+    fake_proc_put_word(inner, T_IDLE + 44, 7); /* uxPriority elsewhere */
+    expect_layout_unknown(inner, "pxReadyTasksLists at 0x20000100 holds a task of another "
+                                 "priority");
+    inner = fake_board();
+    fake_proc_put(inner, T_SUSP + 52, "s\001\002", 4);
+    expect_layout_unknown(inner, "the name of TCB at 0x20001400 is not text");
+}
+
+static void
+test_notification_wait_is_blocked_by_where_it_resumes(void **state)
+{
+    struct sw_proc *inner = fake_board(), *p;
+    struct sw_errbuf err = { 0 };
+    struct sw_thread_info ti;
+    uint32_t w[16];
+    uint8_t ctx[64];
+    (void)state;
+
+    /* susp parked inside ulTaskGenericNotifyTake: no notify state in the default layout. */
+    memcpy(w, cm3_sem, sizeof w);
+    w[14] = 0x5010;
+    put_words(ctx, w, 16);
+    fake_proc_add_mem(inner, 0x20005000, ctx, sizeof ctx);
+    assert_int_equal(sw_proc_rtos_new(inner, SW_RTOS_FREERTOS, SYMS_ELF, &p, &err), 0);
+    assert_int_equal(sw_proc_thread_info(p, T_SUSP, &ti), 0);
+    assert_string_equal(ti.state, "blocked");
+    assert_int_equal(ti.base_priority, -1); /* not in the default layout */
+    /* The task layer reads through to the CPU's state, and says so. */
+    assert_ptr_equal(p->ops->inner(p), inner);
+    assert_null(sw_proc_rsp_session(p)); /* a fake CPU, no RSP under it */
+    sw_proc_free(p);
+}
+
 static void
 test_image_without_dwarf_takes_the_default_layouts(void **state)
 {
@@ -393,6 +455,8 @@ main(void)
         cmocka_unit_test(test_running_task_has_the_cpu_registers_and_parked_ones_their_context),
         cmocka_unit_test(test_list_with_an_impossible_count_fails_naming_it),
         cmocka_unit_test(test_list_longer_than_its_count_fails),
+        cmocka_unit_test(test_default_layout_that_does_not_fit_is_unknown),
+        cmocka_unit_test(test_notification_wait_is_blocked_by_where_it_resumes),
         cmocka_unit_test(test_image_without_dwarf_takes_the_default_layouts),
         cmocka_unit_test(test_image_without_freertos_is_enoent),
         cmocka_unit_test(test_other_architectures_are_unsupported),

@@ -58,7 +58,8 @@ srv_api_targets_add(const struct srv_api_config *api, const struct srv_request *
 {
     (void)id;
     static const struct srv_field fields[] = {
-        { "target", "s!" }, { "exe", "s" }, { "sysroot", "s" }, { "name", "s" }, { "persist", "b" },
+        { "target", "s!" }, { "exe", "s" },     { "sysroot", "s" },
+        { "name", "s" },    { "persist", "b" }, { "rtos", "s" },
     };
     json_t *body;
     if (srv_body_object(rq, out, false, &body) < 0)
@@ -71,6 +72,7 @@ srv_api_targets_add(const struct srv_api_config *api, const struct srv_request *
     const char *exe = json_string_value(json_object_get(body, "exe"));
     const char *sysroot = json_string_value(json_object_get(body, "sysroot"));
     const char *name = json_string_value(json_object_get(body, "name"));
+    const char *rtos = json_string_value(json_object_get(body, "rtos"));
     json_t *persist = json_object_get(body, "persist");
     if (name && (strlen(name) > NAME_MAX_LEN || !*name)) {
         srv_reply_error(out, 400, "name: from 1 to %d bytes", NAME_MAX_LEN);
@@ -86,7 +88,11 @@ srv_api_targets_add(const struct srv_api_config *api, const struct srv_request *
         return;
     }
     struct srv_target_spec spec = {
-        .target = target, .exe = checked.exe, .sysroot = checked.sysroot, .name = name
+        .target = target,
+        .exe = checked.exe,
+        .sysroot = checked.sysroot,
+        .name = name,
+        .rtos = rtos,
     };
     int64_t new_id = 0;
     int rc =

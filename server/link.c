@@ -45,6 +45,33 @@ stub_kind(const struct rsp_session *s)
     return NULL;
 }
 
+/* A target registered with "rtos": its tasks as threads over the CPU's state *P, which the
+ * task layer takes over.  Returns 1 when it did, 0 when "auto" found no RTOS or could not read
+ * its tasks (the CPU walked alone, said on stderr), or a negative code with the reason in ERR
+ * (*P freed), as rspwalk --rtos does. */
+static int
+link_rtos(struct srv_target *t, struct sw_proc **p, char *err, size_t errlen)
+{
+    bool is_auto = strcmp(t->rtos, "auto") == 0;
+    struct sw_errbuf e = { 0 };
+    struct sw_proc *tasks;
+    int rc = sw_proc_rtos_new(*p, is_auto ? SW_RTOS_AUTO : SW_RTOS_FREERTOS, t->exe, &tasks, &e);
+    if (rc == SW_ENOENT && is_auto)
+        return 0;
+    if (rc < 0 && is_auto && rc != SW_ECONN && rc != SW_ETIMEDOUT && rc != SW_EEXITED &&
+        rc != SW_ENOMEM) {
+        fprintf(stderr, "rspwalkd: target %" PRId64 ": rtos auto: walking the CPU alone: %s\n",
+                t->id, e.msg);
+        return 0;
+    }
+    if (rc < 0) {
+        sw_proc_free(*p);
+        return srv_fail(err, errlen, rc, "rtos: %s", e.msg);
+    }
+    *p = tasks;
+    return 1;
+}
+
 static int
 link_connect(struct srv_target *t, char *err, size_t errlen)
 {
@@ -68,6 +95,9 @@ link_connect(struct srv_target *t, char *err, size_t errlen)
     pcfg.exe = t->exe;
     if ((rc = sw_proc_rsp_new(s, &pcfg, &p, &e)) < 0) /* closes S */
         return srv_fail(err, errlen, rc, "%s", e.msg);
+    int tasks = t->rtos != NULL ? link_rtos(t, &p, err, errlen) : 0;
+    if (tasks < 0)
+        return tasks;
     struct sw_walker_config wcfg;
     sw_walker_config_init(&wcfg);
     wcfg.sysroot = t->sysroot;
@@ -76,6 +106,12 @@ link_connect(struct srv_target *t, char *err, size_t errlen)
     wcfg.modcache = env->mc;
     if ((rc = sw_walker_new(p, &wcfg, &w, &e)) < 0) /* frees P */
         return srv_fail(err, errlen, rc, "%s", e.msg);
+    /* A task's walk ends at its entry function. */
+    if (tasks == 1 && sw_add_stepper(w, sw_rtos_stepper_new(sw_walker_proc(w))) < 0) {
+        rc = srv_fail(err, errlen, SW_ENOMEM, "rtos: %s", sw_walker_errmsg(w));
+        sw_walker_free(w);
+        return rc;
+    }
     rsp_session_set_deadline(s, 0); /* waiting for stops has none */
     pthread_mutex_lock(&t->mu);
     t->w = w;

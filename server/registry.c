@@ -174,6 +174,13 @@ add_locked(struct srv_registry *r, const struct srv_target_spec *spec, bool pers
         !spec_str_ok(spec->sysroot, "sysroot", false, err, errlen) ||
         !spec_str_ok(spec->name, "name", false, err, errlen))
         return SRV_EINVAL;
+    if (spec->rtos != NULL && strcmp(spec->rtos, "freertos") != 0 &&
+        strcmp(spec->rtos, "auto") != 0)
+        return srv_fail(err, errlen, SRV_EINVAL, "rtos: '%s' is not one of freertos, auto",
+                        spec->rtos);
+    if (spec->rtos != NULL && spec->exe == NULL)
+        return srv_fail(err, errlen, SRV_EINVAL,
+                        "rtos: needs exe, the image the board runs with its symbols");
     if (r->n >= r->max_targets)
         return srv_fail(err, errlen, SRV_ELIMIT, "too many targets: at most %zu", r->max_targets);
     /* One link per stub (gdbserver serves one client): the same target
@@ -182,10 +189,11 @@ add_locked(struct srv_registry *r, const struct srv_target_spec *spec, bool pers
         struct srv_target *t = r->t[i];
         if (strcmp(t->target, spec->target) != 0)
             continue;
-        if (!same_str(t->exe, spec->exe) || !same_str(t->sysroot, spec->sysroot))
+        if (!same_str(t->exe, spec->exe) || !same_str(t->sysroot, spec->sysroot) ||
+            !same_str(t->rtos, spec->rtos))
             return srv_fail(err, errlen, SRV_ECONFLICT,
                             "target %s is already registered (id %" PRId64
-                            ") with another exe or sysroot",
+                            ") with another exe, sysroot or rtos",
                             spec->target, t->id);
         *out = t->id;
         return 0;
@@ -195,7 +203,8 @@ add_locked(struct srv_registry *r, const struct srv_target_spec *spec, bool pers
         struct srv_target_rec rec = { .name = (char *)spec->name,
                                       .target = (char *)spec->target,
                                       .exe = (char *)spec->exe,
-                                      .sysroot = (char *)spec->sysroot };
+                                      .sysroot = (char *)spec->sysroot,
+                                      .rtos = (char *)spec->rtos };
         if (srv_store_target_add(r->env.store, &rec, &id) < 0)
             return srv_fail(err, errlen, SRV_EINTERNAL, "storing target %s: %s", spec->target,
                             srv_store_errmsg(r->env.store));
@@ -226,7 +235,11 @@ add_back(void *arg, const struct srv_target_rec *rec)
 {
     struct srv_registry *r = arg;
     struct srv_target_spec spec = {
-        .target = rec->target, .exe = rec->exe, .sysroot = rec->sysroot, .name = rec->name
+        .target = rec->target,
+        .exe = rec->exe,
+        .sysroot = rec->sysroot,
+        .name = rec->name,
+        .rtos = rec->rtos,
     };
     char err[320];
     int64_t id;

@@ -41,6 +41,8 @@ struct srv_target_spec {
     const char *exe;     /* NULL: ask the stub */
     const char *sysroot; /* NULL: none */
     const char *name;    /* NULL: the target string */
+    const char *rtos;    /* NULL: none; "freertos" or "auto": the board's RTOS tasks as threads,
+                          * read with EXE (rspwalk/rtos.h) */
 };
 
 #endif /* RSPWALK_SERVER_REGISTRY_TYPES_H */

@@ -28,12 +28,12 @@
     " (SELECT coalesce(sum(samples), 0) FROM sample_counts WHERE sample_id = samples.id)"
 
 static const char *const store_sql_text[SQ_COUNT] = {
-    [SQ_TARGET_ADD] = "INSERT INTO targets (name, target, exe, sysroot, created_us)"
-                      " VALUES (?1, ?2, ?3, ?4, ?5)",
+    [SQ_TARGET_ADD] = "INSERT INTO targets (name, target, exe, sysroot, created_us, rtos)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [SQ_TARGET_DELETE] = "DELETE FROM targets WHERE id = ?1",
-    [SQ_TARGET_GET] = "SELECT id, name, target, exe, sysroot, created_us FROM targets"
+    [SQ_TARGET_GET] = "SELECT id, name, target, exe, sysroot, created_us, rtos FROM targets"
                       " WHERE id = ?1",
-    [SQ_TARGET_EACH] = "SELECT id, name, target, exe, sysroot, created_us FROM targets"
+    [SQ_TARGET_EACH] = "SELECT id, name, target, exe, sysroot, created_us, rtos FROM targets"
                        " ORDER BY id",
     [SQ_SNAP_ADD] = "INSERT INTO snapshots (target_id, time_us, doc) VALUES (?1, ?2, ?3)",
     /* The document's pages are read only when ?4 asks for it. */
@@ -242,6 +242,8 @@ srv_store_target_add(struct srv_store *st, const struct srv_target_rec *in, int6
         rc = store_check_str(st, what, "exe", in->exe);
     if (rc == 0)
         rc = store_check_str(st, what, "sysroot", in->sysroot);
+    if (rc == 0)
+        rc = store_check_str(st, what, "rtos", in->rtos);
     if (rc == 0) {
         sqlite3_stmt *s = store_stmt(st, SQ_TARGET_ADD);
         store_bind_opt_text(s, 1, in->name);
@@ -249,6 +251,7 @@ srv_store_target_add(struct srv_store *st, const struct srv_target_rec *in, int6
         store_bind_opt_text(s, 3, in->exe);
         store_bind_opt_text(s, 4, in->sysroot);
         sqlite3_bind_int64(s, 5, in->created_us ? in->created_us : store_now_us());
+        store_bind_opt_text(s, 6, in->rtos);
         if (sqlite3_step(s) != SQLITE_DONE)
             rc = store_fail_db(st, what);
         else
@@ -287,6 +290,7 @@ store_target_row(sqlite3_stmt *s, struct srv_target_rec *r)
     r->exe = store_col_text(s, 3);
     r->sysroot = store_col_text(s, 4);
     r->created_us = sqlite3_column_int64(s, 5);
+    r->rtos = store_col_text(s, 6);
 }
 
 int
@@ -304,7 +308,8 @@ srv_store_target_get(struct srv_store *st, int64_t id, struct srv_target_rec *ou
         out->created_us = r.created_us;
         rc = 0;
         if (!store_dup(r.name, &out->name) || !store_dup(r.target, &out->target) ||
-            !store_dup(r.exe, &out->exe) || !store_dup(r.sysroot, &out->sysroot)) {
+            !store_dup(r.exe, &out->exe) || !store_dup(r.sysroot, &out->sysroot) ||
+            !store_dup(r.rtos, &out->rtos)) {
             srv_target_rec_fini(out);
             rc = store_fail(st, "reading target %lld: out of memory", (long long)id);
         }
@@ -685,6 +690,7 @@ srv_target_rec_fini(struct srv_target_rec *r)
     free(r->target);
     free(r->exe);
     free(r->sysroot);
+    free(r->rtos);
     memset(r, 0, sizeof *r);
 }
 

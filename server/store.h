@@ -39,6 +39,7 @@ struct srv_target_rec {
     char *target;       /* the TARGET string as the CLI takes it; required */
     char *exe;          /* NULL: ask the stub */
     char *sysroot;      /* NULL: none */
+    char *rtos;         /* NULL: none; "freertos" or "auto" (schema 3) */
     int64_t created_us; /* CLOCK_REALTIME microseconds; 0 on add: now */
 };
 

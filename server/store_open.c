@@ -86,6 +86,9 @@ static const char *const store_migrations[] = {
     "  last_us INTEGER NOT NULL,"
     "  PRIMARY KEY (sample_id, target_id)) WITHOUT ROWID;"
     "CREATE INDEX sample_counts_by_target ON sample_counts(target_id);",
+    /* 2 -> 3: the RTOS a board's tasks are read with (srv_target_spec.rtos). */
+    "ALTER TABLE targets ADD COLUMN rtos TEXT CHECK (rtos IS NULL OR rtos IN ('freertos', "
+    "'auto'));",
 };
 
 #define STORE_SCHEMA_VERSION ((int)(sizeof store_migrations / sizeof store_migrations[0]))

@@ -387,6 +387,7 @@ target_free(struct srv_target *t)
     free(t->target);
     free(t->exe);
     free(t->sysroot);
+    free(t->rtos);
     free(t->error);
     for (size_t i = 0; i < SRV_LINK_CACHE; i++) {
         free(t->cache[i].doc);
@@ -413,6 +414,7 @@ srv_target_new(const struct srv_link_env *env, const struct srv_target_spec *spe
     t->name = dup_or_null(spec->name ? spec->name : spec->target, &oom);
     t->exe = dup_or_null(spec->exe, &oom);
     t->sysroot = dup_or_null(spec->sysroot, &oom);
+    t->rtos = dup_or_null(spec->rtos, &oom);
     t->state = SRV_CONNECTING;
     t->signal = -1;
     atomic_init(&t->refs, 1);
@@ -450,10 +452,11 @@ srv_target_info(struct srv_target *t)
 {
     pthread_mutex_lock(&t->mu);
     json_t *o = json_pack(
-        "{s:I, s:s?, s:s, s:s?, s:s?, s:s?, s:s?, s:s, s:s?, s:o, s:{s:I, s:I, s:I, s:I, s:I}}",
+        "{s:I, s:s?, s:s, s:s?, s:s?, s:s?, s:s?, s:s?, s:s, s:s?, s:o, s:{s:I, s:I, s:I, s:I, "
+        "s:I}}",
         "id", (json_int_t)t->id, "name", t->name, "target", t->target, "exe", t->exe, "sysroot",
-        t->sysroot, "arch", t->arch, "stub", t->stub, "state", srv_state_name(t->state), "error",
-        t->error, "signal",
+        t->sysroot, "rtos", t->rtos, "arch", t->arch, "stub", t->stub, "state",
+        srv_state_name(t->state), "error", t->error, "signal",
         t->state == SRV_STOPPED && t->signal >= 0 ? json_integer(t->signal) : json_null(), "stats",
         "walks", (json_int_t)t->walks, "cached_walks", (json_int_t)t->cached_walks, "round_trips",
         (json_int_t)t->round_trips, "last_walk_round_trips", (json_int_t)t->last_round_trips,

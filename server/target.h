@@ -121,6 +121,7 @@ struct srv_cached_doc {
 struct srv_target {
     int64_t id;
     char *name, *target, *exe, *sysroot; /* owned; exe, sysroot may be NULL */
+    char *rtos;                          /* owned, may be NULL: srv_target_spec.rtos */
     bool persisted;                      /* kept in the store */
     const struct srv_link_env *env;      /* borrowed */
     atomic_int refs;                     /* srv_target_unref frees at 0 */

@@ -308,6 +308,76 @@ sys.exit(0 if len(t) == 1 and "name" not in t[0] and t[0]["frames"] else 1)' "$w
         { echo "--rtos auto with an unknown layout: not the CPU alone: $(head -c 200 "$work/unknown.json")"; return 1; }
 }
 
+# case_server: rspwalkd with a target registered with "rtos": "freertos" walks the board's
+# tasks as threads in /v1/targets/ID/stacks (names, states, priorities, each parked one's walk
+# down to its entry function), counts the link's round trips through the task layer, refuses an unknown
+# RTOS and an RTOS without exe, and a restart finds the target in its store with its rtos.
+case_server() {
+    [ -n "$qpid" ] || { echo "no board: $(head -n 1 "$work/start.out")"; return 1; }
+    python3 - "$root" "$work/server" "$FW" "127.0.0.1:$port" "$V1_PARKED" <<'PY'
+import os, sys
+root, work, fw, target, table = sys.argv[1:6]
+fw = os.path.join(root, fw)  # the API takes absolute paths
+sys.path.insert(0, os.path.join(root, "tests/integration"))
+import srvlib
+os.makedirs(work, exist_ok=True)
+want = {}
+for row in table.split(";"):
+    name, state, prio, chain = row.split(":")
+    want[name] = (state, int(prio), chain.split(","))
+def fail(why):
+    print(why)
+    sys.exit(1)
+def check_stacks(srv, tid):
+    doc = srv.stacks(tid)
+    got = {t.get("name"): t for t in doc["threads"]}
+    # The running task, stopped wherever the earlier cases left the board, and the parked ones.
+    run = got.pop("run", {})
+    if run.get("state") != "running" or not run.get("stopped"):
+        fail("stacks: task run: %s, want the running one, stopped" % run.get("state"))
+    if sorted(got) != sorted(want):
+        fail("stacks: tasks %s, want %s" % (" ".join(sorted(map(str, got))), " ".join(sorted(want))))
+    for name, (state, prio, chain) in want.items():
+        t = got[name]
+        fn = [f["function"] for f in t["frames"]]
+        if (t["state"], t["priority"]) != (state, prio) or fn[-len(chain):] != chain or \
+                t["end"] != "bottom":
+            fail("stacks: task %s: %s %s %s (end %s), want %s %d ... %s" % (
+                name, t["state"], t["priority"], " ".join(map(str, fn)), t["end"], state, prio,
+                " ".join(chain)))
+srv = srvlib.Server(work).start()
+try:
+    for body, why in (({"target": target, "exe": fw, "rtos": "zephyr"}, "is not one of"),
+                      ({"target": target, "rtos": "auto"}, "needs exe")):
+        status, doc = srv.json("POST", "/v1/targets", body)
+        if status != 400 or why not in doc.get("error", ""):
+            fail("POST %s: %d %s, want 400 saying '%s'" % (body, status, doc, why))
+    status, doc = srv.json("POST", "/v1/targets", {"target": target, "exe": fw, "rtos": "freertos"},
+                           expect=201)
+    tid = doc["id"]
+    info = srv.wait_state(tid, ["stopped"])
+    if info.get("rtos") != "freertos":
+        fail("target record: rtos %r, want freertos" % info.get("rtos"))
+    check_stacks(srv, tid)
+    if srv.target(tid)["stats"]["round_trips"] <= 0:
+        fail("target stats: no round trips counted through the task layer")
+    status, doc = srv.json("POST", "/v1/targets", {"target": target, "exe": fw, "rtos": "auto"})
+    if status != 409:
+        fail("the same board with another rtos: %d %s, want 409" % (status, doc))
+finally:
+    srv.stop()
+srv = srvlib.Server(work, name="restarted").start()  # the same store, a log of its own
+try:
+    ts = srv.targets()
+    if len(ts) != 1 or ts[0].get("rtos") != "freertos":
+        fail("after a restart: targets %s, want the board with rtos freertos" % ts)
+    srv.wait_state(ts[0]["id"], ["stopped"])
+    check_stacks(srv, ts[0]["id"])
+finally:
+    srv.stop()
+PY
+}
+
 # sweep_table OFFSET NAMELEN LONG EXTRA...: variant 1's table as a sweep image has it: every
 # priority but the idle task's OFFSET higher, names cut to NAMELEN - 1 characters (LONG 1: the
 # long names), EXTRA the tasks FW_INHERIT, FW_DELETE, FW_NOTIFY add (inherit delete notify).
@@ -392,6 +462,7 @@ case_line rtos/CM3/O0/thread case_run run_leaf freertos "$V1_PARKED;$V1_RUN" run
 case_line rtos/CM3/O0/nested-irq case_run high_leaf freertos "$V1_PARKED;$V1_IRQ" run
 case_line rtos/not-freertos case_not_rtos
 case_line rtos/no-dwarf case_no_dwarf
+case_line rtos/server case_server
 stop_qemu
 start_qemu mps2-an386 build/fixtures/freertos/an386.elf >"$work/start.out" 2>&1 || stop_qemu
 case_line rtos/CM4F/O0/thread case_run run_leaf freertos "$V1_PARKED;$V1_RUN" run

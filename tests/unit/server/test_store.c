@@ -263,7 +263,7 @@ test_open_sets_wal_schema_version_and_indexes(void **state)
     srv_store_close(f->st);
     f->st = NULL;
     assert_int_equal(raw_int(f->path, "SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
-    assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 2);
+    assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 3);
     assert_int_equal(raw_int(f->path, "PRAGMA application_id"), 0x52535744);
     assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
                                       " AND name IN ('snapshots_by_target',"
@@ -483,6 +483,7 @@ test_target_add_get_each_in_id_order(void **state)
                                  .name = (char *)"board",
                                  .exe = (char *)"/bin/prog",
                                  .sysroot = (char *)"/srv/sysroot",
+                                 .rtos = (char *)"freertos",
                                  .created_us = 1234 };
     int64_t a = 0;
     assert_int_equal(srv_store_target_add(f->st, &in, &a), 0);
@@ -496,12 +497,14 @@ test_target_add_get_each_in_id_order(void **state)
     assert_string_equal(r.name, "board");
     assert_string_equal(r.exe, "/bin/prog");
     assert_string_equal(r.sysroot, "/srv/sysroot");
+    assert_string_equal(r.rtos, "freertos");
     assert_int_equal(r.created_us, 1234);
     srv_target_rec_fini(&r);
     assert_int_equal(srv_store_target_get(f->st, b, &r), 0);
     assert_null(r.name);
     assert_null(r.exe);
     assert_null(r.sysroot);
+    assert_null(r.rtos);
     assert_true(r.created_us > 1600000000000000LL); /* now, not 0 */
     srv_target_rec_fini(&r);
     assert_int_equal(srv_store_target_get(f->st, b + 100, &r), 1);

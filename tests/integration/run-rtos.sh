@@ -4,16 +4,18 @@
 # Boots the FreeRTOS firmware of fixtures/src/freertos/ (make fixtures: the kernel compiled in
 # place) under qemu-system-arm, stopped (-S), its gdbstub on a free TCP port, whose one thread
 # is the CPU.  For each stop gdb sets a breakpoint, continues to it and disconnects (the VM
-# stays stopped); then rspwalk --rtos walks every task (-f json with --stats, and text) and gdb_oracle.sh
-# takes gdb-multiarch's backtrace of the CPU.  Every task must be listed with its name, state
-# and priority, and walked down to its entry function along the chain app.c gives it (the
+# stays stopped); then rspwalk --rtos walks every task (-f json with --stats, and text) and
+# gdb_oracle.sh takes gdb-multiarch's backtrace of the CPU.  Every task must be listed with its
+# name, state and priority (and base priority where the DWARF gives it), and walked down to its entry function along the chain app.c gives it (the
 # kernel's own frames above the app's may vary: what matters is the FreeRTOS call the task
 # waits in and the app's chain below it).  The running task must agree with gdb frame for
 # frame (pc and sp) down to its entry function, where gdb walks on past the task's first
 # frame into pxPortInitialiseStack; at the nested-interrupt stop down to the exception frame
 # over the task, past which neither can go on QEMU 7.2 (its target.xml has no psp).
 # Images: -O0 ARM_CM3 (mps2-an385), -O0 ARM_CM4F (mps2-an386: FP contexts, EXC_RETURN
-# 0xFFFFFFED), -O2 ARM_CM3 with other names, priorities and the timer task (--rtos auto).
+# 0xFFFFFFED), -O2 ARM_CM3 with other names, priorities and the timer task (--rtos auto), and
+# the configuration sweep of fixtures/freertos.mk (sw-*.elf: each with its DWARF and without).
+# rspwalkd walks the -O0 board as a target registered with "rtos" (case_server).
 # Builds nothing; kills only the qemu it started; every run is bounded.
 # Env: RSPWALK (default build/release/rspwalk), IT_TIMEOUT (seconds per run, default 60),
 #      IT_KEEP=1 (keep the work directory).
@@ -295,14 +297,19 @@ case_layout_unknown() {
     out=$(timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" --rtos freertos --exe "$plain" "127.0.0.1:$port" 2>&1)
     rc=$?
     [ "$rc" != 0 ] || { echo "--rtos freertos with an unknown layout exited 0"; return 1; }
-    [ "$(wc -l <<<"$out")" = 1 ] && grep -q "the kernel's layout is unknown" <<<"$out" ||
-        { echo "--rtos freertos: $out"; return 1; }
+    if [ "$(wc -l <<<"$out")" != 1 ] || ! grep -q "the kernel's layout is unknown" <<<"$out"; then
+        echo "--rtos freertos: $out"
+        return 1
+    fi
     timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" -f json --rtos auto --exe "$plain" "127.0.0.1:$port" \
         >"$work/unknown.json" 2>"$work/unknown.err"
     rc=$?
     [ "$rc" = 0 ] || { echo "--rtos auto with an unknown layout exited $rc: $(head -n 1 "$work/unknown.err")"; return 1; }
-    [ "$(wc -l <"$work/unknown.err")" = 1 ] && grep -q "walking the CPU alone.*layout is unknown" "$work/unknown.err" ||
-        { echo "--rtos auto: warning: $(cat "$work/unknown.err")"; return 1; }
+    if [ "$(wc -l <"$work/unknown.err")" != 1 ] ||
+        ! grep -q "walking the CPU alone.*layout is unknown" "$work/unknown.err"; then
+        echo "--rtos auto: warning: $(cat "$work/unknown.err")"
+        return 1
+    fi
     python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["threads"]
 sys.exit(0 if len(t) == 1 and "name" not in t[0] and t[0]["frames"] else 1)' "$work/unknown.json" ||
         { echo "--rtos auto with an unknown layout: not the CPU alone: $(head -c 200 "$work/unknown.json")"; return 1; }

@@ -6,9 +6,9 @@
 # is the CPU.  For each stop gdb sets a breakpoint, continues to it and disconnects (the VM
 # stays stopped); then rspwalk --rtos walks every task (-f json with --stats, and text) and
 # gdb_oracle.sh takes gdb-multiarch's backtrace of the CPU.  Every task must be listed with its
-# name, state and priority (and base priority where the DWARF gives it), and walked down to its entry function along the chain app.c gives it (the
-# kernel's own frames above the app's may vary: what matters is the FreeRTOS call the task
-# waits in and the app's chain below it).  The running task must agree with gdb frame for
+# name, state and priority (and base priority where the DWARF gives it), and walked down to
+# its entry function along the chain app.c gives it (the kernel's own frames above the app's
+# may vary: what matters is the FreeRTOS call the task waits in and the app's chain below it).  The running task must agree with gdb frame for
 # frame (pc and sp) down to its entry function, where gdb walks on past the task's first
 # frame into pxPortInitialiseStack; at the nested-interrupt stop down to the exception frame
 # over the task, past which neither can go on QEMU 7.2 (its target.xml has no psp).

@@ -10,8 +10,9 @@
 # its entry function along the chain app.c gives it (the kernel's own frames above the app's
 # may vary: what matters is the FreeRTOS call the task waits in and the app's chain below it).
 # The running task must agree with gdb frame for frame (pc and sp) down to its entry function,
-# where gdb walks on past the task's first frame into pxPortInitialiseStack; at the nested-interrupt stop down to the exception frame
-# over the task, past which neither can go on QEMU 7.2 (its target.xml has no psp).
+# where gdb walks on past the task's first frame into pxPortInitialiseStack; at the
+# nested-interrupt stop down to the exception frame over the task, past which neither can go
+# on QEMU 7.2 (its target.xml has no psp).
 # Images: -O0 ARM_CM3 (mps2-an385), -O0 ARM_CM4F (mps2-an386: FP contexts, EXC_RETURN
 # 0xFFFFFFED), -O2 ARM_CM3 with other names, priorities and the timer task (--rtos auto), and
 # the configuration sweep of fixtures/freertos.mk (sw-*.elf: each with its DWARF and without).

@@ -388,7 +388,8 @@ PY
 
 # sweep_table OFFSET NAMELEN LONG EXTRA...: variant 1's table as a sweep image has it: every
 # priority but the idle task's OFFSET higher, names cut to NAMELEN - 1 characters (LONG 1: the
-# long names), EXTRA the tasks FW_INHERIT, FW_DELETE, FW_NOTIFY add (inherit delete notify).
+# long names), EXTRA the tasks FW_INHERIT, FW_DELETE, FW_NOTIFY add (inherit delete notify)
+# and FW_IDLE_SLEEP's (idle: every task asleep, the idle task running).
 sweep_table() {
     python3 - "$@" <<'PY'
 import sys
@@ -403,6 +404,11 @@ rows = [("rx", "blocked", 3, "xQueueReceive,rx_take,rx_wait,rx_entry"),
         ("susp", "suspended", 3, "vTaskSuspend,susp_a,susp_entry"),
         ("spin", "ready", 2, "spin_leaf,spin_a,spin_entry"),
         ("run", "running", 2, "run_leaf,run_b,run_a,run_entry")]
+idle = ("IDLE", "ready", 0, "prvIdleTask")
+if "idle" in extra:
+    rows[4:6] = [("spin", "blocked", 2, "vTaskDelay,spin_leaf,spin_a,spin_entry"),
+                 ("run", "blocked", 2, "vTaskDelay,run_entry")]
+    idle = ("IDLE", "running", 0, "vPortSuppressTicksAndSleep,prvIdleTask")
 if "inherit" in extra:
     rows += [("lo", "blocked", "%d/%d" % (4 + off, 2 + off), "vTaskDelay,lo_a,lo_entry"),
              ("hi", "blocked", 4, "xQueueSemaphoreTake,hi_a,hi_entry")]
@@ -417,7 +423,7 @@ for name, state, prio, chain in rows:
     if isinstance(prio, int):
         prio += off
     out.append("%s:%s:%s:%s" % (name[:namelen - 1], state, prio, chain))
-out.append("%s:ready:0:prvIdleTask" % "IDLE"[:namelen - 1])
+out.append("%s:%s:%d:%s" % (idle[0][:namelen - 1], idle[1], idle[2], idle[3]))
 print(";".join(out))
 PY
 }
@@ -430,13 +436,19 @@ sweep_running() {
 }
 
 # sweep IMAGE OFFSET NAMELEN LONG EXTRA...: one configuration of the sweep, walked at run_leaf
-# with its DWARF, then without (the default layout) to the same tasks.
+# (EXTRA idle: at vPortSuppressTicksAndSleep, the idle task running) with its DWARF, then
+# without (the default layout) to the same tasks.
 sweep() {
-    local img=$1 off=$2 len=$3 long=$4
+    local img=$1 off=$2 len=$3 long=$4 stop=run_leaf running
     shift 4
+    running=$(sweep_running "$len" "$long")
+    if [[ " $* " == *" idle "* ]]; then
+        stop=vPortSuppressTicksAndSleep
+        running=IDLE
+    fi
     start_qemu mps2-an385 "build/fixtures/freertos/$img.elf" >"$work/start.out" 2>&1 || stop_qemu
-    case_line "rtos/sweep/$img" case_run run_leaf freertos "$(sweep_table "$off" "$len" "$long" "$@")" \
-        "$(sweep_running "$len" "$long")"
+    case_line "rtos/sweep/$img" case_run "$stop" freertos "$(sweep_table "$off" "$len" "$long" "$@")" \
+        "$running"
     if [ "$img" = sw-integrity ]; then
         case_line "rtos/sweep/$img/no-dwarf" case_layout_unknown
     else
@@ -487,6 +499,6 @@ sweep sw-static 0 16 0 delete
 sweep sw-tls 0 16 0
 sweep sw-notify 0 16 0 notify
 sweep sw-inherit 0 16 0 inherit delete
-sweep sw-tickless 0 16 0
+sweep sw-tickless 0 16 0 idle
 sweep sw-integrity 0 16 0
 exit "$failed"

@@ -318,8 +318,10 @@ sys.exit(0 if len(t) == 1 and "name" not in t[0] and t[0]["frames"] else 1)' "$w
 
 # case_server: rspwalkd with a target registered with "rtos": "freertos" walks the board's
 # tasks as threads in /v1/targets/ID/stacks (names, states, priorities, each parked one's walk
-# down to its entry function), counts the link's round trips through the task layer, refuses an unknown
-# RTOS and an RTOS without exe, and a restart finds the target in its store with its rtos.
+# down to its entry function), counts the link's round trips through the task layer, refuses an
+# unknown RTOS and an RTOS without exe; a restart finds the target in its store with its rtos,
+# and with the board let run, each walk stops it, lists the tasks again (one running) and
+# lets it run on.
 case_server() {
     [ -n "$qpid" ] || { echo "no board: $(head -n 1 "$work/start.out")"; return 1; }
     python3 - "$root" "$work/server" "$FW" "127.0.0.1:$port" "$V1_PARKED" <<'PY'
@@ -379,8 +381,18 @@ try:
     ts = srv.targets()
     if len(ts) != 1 or ts[0].get("rtos") != "freertos":
         fail("after a restart: targets %s, want the board with rtos freertos" % ts)
-    srv.wait_state(ts[0]["id"], ["stopped"])
-    check_stacks(srv, ts[0]["id"])
+    tid = ts[0]["id"]
+    srv.wait_state(tid, ["stopped"])
+    check_stacks(srv, tid)
+    # Running: each walk stops the board, reads the lists again, and lets it run on.
+    srv.json("POST", "/v1/targets/%s/resume" % tid, {}, expect=200)
+    for _ in range(2):
+        th = srv.stacks(tid)["threads"]
+        names = sorted(str(t.get("name")) for t in th)
+        if names != sorted(list(want) + ["run"]) or \
+                [t["state"] for t in th].count("running") != 1:
+            fail("stacks of the running board: %s" % [(t.get("name"), t.get("state")) for t in th])
+    srv.json("POST", "/v1/targets/%s/pause" % tid, {}, expect=200)
 finally:
     srv.stop()
 PY

@@ -36,6 +36,7 @@ enum fr_sym {
     SYM_ENABLE_VFP,
     SYM_NOTIFY_TAKE,
     SYM_NOTIFY_WAIT,
+    SYM_CURRENT_TCBS,
     SYM_COUNT,
 };
 
@@ -53,6 +54,7 @@ static const char *const sym_names[SYM_COUNT] = {
     /* The calls a task waits for a notification in (tasks.c) */
     [SYM_NOTIFY_TAKE] = "ulTaskGenericNotifyTake",
     [SYM_NOTIFY_WAIT] = "xTaskGenericNotifyWait",
+    [SYM_CURRENT_TCBS] = "pxCurrentTCBs", /* configNUMBER_OF_CORES > 1 */
 };
 
 /* Offsets into TCB_t, List_t and ListItem_t. */
@@ -209,6 +211,9 @@ sw_freertos_open(const char *path, struct rtos_freertos **out, struct sw_errbuf 
         return sw_fail(err, SW_ENOMEM, "FreeRTOS: reading %s: out of memory", path);
     }
     int rc = read_symbols(f, err);
+    if (rc == 0 && !f->have[SYM_CURRENT_TCB] && f->have[SYM_CURRENT_TCBS])
+        rc = sw_fail(err, SW_EUNSUP,
+                     "FreeRTOS: %s is an SMP kernel (pxCurrentTCBs): its tasks are not read", path);
     if (rc == 0 && !f->have[SYM_CURRENT_TCB])
         rc = sw_fail(err, SW_ENOENT,
                      "FreeRTOS: %s has no symbol pxCurrentTCB (not FreeRTOS, "

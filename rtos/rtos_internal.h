@@ -71,7 +71,8 @@ struct rtos_task {
 struct rtos_freertos; /* the symbols and layouts read from the ELF file */
 
 /* Read the kernel's symbols and structure layouts from the ELF file PATH.  Returns 0,
- * SW_ENOENT (no pxCurrentTCB: not FreeRTOS, or stripped), SW_EBADELF, SW_EIO, SW_ENOMEM; the
+ * SW_ENOENT (no pxCurrentTCB: not FreeRTOS, or stripped), SW_EUNSUP (an SMP kernel's
+ * pxCurrentTCBs instead), SW_EBADELF, SW_EIO, SW_ENOMEM; the
  * message in ERR names the file.  *OUT: sw_freertos_free. */
 int sw_freertos_open(const char *path, struct rtos_freertos **out, struct sw_errbuf *err);
 void sw_freertos_free(struct rtos_freertos *f);

@@ -429,6 +429,20 @@ test_image_without_freertos_is_enoent(void **state)
 }
 
 static void
+test_smp_kernel_is_refused_by_name(void **state)
+{
+    struct sw_proc *inner = fake_board(), *p = NULL;
+    struct sw_errbuf err = { 0 };
+    (void)state;
+
+    assert_int_equal(
+        sw_proc_rtos_new(inner, SW_RTOS_AUTO, SW_TEST_DATA "/freertos_smp_syms.elf", &p, &err),
+        SW_EUNSUP);
+    assert_non_null(strstr(err.msg, "is an SMP kernel (pxCurrentTCBs)"));
+    sw_proc_free(inner);
+}
+
+static void
 test_other_architectures_are_unsupported(void **state)
 {
     struct sw_proc *inner = fake_proc_new(&arch_x86_64), *p = NULL;
@@ -459,6 +473,7 @@ main(void)
         cmocka_unit_test(test_notification_wait_is_blocked_by_where_it_resumes),
         cmocka_unit_test(test_image_without_dwarf_takes_the_default_layouts),
         cmocka_unit_test(test_image_without_freertos_is_enoent),
+        cmocka_unit_test(test_smp_kernel_is_refused_by_name),
         cmocka_unit_test(test_other_architectures_are_unsupported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -72,6 +72,16 @@ rsp_caches_drop(struct rsp_session *s)
     sw_free(s->pre);
     s->pre = NULL;
     s->npre = 0;
+    for (size_t i = 0; i < s->ninfo; i++)
+        sw_free(s->info[i].reply);
+    sw_free(s->info);
+    s->info = NULL;
+    s->ninfo = 0;
+    sw_free(s->info_ids);
+    s->info_ids = NULL;
+    s->ninfo_ids = 0;
+    s->info_done = false;
+    s->info_cut = false;
     s->hg_valid = false;
 }
 

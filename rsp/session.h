@@ -86,6 +86,19 @@ struct rsp_session {
     struct rsp_prefetched *pre; /* owned: npre replies asked for with '?' */
     size_t npre;
     struct sw_buf pre_out; /* the copy of a prefetched reply handed out */
+    /* The replies to the qfThreadInfo and qsThreadInfo a stop's first write
+     * asked (rsp/prefetch.c), in order (their req unused), for rsp_threads. */
+    struct rsp_prefetched *info; /* owned: ninfo replies */
+    size_t ninfo;
+    /* The list those replies gave (and the qsThreadInfo after them, which
+     * cannot be asked twice), for a second rsp_threads of the same stop. */
+    struct rsp_thread_id *info_ids; /* owned: ninfo_ids, valid when info_done */
+    size_t ninfo_ids;
+    bool info_done;
+    bool info_cut; /* that list was cut at cfg.max_threads */
+    /* Threads in the last list rsp_threads returned (rsp/threads.c): how
+     * many qsThreadInfo the next stop's first write asks (not per stop). */
+    size_t last_nthreads;
 
     bool vfile_fs_valid; /* vfile_fs was sent with vFile:setfs and accepted (rsp/vfile.c) */
     int64_t vfile_fs;

@@ -2,8 +2,10 @@
  *
  * Syntax (gdb manual, "thread-id syntax"): big-endian hex, "pPID.TID" with
  * multiprocess, "pPID" = all threads of PID, "-1" all, "0" any.  QEMU pads
- * with zeros ("p01.2b67").  The list comes from qXfer:threads where offered,
- * else qfThreadInfo/qsThreadInfo.  Not the walker's thread model.
+ * with zeros ("p01.2b67").  The list comes from the qfThreadInfo and
+ * qsThreadInfo replies a stop's first write asked for (rsp/prefetch.c), else
+ * from qXfer:threads where offered, else qfThreadInfo/qsThreadInfo asked
+ * one by one.  Not the walker's thread model.
  */
 #include "rsp/threads.h"
 
@@ -214,48 +216,100 @@ parse_threads_xml(struct rsp_session *s, const char *xml, size_t len, struct idl
     return 0;
 }
 
-/* "m<id>[,<id>...]" until "l". */
+/* One reply R to LABEL (qfThreadInfo or qsThreadInfo), "m<id>[,<id>...]"
+ * or "l", into L; *DONE when it is "l" or the list is full (the rest is not
+ * asked for). */
 static int
-threads_info(struct rsp_session *s, struct idlist *l)
+threads_info_reply(struct rsp_session *s, const char *label, const char *p, size_t len,
+                   struct idlist *l, bool *done)
 {
-    enum rsp_pkt kind = RSP_PKT_THREADS_FIRST;
+    *done = len == 1 && p[0] == 'l';
+    if (*done)
+        return 0;
+    struct rsp_cur c;
+    rsp_cur_init(&c, "thread list", p, len);
+    if (!rsp_cur_lit(&c, 'm'))
+        return sw_fail(&s->err, SW_EPROTO, "reply to '%s': expected 'm' or 'l', got '%.*s'", label,
+                       (int)(len > 40 ? 40 : len), p);
+    do {
+        struct rsp_thread_id id;
+        if (!rsp_thread_id_read(&c, &id))
+            break;
+        int rc = idlist_add(s, l, id);
+        if (rc != 0) {
+            *done = true;
+            return rc < 0 ? rc : 0;
+        }
+    } while (rsp_cur_accept(&c, ','));
+    if (c.failed || !rsp_cur_eof(&c))
+        return sw_fail(&s->err, SW_EPROTO, "reply to '%s': cannot parse at offset %zu", label,
+                       rsp_cur_offset(&c));
+    return 0;
+}
+
+/* Ask KIND, then qsThreadInfo, until "l". */
+static int
+threads_info(struct rsp_session *s, struct idlist *l, enum rsp_pkt kind)
+{
     for (int round = 0; round <= MAX_THREADS; round++) {
         struct rsp_reply r;
         const char *label = rsp_pkt_wire(kind);
+        bool done;
         int rc = rsp_request(&s->x, kind, label, strlen(label), &r);
-        if (rc < 0)
+        if (rc < 0 || (rc = threads_info_reply(s, label, r.p, r.len, l, &done)) < 0)
             return rc;
-        if (r.len == 1 && r.p[0] == 'l')
+        if (done)
             return 0;
-        struct rsp_cur c;
-        rsp_cur_init(&c, "thread list", r.p, r.len);
-        if (!rsp_cur_lit(&c, 'm'))
-            return sw_fail(&s->err, SW_EPROTO, "reply to '%s': expected 'm' or 'l', got '%.*s'",
-                           label, (int)(r.len > 40 ? 40 : r.len), r.p);
-        do {
-            struct rsp_thread_id id;
-            if (!rsp_thread_id_read(&c, &id))
-                break;
-            if ((rc = idlist_add(s, l, id)) != 0)
-                return rc < 0 ? rc : 0; /* full: the rest is not asked for */
-        } while (rsp_cur_accept(&c, ','));
-        if (c.failed || !rsp_cur_eof(&c))
-            return sw_fail(&s->err, SW_EPROTO, "reply to '%s': cannot parse at offset %zu", label,
-                           rsp_cur_offset(&c));
         kind = RSP_PKT_THREADS_NEXT;
     }
     return sw_fail(&s->err, SW_EPROTO, "thread list: no 'l' after %d replies", MAX_THREADS);
+}
+
+/* The list from the replies this stop's first write asked for (s->info:
+ * qfThreadInfo, then qsThreadInfo as many times as the last list had
+ * threads); where they end before "l" (a thread came since), qsThreadInfo
+ * goes on from there. */
+static int
+threads_info_kept(struct rsp_session *s, struct idlist *l)
+{
+    bool done = false;
+    for (size_t i = 0; i < s->ninfo && !done; i++) {
+        const char *label = rsp_pkt_wire(i == 0 ? RSP_PKT_THREADS_FIRST : RSP_PKT_THREADS_NEXT);
+        int rc = threads_info_reply(s, label, s->info[i].reply, s->info[i].len, l, &done);
+        if (rc < 0)
+            return rc;
+    }
+    int rc = done ? 0 : threads_info(s, l, RSP_PKT_THREADS_NEXT);
+    if (rc < 0)
+        return rc;
+    /* Kept for this stop: the iteration is the stub's and is over. */
+    s->info_ids = sw_malloc((l->n ? l->n : 1) * sizeof *s->info_ids);
+    if (s->info_ids == NULL)
+        return sw_fail(&s->err, SW_ENOMEM, "thread list: out of memory");
+    if (l->n > 0)
+        memcpy(s->info_ids, l->ids, l->n * sizeof *l->ids);
+    s->ninfo_ids = l->n;
+    s->info_cut = s->threads_cut;
+    s->info_done = true;
+    return 0;
 }
 
 int
 rsp_threads(struct rsp_session *s, struct rsp_thread_id **ids, size_t *n)
 {
     struct idlist l = { NULL, 0, 0 };
-    int rc;
+    int rc = 0;
     *ids = NULL;
     *n = 0;
     s->threads_cut = false;
-    if (s->x.feat[RSP_FEAT_XFER_THREADS] && !s->x.unsup[RSP_PKT_XFER_THREADS]) {
+    if (s->info_done) {
+        for (size_t i = 0; i < s->ninfo_ids && rc == 0; i++)
+            rc = idlist_add(s, &l, s->info_ids[i]);
+        rc = rc < 0 ? rc : 0;
+        s->threads_cut = s->threads_cut || s->info_cut;
+    } else if (s->ninfo > 0) {
+        rc = threads_info_kept(s, &l);
+    } else if (s->x.feat[RSP_FEAT_XFER_THREADS] && !s->x.unsup[RSP_PKT_XFER_THREADS]) {
         char *xml;
         size_t len;
         rc = rsp_xfer_read(s, "threads", "", &xml, &len);
@@ -264,9 +318,9 @@ rsp_threads(struct rsp_session *s, struct rsp_thread_id **ids, size_t *n)
             sw_free(xml);
         }
         if (rc == SW_EUNSUP)
-            rc = threads_info(s, &l);
+            rc = threads_info(s, &l, RSP_PKT_THREADS_FIRST);
     } else {
-        rc = threads_info(s, &l);
+        rc = threads_info(s, &l, RSP_PKT_THREADS_FIRST);
     }
     if (rc < 0) {
         sw_free(l.ids);
@@ -274,5 +328,6 @@ rsp_threads(struct rsp_session *s, struct rsp_thread_id **ids, size_t *n)
     }
     *ids = l.ids;
     *n = l.n;
+    s->last_nthreads = l.n;
     return 0;
 }

@@ -360,7 +360,9 @@ SW_API int rsp_mem_read_batch_while(struct rsp_session *s, struct rsp_mem_range 
 
 /* A stop's first reads in one write, where the stub takes pipelined
  * requests (gdbserver in no-ack mode, all-stop, caches on): the thread list
- * (qXfer:threads, kept so that rsp_threads sends nothing), the 'Hg' and
+ * (qfThreadInfo and a qsThreadInfo for each thread of the last list
+ * rsp_threads returned, else qXfer:threads; kept so that rsp_threads sends
+ * nothing, or only the qsThreadInfo of threads that came since), the 'Hg' and
  * 'g' of the N threads IDS (kept as rsp_regs_read_batch keeps them; a thread
  * that is gone is not kept) and the K memory ranges RANGES (each at most
  * rsp_mem_chunk bytes; RC 0 with BUF filled, else SW_EMEM: refused, short or

@@ -8,7 +8,9 @@
  * check what goes on the wire: one round trip at connect, none afterwards,
  * the live request again after a resume, a long object continued on the
  * wire, refusals judged as if they had come live, the links and settings
- * that get no prefetch, and a stub that hangs up in the middle.
+ * that get no prefetch, and a stub that hangs up in the middle.  A later
+ * stop's first write (rsp_stop_fetch): the thread list by qfThreadInfo and
+ * qsThreadInfo, a thread that came or went since, a stub that refuses them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -78,6 +80,17 @@ static void
 finish(struct fixture *f)
 {
     fake_script_finish(f->s, f->fs, true);
+}
+
+/* The threads of the connect's stop (taken from its prefetched list). */
+static size_t
+rsp_threads_count_check(struct fixture *f)
+{
+    struct rsp_thread_id *ids;
+    size_t n;
+    assert_int_equal(rsp_threads(f->s, &ids, &n), 0);
+    free(ids);
+    return n;
 }
 
 static void
@@ -272,6 +285,128 @@ test_prefetch_failures_fail_the_connect_with_their_cause(void **state)
     fake_script_free(f.fs);
 }
 
+/* ---- a later stop's first write (rsp_stop_fetch) ---- */
+
+/* The connect, a resume and the next stop: the last list had 2 threads. */
+#define TO_NEXT_STOP                                                                               \
+    HEAD PREFETCH("l" LIBS, "l" AUXV) "-> vCont?\n<- vCont;c;C;t;s;S;r\n-> vCont;c\n<- " STOP "\n"
+/* 'Hg' and 'g' of thread p1f.20 (rax and rip: 16 bytes). */
+#define HG_G    "-> Hgp1f.20\n-> g\n"
+#define G_REPLY "<- OK\n<- 0100000000000000f0debc9a78563412\n"
+
+/* Resume, take the next stop, fetch it with p1f.20's registers; the
+ * round trips before the fetch. */
+static uint64_t
+next_stop_fetch(struct fixture *f)
+{
+    struct rsp_stop stop;
+    assert_int_equal(rsp_threads_count_check(f), 2);
+    assert_int_equal(rsp_resume(f->s, (struct rsp_thread_id){ 0, 0 }, false, 0), 0);
+    assert_int_equal(rsp_wait_stop(f->s, 200, &stop), 0);
+    struct rsp_thread_id id = { 0x1f, 0x20 };
+    uint64_t rt = rsp_session_stats(f->s)->round_trips;
+    if (rsp_stop_fetch(f->s, &id, 1, NULL, 0) != 0)
+        fail_msg("%s / %s", rsp_session_errmsg(f->s), fake_script_error(f->fs));
+    return rt;
+}
+
+static void
+test_stop_fetch_lists_threads_with_qfthreadinfo_one_reply_each(void **state)
+{
+    (void)state;
+    struct fixture f;
+    /* Unchanged: qfThreadInfo and two qsThreadInfo, the second one's "l"
+     * says no thread came; one round trip with the registers. */
+    assert_int_equal(open_text(&f, TO_NEXT_STOP "-> qfThreadInfo\n-> qsThreadInfo\n"
+                                                "-> qsThreadInfo\n" HG_G "<- mp1f.1f\n<- mp1f.20\n"
+                                                "<- l\n" G_REPLY),
+                     0);
+    uint64_t rt0 = next_stop_fetch(&f);
+    assert_int_equal(rsp_session_stats(f.s)->round_trips - rt0, 1);
+    for (int round = 0; round < 2; round++) {
+        struct rsp_thread_id *ids;
+        size_t n;
+        assert_int_equal(rsp_threads(f.s, &ids, &n), 0);
+        assert_int_equal(n, 2);
+        assert_int_equal(ids[0].tid, 0x1f);
+        assert_int_equal(ids[1].tid, 0x20);
+        free(ids);
+    }
+    assert_int_equal(rsp_session_stats(f.s)->round_trips - rt0, 1);
+    assert_true(fake_script_done(f.fs));
+    finish(&f);
+}
+
+static void
+test_stop_fetch_finds_a_thread_created_since_the_last_stop(void **state)
+{
+    (void)state;
+    struct fixture f;
+    /* A third thread: the batch's last qsThreadInfo names it, and rsp_threads
+     * asks on from there (one more round trip), once for the stop. */
+    assert_int_equal(open_text(&f,
+                               TO_NEXT_STOP "-> qfThreadInfo\n-> qsThreadInfo\n"
+                                            "-> qsThreadInfo\n" HG_G "<- mp1f.1f\n<- mp1f.20\n"
+                                            "<- mp1f.21\n" G_REPLY "-> qsThreadInfo\n<- l\n"
+                                            /* the next stop asks for three */
+                                            "-> vCont;c\n<- " STOP "\n"
+                                            "-> qfThreadInfo\n-> qsThreadInfo\n"
+                                            "-> qsThreadInfo\n-> qsThreadInfo\n" HG_G
+                                            "<- mp1f.1f\n<- mp1f.20\n<- mp1f.21\n<- l\n" G_REPLY),
+                     0);
+    uint64_t rt0 = next_stop_fetch(&f);
+    for (int round = 0; round < 2; round++) {
+        struct rsp_thread_id *ids;
+        size_t n;
+        assert_int_equal(rsp_threads(f.s, &ids, &n), 0);
+        assert_int_equal(n, 3);
+        assert_int_equal(ids[2].tid, 0x21);
+        free(ids);
+    }
+    assert_int_equal(rsp_session_stats(f.s)->round_trips - rt0, 2);
+    struct rsp_stop stop;
+    assert_int_equal(rsp_resume(f.s, (struct rsp_thread_id){ 0, 0 }, false, 0), 0);
+    assert_int_equal(rsp_wait_stop(f.s, 200, &stop), 0);
+    struct rsp_thread_id id = { 0x1f, 0x20 };
+    assert_int_equal(rsp_stop_fetch(f.s, &id, 1, NULL, 0), 0);
+    assert_true(fake_script_done(f.fs));
+    finish(&f);
+}
+
+static void
+test_stop_fetch_thread_gone_and_list_refused(void **state)
+{
+    (void)state;
+    struct fixture f;
+    /* p1f.20 exited: the list ends early (gdbserver repeats "l"), and its
+     * 'Hg' fails; the list has one thread, no packet more. */
+    assert_int_equal(open_text(&f, TO_NEXT_STOP "-> qfThreadInfo\n-> qsThreadInfo\n"
+                                                "-> qsThreadInfo\n" HG_G "<- mp1f.1f\n<- l\n<- l\n"
+                                                "<- E01\n<- 0100000000000000f0debc9a78563412\n"),
+                     0);
+    next_stop_fetch(&f);
+    struct rsp_thread_id *ids;
+    size_t n;
+    assert_int_equal(rsp_threads(f.s, &ids, &n), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(ids[0].tid, 0x1f);
+    free(ids);
+    assert_true(fake_script_done(f.fs));
+    finish(&f);
+
+    /* A stub that refuses qfThreadInfo: the list is asked as before. */
+    assert_int_equal(open_text(&f, TO_NEXT_STOP "-> qfThreadInfo\n-> qsThreadInfo\n"
+                                                "-> qsThreadInfo\n" HG_G "<- \n<- \n<- \n" G_REPLY
+                                                "-> qXfer:threads:read::0,f8\n<- l" THREADS "\n"),
+                     0);
+    next_stop_fetch(&f);
+    assert_int_equal(rsp_threads(f.s, &ids, &n), 0);
+    assert_int_equal(n, 2);
+    free(ids);
+    assert_true(fake_script_done(f.fs));
+    finish(&f);
+}
+
 int
 main(void)
 {
@@ -283,6 +418,9 @@ main(void)
         cmocka_unit_test(test_prefetch_off_where_not_wanted),
         cmocka_unit_test(test_prefetch_objects_not_offered_are_not_asked_for),
         cmocka_unit_test(test_prefetch_failures_fail_the_connect_with_their_cause),
+        cmocka_unit_test(test_stop_fetch_lists_threads_with_qfthreadinfo_one_reply_each),
+        cmocka_unit_test(test_stop_fetch_finds_a_thread_created_since_the_last_stop),
+        cmocka_unit_test(test_stop_fetch_thread_gone_and_list_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

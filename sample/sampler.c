@@ -62,8 +62,11 @@
 /* A pause shorter than this is waited out on the clock, not slept: a
  * sleeping sampler on a busy machine is woken up to a few hundred
  * microseconds late (the scheduler's latency), which cost more than the
- * pause itself (2600 samples a second where 4400 came without a pause). */
-#define SAMPLE_SPIN_US 200
+ * pause itself (2600 samples a second where 4400 came without a pause).
+ * With 8 threads, whose samples take about 0.7 ms, a bound of 200 us let
+ * half the pauses sleep: 440 to 570 us a sample went to pauses whose mean
+ * is 230 us.  A pause at the maximum rate is at most half a sample. */
+#define SAMPLE_SPIN_US 5000
 /* The calling thread's timer slack during a run: a sleep overshoots by it
  * (Linux's default is 50 us, as long as a pause between two samples at the
  * maximum rate); restored after the run. */

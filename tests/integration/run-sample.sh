@@ -15,6 +15,11 @@
 #                      within 3 points, every sample's 7 parked walks the same stack through
 #                      parked(); at the maximum rate: every walk to the bottom, most taken again
 #                      (registers and stack bytes unchanged since the last stop).
+#   gdbserver/churn    sampled from the program's first instruction (no -c) at the maximum rate,
+#                      3 parked threads and 2 workers are created while it is sampled (the
+#                      thread list a stop kept from the last one's length must find them) and
+#                      the workers exit before main does: all 6 threads found and walked, none
+#                      failed, every walk to the bottom; the run ends with the program's exit.
 #   gdbserver/eight    eight workers (on a 2-core host each stop waits for the scheduler to
 #                      run every worker, so few stops: their shares are printed, not judged);
 #                      folded (the input of flamegraph.pl) well formed; speedscope valid against speedscope's
@@ -171,6 +176,34 @@ else
     report gdbserver/parked "gdbserver did not start: $(tail -n 2 "$work"/gs-0-7.log)"
 fi
 kill "$gs" "$inf" 2>/dev/null
+
+# The program runs 1 s from its start, without the trap; the run ends when it exits.
+log=$work/gs-churn.log
+gdbserver 127.0.0.1:0 "$IT_ROOT/build/fixtures/x86_64/shares-O0-dyn" 2 1 run 3 </dev/null \
+    >"$log" 2>&1 &
+gs=$!
+pids+=("$gs")
+port=
+for _ in $(seq 100); do
+    port=$(sed -n 's/^Listening on port \([0-9][0-9]*\)$/\1/p' "$log")
+    [ -n "$port" ] && break
+    sleep 0.05
+done
+why= details=()
+if [ -z "$port" ]; then
+    why="gdbserver did not start: $(tail -n 2 "$log")"
+else
+    sample "$work/churn.json" --sample 30@max -f json "127.0.0.1:$port"
+    rc=$?
+    if [ $rc != 1 ] || ! grep -q 'exited with status 0' "$work/churn.json.err"; then
+        why="rspwalk exited $rc, not 1 at the program's exit: $(head -c 300 "$work/churn.json.err")"
+    else
+        j=$("$check" threads "$work/churn.json" 3 2) || why="$j"
+        details=("$j")
+    fi
+fi
+report gdbserver/churn "$why" "${details[@]}"
+kill "$gs" 2>/dev/null
 
 if gs_start 8; then
     t=127.0.0.1:$port

@@ -9,6 +9,11 @@
                                          the profile's counters: every walk to the bottom, none
                                          failed, no stop missed, the tree's counts add up; at
                                          least MIN_REUSED (a fraction) of the walks taken again
+  sample_check.py threads JSON PARKED WORKERS
+                                         a program sampled from its first instruction: its
+                                         1 + PARKED + WORKERS threads, created while it was
+                                         sampled, all found and walked through parked() and
+                                         worker(); the profile's counters as with json
 Prints one line; exits 1 when a check fails.
 """
 import json
@@ -99,6 +104,40 @@ def profile(path, min_rate=0.0, min_reused=0.0):
     return not problems, text + ("; " + "; ".join(problems) if problems else "")
 
 
+def task_count(ranges):
+    """The tasks of a set written "[0-2,5]"."""
+    n = 0
+    for part in ranges.strip("[]").split(","):
+        if part:
+            lo, _, hi = part.partition("-")
+            n += int(hi or lo) - int(lo) + 1
+    return n
+
+
+def threads(path, parked_n, workers_n):
+    ok, text = profile(path)
+    d = json.load(open(path))
+    problems = [] if ok else ["counters: " + text]
+    want = 1 + parked_n + workers_n
+    if d["tasks"] != want:
+        problems.append("%d threads found, not %d" % (d["tasks"], want))
+    seen = {}
+
+    def visit(node):
+        if node.get("function") in ("parked", "worker"):
+            seen[node["function"]] = max(seen.get(node["function"], 0),
+                                         task_count(node["tasks"]))
+        for c in node.get("children", []):
+            visit(c)
+    visit(d["tree"])
+    for f, n in (("parked", parked_n), ("worker", workers_n)):
+        if seen.get(f, 0) != n:
+            problems.append("%d threads walked through %s(), not %d" % (seen.get(f, 0), f, n))
+    head = "%d threads found (%d parked, %d workers created after the first sample), %s" % (
+        d["tasks"], seen.get("parked", 0), seen.get("worker", 0), text)
+    return not problems, head + ("; " + "; ".join(problems) if problems else "")
+
+
 def main():
     what, path = sys.argv[1], sys.argv[2]
     try:
@@ -108,6 +147,8 @@ def main():
             ok, text = folded(path)
         elif what == "parked":
             ok, text = parked(path, int(sys.argv[3]))
+        elif what == "threads":
+            ok, text = threads(path, int(sys.argv[3]), int(sys.argv[4]))
         else:
             ok, text = profile(path, float(sys.argv[3]) if len(sys.argv) > 3 else 0.0,
                                float(sys.argv[4]) if len(sys.argv) > 4 else 0.0)

@@ -366,7 +366,9 @@ SW_API int rsp_mem_read_batch_while(struct rsp_session *s, struct rsp_mem_range 
  * 'g' of the N threads IDS (kept as rsp_regs_read_batch keeps them; a thread
  * that is gone is not kept) and the K memory ranges RANGES (each at most
  * rsp_mem_chunk bytes; RC 0 with BUF filled, else SW_EMEM: refused, short or
- * not sent).  One round trip for all.  Returns 0; SW_EUNSUP (nothing sent)
+ * not sent; ranges that follow each other without a gap share one 'm' up to
+ * rsp_mem_chunk bytes, and are asked for alone, one more round trip, when
+ * it is refused).  One round trip for all.  Returns 0; SW_EUNSUP (nothing sent)
  * on a link that does not pipeline; a link error or SW_ENOMEM with the
  * message naming the packet. */
 SW_API int rsp_stop_fetch(struct rsp_session *s, const struct rsp_thread_id *ids, size_t n,

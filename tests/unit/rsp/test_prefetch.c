@@ -10,7 +10,8 @@
  * wire, refusals judged as if they had come live, the links and settings
  * that get no prefetch, and a stub that hangs up in the middle.  A later
  * stop's first write (rsp_stop_fetch): the thread list by qfThreadInfo and
- * qsThreadInfo, a thread that came or went since, a stub that refuses them.
+ * qsThreadInfo, a thread that came or went since, a stub that refuses them;
+ * ranges that follow each other read with one 'm', each alone when refused.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -294,10 +295,10 @@ test_prefetch_failures_fail_the_connect_with_their_cause(void **state)
 #define HG_G    "-> Hgp1f.20\n-> g\n"
 #define G_REPLY "<- OK\n<- 0100000000000000f0debc9a78563412\n"
 
-/* Resume, take the next stop, fetch it with p1f.20's registers; the
- * round trips before the fetch. */
+/* Resume, take the next stop, fetch it with p1f.20's registers and the K
+ * ranges R; the round trips before the fetch. */
 static uint64_t
-next_stop_fetch(struct fixture *f)
+next_stop_fetch_ranges(struct fixture *f, struct rsp_mem_range *r, size_t k)
 {
     struct rsp_stop stop;
     assert_int_equal(rsp_threads_count_check(f), 2);
@@ -305,9 +306,15 @@ next_stop_fetch(struct fixture *f)
     assert_int_equal(rsp_wait_stop(f->s, 200, &stop), 0);
     struct rsp_thread_id id = { 0x1f, 0x20 };
     uint64_t rt = rsp_session_stats(f->s)->round_trips;
-    if (rsp_stop_fetch(f->s, &id, 1, NULL, 0) != 0)
+    if (rsp_stop_fetch(f->s, &id, 1, r, k) != 0)
         fail_msg("%s / %s", rsp_session_errmsg(f->s), fake_script_error(f->fs));
     return rt;
+}
+
+static uint64_t
+next_stop_fetch(struct fixture *f)
+{
+    return next_stop_fetch_ranges(f, NULL, 0);
 }
 
 static void
@@ -407,6 +414,54 @@ test_stop_fetch_thread_gone_and_list_refused(void **state)
     finish(&f);
 }
 
+static void
+test_stop_fetch_reads_ranges_that_follow_each_other_in_one_m(void **state)
+{
+    (void)state;
+    struct fixture f;
+    /* 16 bytes at 0x1000 and 8 at 0x1010: one 'm'; 4 at 0x2000 alone.  At
+     * the second stop the shared 'm' is refused (the lower range is not
+     * mapped): each range asked alone, the upper one read. */
+    assert_int_equal(open_text(&f, TO_NEXT_STOP
+                               "-> qfThreadInfo\n-> qsThreadInfo\n-> qsThreadInfo\n" HG_G
+                               "-> m1000,18\n-> m2000,4\n<- mp1f.1f\n<- mp1f.20\n<- l\n" G_REPLY
+                               "<- 000102030405060708090a0b0c0d0e0f1011121314151617\n"
+                               "<- aabbccdd\n"
+                               "-> vCont;c\n<- " STOP "\n"
+                               "-> qfThreadInfo\n-> qsThreadInfo\n-> qsThreadInfo\n" HG_G
+                               "-> m1000,18\n-> m2000,4\n<- mp1f.1f\n<- mp1f.20\n<- l\n" G_REPLY
+                               "<- E01\n<- aabbccdd\n"
+                               "-> m1000,10\n-> m1010,8\n<- E01\n<- 1011121314151617\n"),
+                     0);
+    uint8_t a[16], b[8], c[4];
+    struct rsp_mem_range r[3] = { { 0x1000, 16, a, 1 }, { 0x1010, 8, b, 1 }, { 0x2000, 4, c, 1 } };
+    uint64_t rt0 = next_stop_fetch_ranges(&f, r, 3);
+    assert_int_equal(rsp_session_stats(f.s)->round_trips - rt0, 1);
+    assert_int_equal(r[0].rc, 0);
+    assert_int_equal(r[1].rc, 0);
+    assert_int_equal(r[2].rc, 0);
+    assert_int_equal(a[15], 0x0f);
+    assert_int_equal(b[0], 0x10);
+    assert_int_equal(b[7], 0x17);
+    assert_int_equal(c[3], 0xdd);
+
+    struct rsp_stop stop;
+    assert_int_equal(rsp_resume(f.s, (struct rsp_thread_id){ 0, 0 }, false, 0), 0);
+    assert_int_equal(rsp_wait_stop(f.s, 200, &stop), 0);
+    memset(b, 0, sizeof b);
+    struct rsp_thread_id id = { 0x1f, 0x20 };
+    rt0 = rsp_session_stats(f.s)->round_trips;
+    if (rsp_stop_fetch(f.s, &id, 1, r, 3) != 0)
+        fail_msg("%s / %s", rsp_session_errmsg(f.s), fake_script_error(f.fs));
+    assert_int_equal(rsp_session_stats(f.s)->round_trips - rt0, 2);
+    assert_int_equal(r[0].rc, SW_EMEM);
+    assert_int_equal(r[1].rc, 0);
+    assert_int_equal(b[7], 0x17);
+    assert_int_equal(r[2].rc, 0);
+    assert_true(fake_script_done(f.fs));
+    finish(&f);
+}
+
 int
 main(void)
 {
@@ -421,6 +476,7 @@ main(void)
         cmocka_unit_test(test_stop_fetch_lists_threads_with_qfthreadinfo_one_reply_each),
         cmocka_unit_test(test_stop_fetch_finds_a_thread_created_since_the_last_stop),
         cmocka_unit_test(test_stop_fetch_thread_gone_and_list_refused),
+        cmocka_unit_test(test_stop_fetch_reads_ranges_that_follow_each_other_in_one_m),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

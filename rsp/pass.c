@@ -127,6 +127,10 @@ int
 rsp_pass_request(struct rsp_session *s, const char *payload, size_t len, const char **reply,
                  size_t *rlen)
 {
+    /* A front end that reads the thread list this way finds it in the next
+     * stops' first writes (rsp_stop_fetch), as at the first one. */
+    if (starts(payload, len, "qXfer:threads:read:"))
+        s->list_by_xfer = true;
     if (kept_xfer(s, payload, len, reply, rlen))
         return 0; /* escapes kept: the front end's framing takes them as they are */
     struct rsp_reply r = { 0 };

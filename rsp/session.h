@@ -99,6 +99,9 @@ struct rsp_session {
     /* Threads in the last list rsp_threads returned (rsp/threads.c): how
      * many qsThreadInfo the next stop's first write asks (not per stop). */
     size_t last_nthreads;
+    /* A front end passed qXfer:threads through (rsp/pass.c): the stops'
+     * first writes ask for the list that way, which answers it. */
+    bool list_by_xfer;
 
     bool vfile_fs_valid; /* vfile_fs was sent with vFile:setfs and accepted (rsp/vfile.c) */
     int64_t vfile_fs;

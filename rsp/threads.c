@@ -267,8 +267,8 @@ threads_info(struct rsp_session *s, struct idlist *l, enum rsp_pkt kind)
 
 /* The list from the replies this stop's first write asked for (s->info:
  * qfThreadInfo, then qsThreadInfo as many times as the last list had
- * threads); where they end before "l" (a thread came since), qsThreadInfo
- * goes on from there. */
+ * threads and a few more), up to the first "l"; where there is none (more
+ * threads came since), qsThreadInfo goes on from there. */
 static int
 threads_info_kept(struct rsp_session *s, struct idlist *l)
 {

@@ -317,16 +317,21 @@ next_stop_fetch(struct fixture *f)
     return next_stop_fetch_ranges(f, NULL, 0);
 }
 
+/* A stop's list after one of 2 threads: qfThreadInfo, a qsThreadInfo a
+ * thread and 2 spares. */
+#define LIST2                                                                                      \
+    "-> qfThreadInfo\n-> qsThreadInfo\n-> qsThreadInfo\n-> qsThreadInfo\n-> qsThreadInfo\n"
+#define QS3 "-> qsThreadInfo\n-> qsThreadInfo\n-> qsThreadInfo\n"
+
 static void
 test_stop_fetch_lists_threads_with_qfthreadinfo_one_reply_each(void **state)
 {
     (void)state;
     struct fixture f;
-    /* Unchanged: qfThreadInfo and two qsThreadInfo, the second one's "l"
-     * says no thread came; one round trip with the registers. */
-    assert_int_equal(open_text(&f, TO_NEXT_STOP "-> qfThreadInfo\n-> qsThreadInfo\n"
-                                                "-> qsThreadInfo\n" HG_G "<- mp1f.1f\n<- mp1f.20\n"
-                                                "<- l\n" G_REPLY),
+    /* Unchanged: the "l" after the second thread says none came (the spares
+     * get "l" again); one round trip with the registers. */
+    assert_int_equal(open_text(&f, TO_NEXT_STOP LIST2 HG_G "<- mp1f.1f\n<- mp1f.20\n<- l\n<- l\n"
+                                                           "<- l\n" G_REPLY),
                      0);
     uint64_t rt0 = next_stop_fetch(&f);
     assert_int_equal(rsp_session_stats(f.s)->round_trips - rt0, 1);
@@ -345,37 +350,52 @@ test_stop_fetch_lists_threads_with_qfthreadinfo_one_reply_each(void **state)
 }
 
 static void
-test_stop_fetch_finds_a_thread_created_since_the_last_stop(void **state)
+test_stop_fetch_finds_threads_created_since_the_last_stop(void **state)
 {
     (void)state;
     struct fixture f;
-    /* A third thread: the batch's last qsThreadInfo names it, and rsp_threads
-     * asks on from there (one more round trip), once for the stop. */
-    assert_int_equal(open_text(&f,
-                               TO_NEXT_STOP "-> qfThreadInfo\n-> qsThreadInfo\n"
-                                            "-> qsThreadInfo\n" HG_G "<- mp1f.1f\n<- mp1f.20\n"
-                                            "<- mp1f.21\n" G_REPLY "-> qsThreadInfo\n<- l\n"
-                                            /* the next stop asks for three */
-                                            "-> vCont;c\n<- " STOP "\n"
-                                            "-> qfThreadInfo\n-> qsThreadInfo\n"
-                                            "-> qsThreadInfo\n-> qsThreadInfo\n" HG_G
-                                            "<- mp1f.1f\n<- mp1f.20\n<- mp1f.21\n<- l\n" G_REPLY),
+    /* One new thread: a spare names it, in the same write. */
+    assert_int_equal(open_text(&f, TO_NEXT_STOP LIST2 HG_G "<- mp1f.1f\n<- mp1f.20\n<- mp1f.21\n"
+                                                           "<- l\n<- l\n" G_REPLY),
                      0);
     uint64_t rt0 = next_stop_fetch(&f);
+    struct rsp_thread_id *ids;
+    size_t n;
+    assert_int_equal(rsp_threads(f.s, &ids, &n), 0);
+    assert_int_equal(n, 3);
+    assert_int_equal(ids[2].tid, 0x21);
+    free(ids);
+    assert_int_equal(rsp_session_stats(f.s)->round_trips - rt0, 1);
+    assert_true(fake_script_done(f.fs));
+    finish(&f);
+
+    /* Four: the replies end without "l", and rsp_threads asks on from there
+     * (one more round trip), once for the stop; the next stop asks for 6
+     * threads and 2 spares. */
+    assert_int_equal(open_text(&f, TO_NEXT_STOP LIST2 HG_G
+                               "<- mp1f.1f\n<- mp1f.20\n<- mp1f.21\n<- mp1f.22\n"
+                               "<- mp1f.23\n" G_REPLY "-> qsThreadInfo\n"
+                               "<- mp1f.24\n-> qsThreadInfo\n<- l\n"
+                               "-> vCont;c\n<- " STOP "\n" LIST2 QS3 "-> qsThreadInfo\n" HG_G
+                               "<- mp1f.1f\n<- l\n<- l\n"
+                               "<- l\n<- l\n<- l\n<- l\n<- l\n<- l\n" G_REPLY),
+                     0);
+    rt0 = next_stop_fetch(&f);
     for (int round = 0; round < 2; round++) {
-        struct rsp_thread_id *ids;
-        size_t n;
         assert_int_equal(rsp_threads(f.s, &ids, &n), 0);
-        assert_int_equal(n, 3);
-        assert_int_equal(ids[2].tid, 0x21);
+        assert_int_equal(n, 6);
+        assert_int_equal(ids[5].tid, 0x24);
         free(ids);
     }
-    assert_int_equal(rsp_session_stats(f.s)->round_trips - rt0, 2);
+    assert_int_equal(rsp_session_stats(f.s)->round_trips - rt0, 3);
     struct rsp_stop stop;
     assert_int_equal(rsp_resume(f.s, (struct rsp_thread_id){ 0, 0 }, false, 0), 0);
     assert_int_equal(rsp_wait_stop(f.s, 200, &stop), 0);
     struct rsp_thread_id id = { 0x1f, 0x20 };
     assert_int_equal(rsp_stop_fetch(f.s, &id, 1, NULL, 0), 0);
+    assert_int_equal(rsp_threads(f.s, &ids, &n), 0);
+    assert_int_equal(n, 1);
+    free(ids);
     assert_true(fake_script_done(f.fs));
     finish(&f);
 }
@@ -387,9 +407,9 @@ test_stop_fetch_thread_gone_and_list_refused(void **state)
     struct fixture f;
     /* p1f.20 exited: the list ends early (gdbserver repeats "l"), and its
      * 'Hg' fails; the list has one thread, no packet more. */
-    assert_int_equal(open_text(&f, TO_NEXT_STOP "-> qfThreadInfo\n-> qsThreadInfo\n"
-                                                "-> qsThreadInfo\n" HG_G "<- mp1f.1f\n<- l\n<- l\n"
-                                                "<- E01\n<- 0100000000000000f0debc9a78563412\n"),
+    assert_int_equal(open_text(&f, TO_NEXT_STOP LIST2 HG_G "<- mp1f.1f\n<- l\n<- l\n<- l\n<- l\n"
+                                                           "<- E01\n"
+                                                           "<- 0100000000000000f0debc9a78563412\n"),
                      0);
     next_stop_fetch(&f);
     struct rsp_thread_id *ids;
@@ -402,9 +422,9 @@ test_stop_fetch_thread_gone_and_list_refused(void **state)
     finish(&f);
 
     /* A stub that refuses qfThreadInfo: the list is asked as before. */
-    assert_int_equal(open_text(&f, TO_NEXT_STOP "-> qfThreadInfo\n-> qsThreadInfo\n"
-                                                "-> qsThreadInfo\n" HG_G "<- \n<- \n<- \n" G_REPLY
-                                                "-> qXfer:threads:read::0,f8\n<- l" THREADS "\n"),
+    assert_int_equal(open_text(&f, TO_NEXT_STOP LIST2 HG_G
+                               "<- \n<- \n<- \n<- \n<- \n" G_REPLY
+                               "-> qXfer:threads:read::0,f8\n<- l" THREADS "\n"),
                      0);
     next_stop_fetch(&f);
     assert_int_equal(rsp_threads(f.s, &ids, &n), 0);
@@ -422,15 +442,14 @@ test_stop_fetch_reads_ranges_that_follow_each_other_in_one_m(void **state)
     /* 16 bytes at 0x1000 and 8 at 0x1010: one 'm'; 4 at 0x2000 alone.  At
      * the second stop the shared 'm' is refused (the lower range is not
      * mapped): each range asked alone, the upper one read. */
-    assert_int_equal(open_text(&f, TO_NEXT_STOP
-                               "-> qfThreadInfo\n-> qsThreadInfo\n-> qsThreadInfo\n" HG_G
-                               "-> m1000,18\n-> m2000,4\n<- mp1f.1f\n<- mp1f.20\n<- l\n" G_REPLY
+    assert_int_equal(open_text(&f, TO_NEXT_STOP LIST2 HG_G
+                               "-> m1000,18\n-> m2000,4\n<- mp1f.1f\n<- mp1f.20\n<- l\n<- l\n"
+                               "<- l\n" G_REPLY
                                "<- 000102030405060708090a0b0c0d0e0f1011121314151617\n"
                                "<- aabbccdd\n"
-                               "-> vCont;c\n<- " STOP "\n"
-                               "-> qfThreadInfo\n-> qsThreadInfo\n-> qsThreadInfo\n" HG_G
-                               "-> m1000,18\n-> m2000,4\n<- mp1f.1f\n<- mp1f.20\n<- l\n" G_REPLY
-                               "<- E01\n<- aabbccdd\n"
+                               "-> vCont;c\n<- " STOP "\n" LIST2 HG_G
+                               "-> m1000,18\n-> m2000,4\n<- mp1f.1f\n<- mp1f.20\n<- l\n<- l\n"
+                               "<- l\n" G_REPLY "<- E01\n<- aabbccdd\n"
                                "-> m1000,10\n-> m1010,8\n<- E01\n<- 1011121314151617\n"),
                      0);
     uint8_t a[16], b[8], c[4];
@@ -474,7 +493,7 @@ main(void)
         cmocka_unit_test(test_prefetch_objects_not_offered_are_not_asked_for),
         cmocka_unit_test(test_prefetch_failures_fail_the_connect_with_their_cause),
         cmocka_unit_test(test_stop_fetch_lists_threads_with_qfthreadinfo_one_reply_each),
-        cmocka_unit_test(test_stop_fetch_finds_a_thread_created_since_the_last_stop),
+        cmocka_unit_test(test_stop_fetch_finds_threads_created_since_the_last_stop),
         cmocka_unit_test(test_stop_fetch_thread_gone_and_list_refused),
         cmocka_unit_test(test_stop_fetch_reads_ranges_that_follow_each_other_in_one_m),
     };

@@ -11,7 +11,8 @@
  * that get no prefetch, and a stub that hangs up in the middle.  A later
  * stop's first write (rsp_stop_fetch): the thread list by qfThreadInfo and
  * qsThreadInfo, a thread that came or went since, a stub that refuses them;
- * ranges that follow each other read with one 'm', each alone when refused.
+ * ranges that follow each other read with one 'm', each alone when refused;
+ * qXfer:threads for a front end that reads the list so.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -481,6 +482,27 @@ test_stop_fetch_reads_ranges_that_follow_each_other_in_one_m(void **state)
     finish(&f);
 }
 
+static void
+test_stop_fetch_lists_with_qxfer_threads_for_a_front_end(void **state)
+{
+    (void)state;
+    struct fixture f;
+    /* A front end read qXfer:threads through (the door; answered from the
+     * connect's prefetch): the next stop's first write asks for it so. */
+    assert_int_equal(open_text(&f, TO_NEXT_STOP "-> qXfer:threads:read::0,f8\n" HG_G "<- l" THREADS
+                                                "\n" G_REPLY),
+                     0);
+    const char *r;
+    size_t rl;
+    assert_int_equal(rsp_pass_request(f.s, "qXfer:threads:read::0,f8", 24, &r, &rl), 0);
+    assert_int_equal(rl, strlen(THREADS) + 1);
+    uint64_t rt0 = next_stop_fetch(&f);
+    assert_int_equal(rsp_pass_request(f.s, "qXfer:threads:read::0,f8", 24, &r, &rl), 0);
+    assert_int_equal(rsp_session_stats(f.s)->round_trips - rt0, 1);
+    assert_true(fake_script_done(f.fs));
+    finish(&f);
+}
+
 int
 main(void)
 {
@@ -496,6 +518,7 @@ main(void)
         cmocka_unit_test(test_stop_fetch_finds_threads_created_since_the_last_stop),
         cmocka_unit_test(test_stop_fetch_thread_gone_and_list_refused),
         cmocka_unit_test(test_stop_fetch_reads_ranges_that_follow_each_other_in_one_m),
+        cmocka_unit_test(test_stop_fetch_lists_with_qxfer_threads_for_a_front_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

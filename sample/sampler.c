@@ -65,8 +65,10 @@
  * pause itself (2600 samples a second where 4400 came without a pause).
  * With 8 threads, whose samples take about 0.7 ms, a bound of 200 us let
  * half the pauses sleep: 440 to 570 us a sample went to pauses whose mean
- * is 230 us.  A pause at the maximum rate is at most half a sample. */
-#define SAMPLE_SPIN_US 5000
+ * is 230 us.  A longer pause is slept: it is that of a slow stop (busy
+ * threads waiting for a CPU), where a core the sampler spun on would be
+ * taken from the program's threads. */
+#define SAMPLE_SPIN_US 1000
 /* The calling thread's timer slack during a run: a sleep overshoots by it
  * (Linux's default is 50 us, as long as a pause between two samples at the
  * maximum rate); restored after the run. */

@@ -503,6 +503,36 @@ test_stop_fetch_lists_with_qxfer_threads_for_a_front_end(void **state)
     finish(&f);
 }
 
+static void
+test_stop_fetch_list_cut_at_max_threads(void **state)
+{
+    (void)state;
+    struct fixture f;
+    struct rsp_session_config cfg;
+    rsp_session_config_init(&cfg);
+    cfg.timeout_ms = 200;
+    cfg.max_threads = 2;
+    /* A third thread came, over the cap: the list stops at 2, cut, and no
+     * qsThreadInfo goes on. */
+    assert_int_equal(open_cfg(&f,
+                              TO_NEXT_STOP LIST2 HG_G "<- mp1f.1f\n<- mp1f.20\n<- mp1f.21\n"
+                                                      "<- l\n<- l\n" G_REPLY,
+                              &cfg),
+                     0);
+    uint64_t rt0 = next_stop_fetch(&f);
+    for (int round = 0; round < 2; round++) {
+        struct rsp_thread_id *ids;
+        size_t n;
+        assert_int_equal(rsp_threads(f.s, &ids, &n), 0);
+        assert_int_equal(n, 2);
+        assert_true(rsp_threads_cut(f.s));
+        free(ids);
+    }
+    assert_int_equal(rsp_session_stats(f.s)->round_trips - rt0, 1);
+    assert_true(fake_script_done(f.fs));
+    finish(&f);
+}
+
 int
 main(void)
 {
@@ -519,6 +549,7 @@ main(void)
         cmocka_unit_test(test_stop_fetch_thread_gone_and_list_refused),
         cmocka_unit_test(test_stop_fetch_reads_ranges_that_follow_each_other_in_one_m),
         cmocka_unit_test(test_stop_fetch_lists_with_qxfer_threads_for_a_front_end),
+        cmocka_unit_test(test_stop_fetch_list_cut_at_max_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

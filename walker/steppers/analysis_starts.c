@@ -342,7 +342,8 @@ starts_scan(const struct arch_desc *a, struct sw_disasm *dis, struct sw_elf *e,
         if (m->starts[ts] != jumps.v[i].target && ts != start_index(m->starts, k, jumps.v[i].site))
             jumps.v[nj++] = jumps.v[i];
     }
-    qsort(jumps.v, nj, sizeof *jumps.v, jumpin_cmp);
+    if (nj > 1) /* with none, jumps.v may be NULL, which qsort may not be given */
+        qsort(jumps.v, nj, sizeof *jumps.v, jumpin_cmp);
     m->ins = jumps.v;
     m->nins = nj;
     return 0;

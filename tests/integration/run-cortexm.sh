@@ -198,6 +198,8 @@ FW2=build/fixtures/cortexm/mps2-an385-O2.elf
 FW4=build/fixtures/cortexm/mps2-an386.elf
 FWM0=build/fixtures/cortexm/microbit.elf
 FWF=build/fixtures/cortexm/mps2-an385-fault.elf
+FW33=build/fixtures/cortexm/mps2-an505.elf
+FW33F=build/fixtures/cortexm/mps2-an505-fp.elf
 # Not in a subshell: stop_qemu must see the pid start_qemu set.
 start_qemu mps2-an385 "$FW0" >"$work/start.out" 2>&1 || stop_qemu
 case_line cortexm/O0/thread c3 - c3 c2 c1 main Reset_Handler
@@ -282,6 +284,23 @@ PY
 done
 RW_FW=
 WANT_STEPPER=
+# ARMv8-M mainline: a Cortex-M33 with the Security Extension (-M mps2-an505), in the Secure
+# state it resets into.  Its exceptions are Secure and stack on the Secure main stack: the
+# same EXC_RETURN values (S, DCRS and ES set), decoded by the ARMv8-M rules; then with the FPU
+# on (-mfloat-abi=hard), extended frames.
+start_qemu mps2-an505 "$FW33" >"$work/start.out" 2>&1 || stop_qemu
+case_line cortexm/M33/thread c3 - c3 c2 c1 main Reset_Handler
+case_line cortexm/M33/systick h_leaf - h_leaf h1 SysTick_Handler -f9 spin_odd c3 c2 c1 main \
+    Reset_Handler
+case_line cortexm/M33/nested p_leaf - p_leaf p1 PendSV_Handler -f1 h_pend h1 SysTick_Handler \
+    -f9 spin_odd c3 c2 c1 main Reset_Handler
+case_line cortexm/M33/nested/analysis p_leaf "$AN" p_leaf p1 PendSV_Handler -f1 h_pend h1 \
+    SysTick_Handler -f9 spin_odd c3 c2 c1 main Reset_Handler
+stop_qemu
+start_qemu mps2-an505 "$FW33F" >"$work/start.out" 2>&1 || stop_qemu
+case_line cortexm/M33F/nested p_leaf - p_leaf p1 PendSV_Handler -e1 h_pend h1 SysTick_Handler \
+    -e9 spin_odd c3 c2 c1 main Reset_Handler
+stop_qemu
 # ARMv6-M (Cortex-M0, -M microbit): the same tables and frames.
 start_qemu microbit "$FWM0" >"$work/start.out" 2>&1 || stop_qemu
 case_line cortexm/M0/nested p_leaf - p_leaf p1 PendSV_Handler -f1 h_pend h1 SysTick_Handler \

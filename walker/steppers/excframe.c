@@ -35,6 +35,7 @@ sw_excframe_kind(sw_addr exc_return, struct sw_excframe *out)
     out->thread = (exc_return & 0x8) != 0;
     out->fp = (exc_return & 0x10) == 0;
     out->secure = (exc_return & 0x40) != 0;
+    out->es = (exc_return & 0x1) != 0;
     out->extra = (exc_return & 0x20) == 0 ? SW_EXCFRAME_EXTRA : 0;
     out->size = out->extra + (out->fp ? 104 : 32);
     return 0;
@@ -54,8 +55,11 @@ sw_excframe_decode(const struct arch_desc *a, const struct sw_excframe *k, sw_ad
         w[i] = arch_load(a, basic + 4 * i, 4);
     if (!(w[XF_XPSR] & XPSR_T) || (w[XF_PC] & 1) != 0)
         return SW_EINVAL;
-    /* The integrity signature, 0xFEFA125B, or 0xFEFA125A over an FP frame. */
-    if (k->extra != 0 && (arch_load(a, mem, 4) | 1) != 0xfefa125bu)
+    /* The integrity signature: 0xFEFA125A with bit 0 the frame's FType (set
+     * for a basic frame), as the core writes it (ARMv8-M ARM B3.19; QEMU's
+     * v7m_integrity_sig sets bit 0 on a core without an FPU, whose frames
+     * are all basic). */
+    if (k->extra != 0 && arch_load(a, mem, 4) != (k->fp ? 0xfefa125au : 0xfefa125bu))
         return SW_EINVAL;
     sw_frame_init(out);
     for (size_t i = 0; i < 8; i++)
@@ -75,6 +79,23 @@ sw_excframe_decode(const struct arch_desc *a, const struct sw_excframe *k, sw_ad
     return 0;
 }
 
+/* The stack pointer K's frame is on, as the stub reports it: the banked one
+ * of its security state (ARMv8-M with the Security Extension: msp_s, psp_s,
+ * msp_ns, psp_ns), else, when the frame is on the process stack of the
+ * handler's own state, psp (ARMv7-M's only one; on ARMv8-M, the current
+ * state's, which is the handler's when the stop is in that state).  0 or a
+ * negative code: SW_ENOREG when the stub reports none of them. */
+static int
+excframe_stack_pointer(struct sw_proc *p, sw_tid tid, const struct sw_excframe *k, sw_word *out)
+{
+    unsigned banked = k->secure ? (k->psp ? ARMV7M_DW_PSP_S : ARMV7M_DW_MSP_S)
+                                : (k->psp ? ARMV7M_DW_PSP_NS : ARMV7M_DW_MSP_NS);
+    int rc = p->ops->read_reg(p, tid, banked, out);
+    if (rc >= 0 || sw_is_link_error(rc) || !k->psp || k->secure != k->es)
+        return rc;
+    return p->ops->read_reg(p, tid, ARMV7M_DW_PSP, out);
+}
+
 enum sw_gcf
 sw_excframe_caller(struct sw_stepper *s, const struct sw_frame *in, struct sw_frame *out)
 {
@@ -90,19 +111,20 @@ sw_excframe_caller(struct sw_stepper *s, const struct sw_frame *in, struct sw_fr
     if (sw_excframe_kind(in->ra, &k) < 0)
         return SW_GCF_NOT_ME;
     /* The handler's caller SP is where the hardware stacked the frame when
-     * it used the main stack.  A frame on the process stack (an exception
-     * taken from Thread mode on PSP) is at PSP as the stub reports it: only
-     * the outermost exception returns to the process stack, and nothing
-     * moves PSP under a running handler but an RTOS's context switch.  The
-     * other security state's banked stack pointers (ARMv8-M: msp_ns, psp_s,
-     * ...) are not read: QEMU 7.2 reports none of them. */
+     * it used the handler's own main stack (MSP of the exception's security
+     * state, ES).  A frame on the process stack (an exception taken from
+     * Thread mode on PSP) or on the other security state's stack (ARMv8-M:
+     * a Non-secure exception over Secure code, or the reverse) is at that
+     * stack pointer as the stub reports it: only the outermost exception of
+     * a state returns to its process stack, and nothing moves it under a
+     * running handler but an RTOS's context switch. */
     sw_addr frame_sp = in->sp;
-    if (k.psp) {
-        rc = p->ops->read_reg(p, in->thread, ARMV7M_DW_PSP, &v);
+    if (k.psp || k.secure != k.es) {
+        rc = excframe_stack_pointer(p, in->thread, &k, &v);
         if (rc < 0) {
             if (sw_is_link_error(rc))
                 return sw_walker_fail_from_proc(w, rc), SW_GCF_ERROR;
-            return SW_GCF_NOT_ME; /* no psp in the stub's registers */
+            return SW_GCF_NOT_ME; /* that stack pointer is not in the stub's registers */
         }
         frame_sp = v;
     }

@@ -24,6 +24,8 @@ struct sw_excframe {
     bool fp;      /* extended frame: s0-s15, FPSCR and a reserved word follow xPSR, whether
                    * written or only reserved (lazy FP stacking) */
     bool secure;  /* ARMv8-M: the Secure state's stack (bit S; always set on ARMv7-M) */
+    bool es;      /* ARMv8-M: the exception, so its handler's main stack, is Secure (bit ES;
+                   * always set on ARMv7-M) */
     size_t extra; /* bytes of additional state context below the basic frame: 0 or 40 */
     size_t size;  /* bytes stacked, without the alignment word: extra + 32 or extra + 104 */
 };
@@ -43,14 +45,17 @@ int sw_excframe_kind(sw_addr exc_return, struct sw_excframe *out);
  * Returns 0, or SW_EINVAL when the bytes cannot be a frame the hardware
  * wrote: xPSR without the Thumb bit (as a zero-filled read of unmapped
  * memory looks), an odd resume PC, or an additional state context without
- * its integrity signature. */
+ * its integrity signature (0xFEFA125B, or 0xFEFA125A over an extended frame
+ * of a core with an FPU: bit 0 repeats EXC_RETURN's FType). */
 int sw_excframe_decode(const struct arch_desc *a, const struct sw_excframe *k, sw_addr frame_sp,
                        const uint8_t *mem, struct sw_frame *out);
 
 /* The sighandler stepper's hook for a SW_FRAME_SIGNAL frame IN whose RA is
  * an EXC_RETURN value: the interrupted context, read from the stack IN's SP
- * (MSP) or the stub's psp register names, into *OUT.  SUCCESS, NOT_ME (no
- * such frame there, or psp unknown) or ERROR (a dead link, on the walker). */
+ * (the main stack of the handler's own security state) or the stack pointer
+ * the stub names (psp; ARMv8-M's banked msp_ns, psp_ns, msp_s, psp_s), into
+ * *OUT.  SUCCESS, NOT_ME (no such frame there, or that stack pointer
+ * unknown) or ERROR (a dead link, on the walker). */
 enum sw_gcf sw_excframe_caller(struct sw_stepper *s, const struct sw_frame *in,
                                struct sw_frame *out);
 

@@ -38,10 +38,12 @@ test_armv7m_rows_carry_aadwarf32_numbers_and_m_profile_names(void **state)
 {
     (void)state;
     const struct arch_desc *a = &arch_armv7m;
-    /* org.gnu.gdb.arm.m-profile: r0-r12, sp, lr, pc, xpsr; m-system: msp, psp */
-    static const char *const names[] = { "r0", "r1", "r2",   "r3",  "r4",  "r5",  "r6",
-                                         "r7", "r8", "r9",   "r10", "r11", "r12", "sp",
-                                         "lr", "pc", "xpsr", "msp", "psp" };
+    /* org.gnu.gdb.arm.m-profile: r0-r12, sp, lr, pc, xpsr; m-system: msp, psp; secext:
+     * the ARMv8-M Security Extension's banked stack pointers */
+    static const char *const names[] = { "r0",  "r1",     "r2",     "r3",    "r4",   "r5",
+                                         "r6",  "r7",     "r8",     "r9",    "r10",  "r11",
+                                         "r12", "sp",     "lr",     "pc",    "xpsr", "msp",
+                                         "psp", "msp_ns", "psp_ns", "msp_s", "psp_s" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         assert_non_null(arch_reg_by_name(a, names[i]));
     for (int dw = 0; dw <= 15; dw++)

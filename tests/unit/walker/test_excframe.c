@@ -17,14 +17,18 @@
 #include "tests/tools/fake_proc.h"
 #include "walker/steppers/excframe.h"
 
-#define DW_R4   4
-#define DW_R7   7
-#define DW_R12  12
-#define DW_SP   13
-#define DW_LR   14
-#define DW_PC   15
-#define DW_XPSR 32
-#define DW_PSP  34
+#define DW_R4     4
+#define DW_R7     7
+#define DW_R12    12
+#define DW_SP     13
+#define DW_LR     14
+#define DW_PC     15
+#define DW_XPSR   32
+#define DW_PSP    34
+#define DW_MSP_NS 35
+#define DW_PSP_NS 36
+#define DW_MSP_S  37
+#define DW_PSP_S  38
 
 #define NESTED_SP 0x20000f78u /* PendSV's frame over h_pend */
 #define OUTER_SP  0x20000fb0u /* SysTick's frame over spin_odd */
@@ -176,10 +180,43 @@ test_additional_state_context_gives_r4_to_r11(void **state)
     assert_int_equal(v, 4);
     assert_true(sw_frame_reg(&f, DW_LR, &v));
     assert_int_equal(v, 0x301);
-    /* Without its signature the context is not one the hardware wrote. */
+    /* Without its signature the context is not one the hardware wrote; nor with the FP
+     * frame's signature over a basic frame. */
     w[0] = 0x12345678;
     put_words(mem, w, 18);
     assert_int_equal(sw_excframe_decode(&arch_armv7m, &k, 0x20001000, mem, &f), SW_EINVAL);
+    w[0] = 0xfefa125a;
+    put_words(mem, w, 18);
+    assert_int_equal(sw_excframe_decode(&arch_armv7m, &k, 0x20001000, mem, &f), SW_EINVAL);
+}
+
+/* DCRS clear over an extended frame: signature 0xFEFA125A (bit 0 is FType), r4-r11, the
+ * basic frame, then s0-s15, FPSCR and the reserved word (written or lazily reserved). */
+static void
+test_additional_state_context_over_an_fp_frame(void **state)
+{
+    (void)state;
+    uint8_t mem[SW_EXCFRAME_READ];
+    struct sw_excframe k;
+    struct sw_frame f;
+    sw_word v;
+    uint32_t w[18] = { 0xfefa125a, 0, 4, 5, 6, 7,  8,     9,     10,
+                       0x11,       0, 1, 2, 3, 12, 0x401, 0x400, 0x01000000 };
+    put_words(mem, w, 18);
+    /* Secure stack, DCRS clear, FType clear, Thread mode, MSP, Non-secure exception. */
+    assert_int_equal(sw_excframe_kind(0xffffffc8, &k), 0);
+    assert_true(k.fp && k.secure && !k.es && !k.psp && k.thread);
+    assert_int_equal(k.size, 40 + 104);
+    assert_int_equal(sw_excframe_decode(&arch_armv7m, &k, 0x30001000, mem, &f), 0);
+    assert_int_equal(f.ra, 0x400);
+    assert_int_equal(f.ra_loc.addr, 0x30001000 + 40 + 24);
+    assert_int_equal(f.sp, 0x30001000 + 144); /* 8-aligned: no pad */
+    assert_true(sw_frame_reg(&f, DW_R4 + 7, &v));
+    assert_int_equal(v, 0x11);
+    /* The basic frame's signature over an extended frame is refused. */
+    w[0] = 0xfefa125b;
+    put_words(mem, w, 18);
+    assert_int_equal(sw_excframe_decode(&arch_armv7m, &k, 0x30001000, mem, &f), SW_EINVAL);
 }
 
 static void
@@ -282,6 +319,91 @@ test_psp_frame_is_found_through_the_psp_register(void **state)
     sw_walker_free(fx.w);
 }
 
+/* ARMv8-M: a frame on the Non-secure stack under a Non-secure handler is at the handler's
+ * CFA, as on ARMv7-M; one on the other security state's stack is at that state's banked
+ * stack pointer, and without it the walk ends there. */
+static void
+test_security_states_pick_the_stack(void **state)
+{
+    (void)state;
+    struct fx fx;
+    struct sw_frame out;
+    enum sw_walk_end end;
+    fx_open(&fx);
+    /* Non-secure exception, Non-secure Handler mode on MSP_NS: the handler's own stack. */
+    struct sw_frame in = handler_frame(0xffffffb0, NESTED_SP);
+    assert_int_equal(sw_walk_single(fx.w, &in, &out, &end), 0);
+    assert_int_equal(out.ra, 0xf8);
+    assert_int_equal(out.sp, NESTED_SP + 36);
+    /* A Secure exception over Non-secure Thread code on MSP_NS: msp_ns, not the CFA. */
+    in = handler_frame(0xffffffb9, NESTED_SP);
+    assert_int_equal(sw_walk_single(fx.w, &in, &out, &end), SW_ENOENT); /* no msp_ns */
+    fake_proc_set_reg(fx.p, 1, DW_MSP_NS, OUTER_SP);
+    assert_int_equal(sw_walk_single(fx.w, &in, &out, &end), 0);
+    assert_int_equal(out.ra, 0x56);
+    assert_int_equal(out.sp, OUTER_SP + 36);
+    /* Non-secure Thread mode on PSP_NS under a Secure handler: psp_ns, never the current
+     * state's psp. */
+    in = handler_frame(0xffffffbd, NESTED_SP);
+    fake_proc_set_reg(fx.p, 1, DW_PSP, NESTED_SP);
+    assert_int_equal(sw_walk_single(fx.w, &in, &out, &end), SW_ENOENT);
+    fake_proc_set_reg(fx.p, 1, DW_PSP_NS, OUTER_SP);
+    assert_int_equal(sw_walk_single(fx.w, &in, &out, &end), 0);
+    assert_int_equal(out.ra, 0x56);
+    /* Secure Thread mode on PSP under a Secure handler: psp_s first, psp without it. */
+    in = handler_frame(0xfffffffd, 0x20000f00);
+    assert_int_equal(sw_walk_single(fx.w, &in, &out, &end), 0);
+    assert_int_equal(out.ra, 0xf8); /* psp: NESTED_SP */
+    fake_proc_set_reg(fx.p, 1, DW_PSP_S, OUTER_SP);
+    assert_int_equal(sw_walk_single(fx.w, &in, &out, &end), 0);
+    assert_int_equal(out.ra, 0x56);
+    sw_walker_free(fx.w);
+}
+
+/* A Non-secure exception over Secure code: the additional state context on MSP_S gives
+ * r4-r11; a context without its signature is no frame, and the walk ends. */
+static void
+test_nonsecure_exception_over_secure_code_reads_msp_s(void **state)
+{
+    (void)state;
+    struct sw_proc *p = fake_proc_new(&arch_armv7m);
+    uint8_t mem[72];
+    sw_word v;
+    uint32_t w[18] = { 0xfefa125b, 0, 0x44, 5, 6, 0x30001ff0, 8,     9,     10,
+                       11,         0, 1,    2, 3, 12,         0x301, 0x300, 0x01000000 };
+    put_words(mem, w, 18);
+    fake_proc_add_mem(p, 0x30001000, mem, sizeof mem);
+    fake_proc_set_reg(p, 1, DW_PC, 0x8e);
+    fake_proc_set_reg(p, 1, DW_SP, 0x20000f64);
+    fake_proc_set_reg(p, 1, DW_MSP_S, 0x30001000);
+    struct sw_walker_config cfg = { 0 };
+    struct sw_errbuf err = { 0 };
+    struct sw_walker *wk;
+    if (sw_walker_new(p, &cfg, &wk, &err) != 0)
+        fail_msg("sw_walker_new: %s", err.msg);
+    struct sw_frame in = handler_frame(0xffffffd8, 0x20000f70), out;
+    enum sw_walk_end end;
+    assert_int_equal(sw_walk_single(wk, &in, &out, &end), 0);
+    assert_int_equal(out.ra, 0x300);
+    assert_int_equal(out.sp, 0x30001000 + 72);
+    assert_true(sw_frame_reg(&out, DW_R4, &v));
+    assert_int_equal(v, 0x44); /* the stacked r4, not the handler frame's */
+    assert_int_equal(out.fp, 0x30001ff0);
+    sw_walker_free(wk);
+    /* The same words with a bad signature: no frame believed. */
+    w[0] = 0xfefa1250;
+    put_words(mem, w, 18);
+    p = fake_proc_new(&arch_armv7m);
+    fake_proc_add_mem(p, 0x30001000, mem, sizeof mem);
+    fake_proc_set_reg(p, 1, DW_PC, 0x8e);
+    fake_proc_set_reg(p, 1, DW_SP, 0x20000f64);
+    fake_proc_set_reg(p, 1, DW_MSP_S, 0x30001000);
+    if (sw_walker_new(p, &cfg, &wk, &err) != 0)
+        fail_msg("sw_walker_new: %s", err.msg);
+    assert_int_equal(sw_walk_single(wk, &in, &out, &end), SW_ENOENT);
+    sw_walker_free(wk);
+}
+
 int
 main(void)
 {
@@ -290,9 +412,12 @@ main(void)
         cmocka_unit_test(test_decodes_the_recorded_basic_frame_with_its_alignment_word),
         cmocka_unit_test(test_extended_frame_skips_the_fp_words),
         cmocka_unit_test(test_additional_state_context_gives_r4_to_r11),
+        cmocka_unit_test(test_additional_state_context_over_an_fp_frame),
         cmocka_unit_test(test_rejects_what_the_hardware_cannot_have_stacked),
         cmocka_unit_test(test_sighandler_steps_through_msp_frames),
         cmocka_unit_test(test_psp_frame_is_found_through_the_psp_register),
+        cmocka_unit_test(test_security_states_pick_the_stack),
+        cmocka_unit_test(test_nonsecure_exception_over_secure_code_reads_msp_s),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

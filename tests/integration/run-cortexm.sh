@@ -12,7 +12,8 @@
 # frame has the alignment word), p_leaf (PendSV nested in SysTick: EXC_RETURN 0xFFFFFFF1 then
 # 0xFFFFFFF9), the first instruction of SysTick_Handler, and on a Cortex-M4F (-M mps2-an386)
 # the nested stop again over extended (FP) frames, a HardFault taken at a udf, and on a
-# Cortex-M0 (ARMv6-M, -M microbit).  The */analysis cases walk with the analysis stepper in place of the CFI
+# Cortex-M0 (ARMv6-M, -M microbit), and on a Cortex-M33 (ARMv8-M with the Security Extension,
+# -M mps2-an505, Secure state; also with the FPU on and at a HardFault).  The */analysis cases walk with the analysis stepper in place of the CFI
 # (--steppers stackbottom,sighandler,analysis: Thumb prologues read by disasm/thumb.c) and
 # must still agree with gdb, which reads the CFI; a */wanderer case scans the stack alone
 # (the pcs must agree; a scanned frame's SP may not).  The */ehabi cases boot firmware built
@@ -200,6 +201,7 @@ FWM0=build/fixtures/cortexm/microbit.elf
 FWF=build/fixtures/cortexm/mps2-an385-fault.elf
 FW33=build/fixtures/cortexm/mps2-an505.elf
 FW33F=build/fixtures/cortexm/mps2-an505-fp.elf
+FW33X=build/fixtures/cortexm/mps2-an505-fault.elf
 # Not in a subshell: stop_qemu must see the pid start_qemu set.
 start_qemu mps2-an385 "$FW0" >"$work/start.out" 2>&1 || stop_qemu
 case_line cortexm/O0/thread c3 - c3 c2 c1 main Reset_Handler
@@ -296,6 +298,9 @@ case_line cortexm/M33/nested p_leaf - p_leaf p1 PendSV_Handler -f1 h_pend h1 Sys
     -f9 spin_odd c3 c2 c1 main Reset_Handler
 case_line cortexm/M33/nested/analysis p_leaf "$AN" p_leaf p1 PendSV_Handler -f1 h_pend h1 \
     SysTick_Handler -f9 spin_odd c3 c2 c1 main Reset_Handler
+stop_qemu
+start_qemu mps2-an505 "$FW33X" >"$work/start.out" 2>&1 || stop_qemu
+case_line cortexm/M33/fault Fault_Handler - Fault_Handler -f9 c_fault c3 c2 c1 main Reset_Handler
 stop_qemu
 start_qemu mps2-an505 "$FW33F" >"$work/start.out" 2>&1 || stop_qemu
 case_line cortexm/M33F/nested p_leaf - p_leaf p1 PendSV_Handler -e1 h_pend h1 SysTick_Handler \

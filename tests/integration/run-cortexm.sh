@@ -13,7 +13,8 @@
 # 0xFFFFFFF9), the first instruction of SysTick_Handler, and on a Cortex-M4F (-M mps2-an386)
 # the nested stop again over extended (FP) frames, a HardFault taken at a udf, and on a
 # Cortex-M0 (ARMv6-M, -M microbit), and on a Cortex-M33 (ARMv8-M with the Security Extension,
-# -M mps2-an505, Secure state; also with the FPU on and at a HardFault).  The */analysis cases walk with the analysis stepper in place of the CFI
+# -M mps2-an505, Secure state; also with the FPU on, at a HardFault, and at a Secure HardFault
+# over the additional state context, whose oracle case_dcrs builds by hand).  The */analysis cases walk with the analysis stepper in place of the CFI
 # (--steppers stackbottom,sighandler,analysis: Thumb prologues read by disasm/thumb.c) and
 # must still agree with gdb, which reads the CFI; a */wanderer case scans the stack alone
 # (the pcs must agree; a scanned frame's SP may not).  The */ehabi cases boot firmware built
@@ -179,12 +180,83 @@ if signals != sum(w.startswith("-") for w in want):
 PY
 }
 
+# case_dcrs: the Secure HardFault over the additional state context (mps2-an505-dcrs.elf,
+# EXC_RETURN 0xFFFFFFD9).  gdb 13.1 does not take 0xFFFFFFD9 for an EXC_RETURN without the
+# Security Extension's registers (it ends at "0xffffffd8 in ??"), so the oracle is built by
+# hand: gdb reads the 72 bytes at Fault_Handler's CFA (the integrity signature, r4-r11, the
+# basic frame), and rspwalk's exception frame's caller must carry the stacked PC, the SP past
+# them and the stacked r4-r11; then gdb loads those registers into the CPU and walks from
+# there, and rspwalk's frames below the exception frame must be that walk, pc and sp.
+case_dcrs() {
+    local dir rc
+    dir=$(mktemp -d "$work/dcrs.XXXX")
+    [ -n "$qpid" ] || { echo "no board: $(head -n 1 "$work/start.out")"; return 1; }
+    timeout -k 5 "$IT_TIMEOUT" gdb-multiarch -nx -batch -ex 'set confirm off' -ex "file $FW" \
+        -ex "target remote 127.0.0.1:$port" -ex 'break Fault_Handler' -ex continue \
+        -ex 'info frame' -ex 'disconnect' </dev/null >"$dir/run.log" 2>&1
+    local cfa
+    cfa=$(sed -n 's/^Stack level 0, frame at \(0x[0-9a-f]*\):.*/\1/p' "$dir/run.log")
+    [ -n "$cfa" ] || { echo "gdb did not stop at Fault_Handler: $(tail -n 1 "$dir/run.log")"; return 1; }
+    timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" -f json --exe "$FW" "127.0.0.1:$port" \
+        >"$dir/rspwalk.json" 2>"$dir/rspwalk.err"
+    rc=$?
+    [ "$rc" = 0 ] || { echo "rspwalk exited $rc: $(head -n 1 "$dir/rspwalk.err")"; return 1; }
+    cat >"$dir/walk.py" <<'PY'
+import gdb
+words = [int(gdb.parse_and_eval("*(unsigned int *)(%s + %d)" % (CFA, 4 * i))) & 0xffffffff
+         for i in range(18)]
+print("W " + " ".join("%x" % w for w in words))
+for i, r in enumerate(["r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11"]):
+    gdb.execute("set $%s = %d" % (r, words[2 + i]))
+for i, r in enumerate(["r0", "r1", "r2", "r3", "r12", "lr", "pc"]):
+    gdb.execute("set $%s = %d" % (r, words[10 + i]))
+gdb.execute("set $sp = %d" % (int(CFA, 16) + 72 + (4 if words[17] & 0x200 else 0)))
+gdb.execute("flushregs")
+f = gdb.newest_frame()
+while f is not None:
+    print("F %s %x %x" % (f.name(), f.pc(), int(f.read_register("sp")) & 0xffffffff))
+    f = f.older()
+PY
+    sed -i "1a CFA = \"$cfa\"" "$dir/walk.py"
+    timeout -k 5 "$IT_TIMEOUT" gdb-multiarch -nx -batch -ex 'set confirm off' \
+        -ex 'set backtrace past-main on' -ex "file $FW" -ex "target remote 127.0.0.1:$port" \
+        -x "$dir/walk.py" -ex kill </dev/null >"$dir/gdb.log" 2>&1
+    python3 - "$dir/rspwalk.json" "$dir/gdb.log" "$cfa" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["threads"][0]
+log = open(sys.argv[2]).read().splitlines()
+cfa = int(sys.argv[3], 16)
+def fail(why):
+    print(why)
+    sys.exit(1)
+w = [l for l in log if l.startswith("W ")]
+g = [l.split()[1:] for l in log if l.startswith("F ")]
+if not w or not g:
+    fail("gdb read no frame: %s" % (log[-1] if log else "no output"))
+words = [int(x, 16) for x in w[0].split()[1:]]
+if words[0] != 0xfefa125b:
+    fail("no integrity signature at Fault_Handler's CFA 0x%x: 0x%08x" % (cfa, words[0]))
+want = ["Fault_Handler", "-d9"] + [f[0] for f in g]
+fr = t["frames"]
+names = [("-%02x" % (int(f["pc"], 16) & 0xff)) if f["kind"] == "signal" else f["function"]
+         for f in fr]
+if names != want or t["end"] != "bottom":
+    fail("rspwalk: %s (end %s), want %s" % (" ".join(map(str, names)), t["end"], " ".join(want)))
+for i, (a, b) in enumerate(zip(fr[2:], g)):
+    if int(a["pc"], 16) != int(b[1], 16) or int(a["sp"], 16) != int(b[2], 16):
+        fail("frame #%d %s: rspwalk pc %s sp %s, gdb pc 0x%s sp 0x%s"
+             % (i + 2, names[i + 2], a["pc"], a["sp"], b[1], b[2]))
+if int(fr[2]["sp"], 16) != cfa + 72 + (4 if words[17] & 0x200 else 0):
+    fail("frame #2: sp %s, want past the 72 bytes at 0x%x" % (fr[2]["sp"], cfa))
+PY
+}
+
 # case_line NAME ARGS...: one line, PASS or FAIL, as run-all counts them.
 case_line() {
     local name=$1 start
     shift
     start=$(date +%s%N)
-    if case_run "$@" >"$work/case.out" 2>&1; then
+    if { if [ "$1" = dcrs ]; then case_dcrs; else case_run "$@"; fi; } >"$work/case.out" 2>&1; then
         echo "PASS $name ($((($(date +%s%N) - start) / 1000000)) ms)"
     else
         echo "FAIL $name: $(head -n 1 "$work/case.out" | grep . || echo "no reason given (IT_KEEP=1 keeps $work)")"
@@ -202,6 +274,7 @@ FWF=build/fixtures/cortexm/mps2-an385-fault.elf
 FW33=build/fixtures/cortexm/mps2-an505.elf
 FW33F=build/fixtures/cortexm/mps2-an505-fp.elf
 FW33X=build/fixtures/cortexm/mps2-an505-fault.elf
+FW33D=build/fixtures/cortexm/mps2-an505-dcrs.elf
 # Not in a subshell: stop_qemu must see the pid start_qemu set.
 start_qemu mps2-an385 "$FW0" >"$work/start.out" 2>&1 || stop_qemu
 case_line cortexm/O0/thread c3 - c3 c2 c1 main Reset_Handler
@@ -301,6 +374,11 @@ case_line cortexm/M33/nested/analysis p_leaf "$AN" p_leaf p1 PendSV_Handler -f1 
 stop_qemu
 start_qemu mps2-an505 "$FW33X" >"$work/start.out" 2>&1 || stop_qemu
 case_line cortexm/M33/fault Fault_Handler - Fault_Handler -f9 c_fault c3 c2 c1 main Reset_Handler
+stop_qemu
+# The additional state context, live: a Non-secure PendSV pended from Secure code, whose
+# vector fetch fails (all memory is Secure), tail-chains into a Secure HardFault over it.
+start_qemu mps2-an505 "$FW33D" >"$work/start.out" 2>&1 || stop_qemu
+case_line cortexm/M33/dcrs dcrs
 stop_qemu
 start_qemu mps2-an505 "$FW33F" >"$work/start.out" 2>&1 || stop_qemu
 case_line cortexm/M33F/nested p_leaf - p_leaf p1 PendSV_Handler -e1 h_pend h1 SysTick_Handler \

@@ -180,23 +180,25 @@ if signals != sum(w.startswith("-") for w in want):
 PY
 }
 
-# case_dcrs: the Secure HardFault over the additional state context (mps2-an505-dcrs.elf,
-# EXC_RETURN 0xFFFFFFD9).  gdb 13.1 does not take 0xFFFFFFD9 for an EXC_RETURN without the
-# Security Extension's registers (it ends at "0xffffffd8 in ??"), so the oracle is built by
-# hand: gdb reads the 72 bytes at Fault_Handler's CFA (the integrity signature, r4-r11, the
-# basic frame), and rspwalk's exception frame's caller must carry the stacked PC, the SP past
-# them and the stacked r4-r11; then gdb loads those registers into the CPU and walks from
-# there, and rspwalk's frames below the exception frame must be that walk, pc and sp.
+# case_dcrs EXC: the Secure HardFault over the additional state context (mps2-an505-dcrs.elf,
+# EXC_RETURN 0xFFFFFFD9; -fp-dcrs.elf, 0xFFFFFFC9 over an extended frame; EXC is its low byte).
+# gdb 13.1 does not take these for EXC_RETURN values without the Security Extension's registers
+# (it ends at "0xffffffd8 in ??"), so the oracle is built by hand: gdb reads the words at
+# Fault_Handler's CFA (the integrity signature, r4-r11, the basic frame), loads the stacked
+# registers into the CPU and walks from there; rspwalk's frames below the exception frame must
+# be that walk, pc and sp, the first one's SP past the 72 or 144 bytes stacked.
 case_dcrs() {
-    local dir rc
+    local exc=$1 dir rc
     dir=$(mktemp -d "$work/dcrs.XXXX")
     [ -n "$qpid" ] || { echo "no board: $(head -n 1 "$work/start.out")"; return 1; }
     timeout -k 5 "$IT_TIMEOUT" gdb-multiarch -nx -batch -ex 'set confirm off' -ex "file $FW" \
         -ex "target remote 127.0.0.1:$port" -ex 'break Fault_Handler' -ex continue \
-        -ex 'info frame' -ex 'disconnect' </dev/null >"$dir/run.log" 2>&1
+        -ex 'info frame' -ex 'p/x $lr' -ex 'disconnect' </dev/null >"$dir/run.log" 2>&1
     local cfa
     cfa=$(sed -n 's/^Stack level 0, frame at \(0x[0-9a-f]*\):.*/\1/p' "$dir/run.log")
     [ -n "$cfa" ] || { echo "gdb did not stop at Fault_Handler: $(tail -n 1 "$dir/run.log")"; return 1; }
+    grep -q "^\$1 = 0xffffff$exc\$" "$dir/run.log" ||
+        { echo "Fault_Handler's LR is not 0xffffff$exc: $(tail -n 1 "$dir/run.log")"; return 1; }
     timeout -k 5 "$IT_TIMEOUT" "$RSPWALK" -f json --exe "$FW" "127.0.0.1:$port" \
         >"$dir/rspwalk.json" 2>"$dir/rspwalk.err"
     rc=$?
@@ -210,22 +212,27 @@ for i, r in enumerate(["r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11"]):
     gdb.execute("set $%s = %d" % (r, words[2 + i]))
 for i, r in enumerate(["r0", "r1", "r2", "r3", "r12", "lr", "pc"]):
     gdb.execute("set $%s = %d" % (r, words[10 + i]))
-gdb.execute("set $sp = %d" % (int(CFA, 16) + 72 + (4 if words[17] & 0x200 else 0)))
+gdb.execute("set $sp = %d" % (int(CFA, 16) + SIZE + (4 if words[17] & 0x200 else 0)))
 gdb.execute("flushregs")
 f = gdb.newest_frame()
 while f is not None:
     print("F %s %x %x" % (f.name(), f.pc(), int(f.read_register("sp")) & 0xffffffff))
     f = f.older()
 PY
-    sed -i "1a CFA = \"$cfa\"" "$dir/walk.py"
+    local size=72
+    [ $((0x$exc & 0x10)) = 0 ] && size=144
+    sed -i "1a CFA = \"$cfa\"\nSIZE = $size" "$dir/walk.py"
     timeout -k 5 "$IT_TIMEOUT" gdb-multiarch -nx -batch -ex 'set confirm off' \
         -ex 'set backtrace past-main on' -ex "file $FW" -ex "target remote 127.0.0.1:$port" \
         -x "$dir/walk.py" -ex kill </dev/null >"$dir/gdb.log" 2>&1
-    python3 - "$dir/rspwalk.json" "$dir/gdb.log" "$cfa" <<'PY'
+    python3 - "$dir/rspwalk.json" "$dir/gdb.log" "$cfa" "$exc" "$size" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))["threads"][0]
 log = open(sys.argv[2]).read().splitlines()
 cfa = int(sys.argv[3], 16)
+exc = int(sys.argv[4], 16)
+size = int(sys.argv[5])
+sig = 0xfefa125a | (1 if exc & 0x10 else 0)
 def fail(why):
     print(why)
     sys.exit(1)
@@ -234,9 +241,9 @@ g = [l.split()[1:] for l in log if l.startswith("F ")]
 if not w or not g:
     fail("gdb read no frame: %s" % (log[-1] if log else "no output"))
 words = [int(x, 16) for x in w[0].split()[1:]]
-if words[0] != 0xfefa125b:
-    fail("no integrity signature at Fault_Handler's CFA 0x%x: 0x%08x" % (cfa, words[0]))
-want = ["Fault_Handler", "-d9"] + [f[0] for f in g]
+if words[0] != sig:
+    fail("no integrity signature 0x%08x at Fault_Handler's CFA 0x%x: 0x%08x" % (sig, cfa, words[0]))
+want = ["Fault_Handler", "-%02x" % exc] + [f[0] for f in g]
 fr = t["frames"]
 names = [("-%02x" % (int(f["pc"], 16) & 0xff)) if f["kind"] == "signal" else f["function"]
          for f in fr]
@@ -246,8 +253,8 @@ for i, (a, b) in enumerate(zip(fr[2:], g)):
     if int(a["pc"], 16) != int(b[1], 16) or int(a["sp"], 16) != int(b[2], 16):
         fail("frame #%d %s: rspwalk pc %s sp %s, gdb pc 0x%s sp 0x%s"
              % (i + 2, names[i + 2], a["pc"], a["sp"], b[1], b[2]))
-if int(fr[2]["sp"], 16) != cfa + 72 + (4 if words[17] & 0x200 else 0):
-    fail("frame #2: sp %s, want past the 72 bytes at 0x%x" % (fr[2]["sp"], cfa))
+if int(fr[2]["sp"], 16) != cfa + size + (4 if words[17] & 0x200 else 0):
+    fail("frame #2: sp %s, want past the %d bytes at 0x%x" % (fr[2]["sp"], size, cfa))
 PY
 }
 
@@ -256,7 +263,7 @@ case_line() {
     local name=$1 start
     shift
     start=$(date +%s%N)
-    if { if [ "$1" = dcrs ]; then case_dcrs; else case_run "$@"; fi; } >"$work/case.out" 2>&1; then
+    if { if [ "$1" = dcrs ]; then case_dcrs "$2"; else case_run "$@"; fi; } >"$work/case.out" 2>&1; then
         echo "PASS $name ($((($(date +%s%N) - start) / 1000000)) ms)"
     else
         echo "FAIL $name: $(head -n 1 "$work/case.out" | grep . || echo "no reason given (IT_KEEP=1 keeps $work)")"
@@ -275,6 +282,7 @@ FW33=build/fixtures/cortexm/mps2-an505.elf
 FW33F=build/fixtures/cortexm/mps2-an505-fp.elf
 FW33X=build/fixtures/cortexm/mps2-an505-fault.elf
 FW33D=build/fixtures/cortexm/mps2-an505-dcrs.elf
+FW33FD=build/fixtures/cortexm/mps2-an505-fp-dcrs.elf
 # Not in a subshell: stop_qemu must see the pid start_qemu set.
 start_qemu mps2-an385 "$FW0" >"$work/start.out" 2>&1 || stop_qemu
 case_line cortexm/O0/thread c3 - c3 c2 c1 main Reset_Handler
@@ -378,7 +386,10 @@ stop_qemu
 # The additional state context, live: a Non-secure PendSV pended from Secure code, whose
 # vector fetch fails (all memory is Secure), tail-chains into a Secure HardFault over it.
 start_qemu mps2-an505 "$FW33D" >"$work/start.out" 2>&1 || stop_qemu
-case_line cortexm/M33/dcrs dcrs
+case_line cortexm/M33/dcrs dcrs d9
+stop_qemu
+start_qemu mps2-an505 "$FW33FD" >"$work/start.out" 2>&1 || stop_qemu
+case_line cortexm/M33F/dcrs dcrs c9
 stop_qemu
 start_qemu mps2-an505 "$FW33F" >"$work/start.out" 2>&1 || stop_qemu
 case_line cortexm/M33F/nested p_leaf - p_leaf p1 PendSV_Handler -e1 h_pend h1 SysTick_Handler \

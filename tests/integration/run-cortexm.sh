@@ -191,6 +191,7 @@ case_dcrs() {
     local exc=$1 dir rc
     dir=$(mktemp -d "$work/dcrs.XXXX")
     [ -n "$qpid" ] || { echo "no board: $(head -n 1 "$work/start.out")"; return 1; }
+    # shellcheck disable=SC2016  # $lr is gdb's
     timeout -k 5 "$IT_TIMEOUT" gdb-multiarch -nx -batch -ex 'set confirm off' -ex "file $FW" \
         -ex "target remote 127.0.0.1:$port" -ex 'break Fault_Handler' -ex continue \
         -ex 'info frame' -ex 'p/x $lr' -ex 'disconnect' </dev/null >"$dir/run.log" 2>&1

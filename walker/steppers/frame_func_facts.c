@@ -2,7 +2,8 @@
  *
  * What the stack-height analysis (analysis.h) says of the function covering
  * a PC and of the PC itself, with the exit scan where it says too little,
- * classified by the rules of one family that the caller names.  Below the
+ * classified by the rules of one family that the caller names; for code no
+ * function covers, the entry scan (frame_func_entry.c).  Below the
  * families' files (frame_func_record.c, frame_func_ppc.c) and the stepper
  * that picks one of them (frame_func.c); no frame layout lives here.
  */
@@ -60,6 +61,19 @@ sw_ff_facts(struct sw_walker *w, const struct sw_ff_arch *ff, sw_addr pc, bool e
     if (exact && !(out->have_at && facts_enough(&out->at))) {
         struct sw_an_pc scan;
         rc = sw_analysis_exit(w, pc, &scan);
+        if (rc == SW_ENOMEM || sw_is_link_error(rc))
+            return sw_walker_fail(w, rc, "reading the code at %#" PRIx64 ": %s", (uint64_t)pc,
+                                  link_why(w, rc));
+        if (rc == 0) {
+            out->at = scan;
+            out->have_at = true;
+        }
+    }
+    /* Code no function covers (a JIT's) stopped before its frame record is
+     * built: the entry scan sees `push %rbp; mov %rsp,%rbp` ahead. */
+    if (exact && !out->have_fn && !out->have_at) {
+        struct sw_an_pc scan;
+        rc = sw_ff_entry_scan(w, pc, &scan);
         if (rc == SW_ENOMEM || sw_is_link_error(rc))
             return sw_walker_fail(w, rc, "reading the code at %#" PRIx64 ": %s", (uint64_t)pc,
                                   link_why(w, rc));

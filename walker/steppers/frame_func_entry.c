@@ -7,7 +7,7 @@
  * fall-through path says where the return address is.  Not an analysis of
  * the function: only the instructions from the PC on.
  */
-#include "walker/steppers/frame_func_facts.h"
+#include "walker/steppers/frame_func_entry.h"
 
 #include <string.h>
 

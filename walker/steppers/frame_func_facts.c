@@ -11,6 +11,7 @@
 
 #include <inttypes.h>
 
+#include "walker/steppers/frame_func_entry.h"
 #include "walker/walker_internal.h"
 
 bool

@@ -82,16 +82,6 @@ extern const struct sw_ff_arch sw_ff_ppc;
 int sw_ff_facts(struct sw_walker *w, const struct sw_ff_arch *ff, sw_addr pc, bool exact,
                 struct sw_ff_facts *out);
 
-/* The entry scan (frame_func_entry.c), x86 only: decoding forward from PC
- * (where execution stopped) along the fall-through path, `push %bp; mov
- * %sp,%bp` or a return ahead of any other change to SP, FP or the stack
- * (no record: the return address at SP), or `mov %sp,%bp` at PC right
- * after `push %bp` (the caller's FP at SP, the return address above it).  Returns 0 with
- * *OUT the facts at PC (CFA = SP + height); SW_EINVAL (not such code, or
- * not x86, or no decoder); SW_EMEM (unreadable code); SW_ENOMEM or a link
- * error. */
-int sw_ff_entry_scan(struct sw_walker *w, sw_addr pc, struct sw_an_pc *out);
-
 /* Whether AT has the return address where a call leaves it (x86: at SP,
  * nothing below; others: in the link register). */
 bool sw_ff_ra_as_called(const struct arch_desc *a, const struct sw_an_pc *at);

@@ -209,10 +209,14 @@ endef
 $(eval $(call regdrive,release))
 $(eval $(call regdrive,tsan))
 
-build/fuzz/%: tests/fuzz/%.c build/fuzz/librspwalk.a
+# The fake process and the fake transport's objects go in every target: the
+# libstate and session targets serve the fuzzer's bytes through them.
+FUZZ_TOOL_OBJS := build/fuzz/tests/tools/fake_proc.o build/fuzz/tests/tools/fake_transport.o
+build/fuzz/%: tests/fuzz/%.c build/fuzz/librspwalk.a $(FUZZ_TOOL_OBJS)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  FUZZ $@")
-	$(Q)$(CLANG) $(fuzz_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< build/fuzz/librspwalk.a $(LIBS)
+	$(Q)$(CLANG) $(fuzz_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_TOOL_OBJS) \
+	    build/fuzz/librspwalk.a $(LIBS)
 FUZZ_BINS := $(addprefix build/fuzz/,$(FUZZ_NAMES))
 
 # ---- fixtures and integration ---------------------------------------------

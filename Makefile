@@ -253,12 +253,17 @@ check-asan: $(ASAN_BINS)
 check-tsan: build/tsan/thread/walk8 $(TSAN_FIXTURES)
 	$(Q)tests/thread/run build/tsan/thread/walk8 $(TSAN_FIXTURES)
 
-FUZZ_SECONDS ?= 10
+# check-fuzz: every target briefly (11 targets x 4 s).  fuzz: each for FUZZ_LONG
+# seconds or FUZZ_RUNS executions, whichever ends first, niced, and docs/fuzz.md
+# rewritten with what each did (tests/fuzz/report).
+FUZZ_SECONDS ?= 4
+FUZZ_LONG ?= 3600
+FUZZ_RUNS ?= 10000000
 check-fuzz: $(FUZZ_BINS)
 	$(Q)tests/run-fuzz $(FUZZ_SECONDS) $(FUZZ_BINS)
 
 fuzz: $(FUZZ_BINS)
-	$(Q)tests/run-fuzz $(or $(FUZZ_LONG),300) $(FUZZ_BINS)
+	$(Q)nice -n 19 tests/run-fuzz -o docs/fuzz.md -n $(FUZZ_RUNS) $(FUZZ_LONG) $(FUZZ_BINS)
 
 # rspwalk (ASan+UBSan) against scripted stubs that misbehave, one scenario a file
 # (tests/hostile/scenarios/): each must end within its deadline with one error line;
@@ -397,7 +402,7 @@ help:
 	@echo "  check-unit         cmocka unit tests, release build"
 	@echo "  check-asan         the same unit tests under ASan+UBSan"
 	@echo "  check-tsan         8 walkers in 8 threads over one module cache, under TSan"
-	@echo "  check-fuzz         each libFuzzer target for FUZZ_SECONDS (10)"
+	@echo "  check-fuzz         each libFuzzer target for FUZZ_SECONDS (4)"
 	@echo "  check-hostile      the ASan CLI and rspwalkd against scripted misbehaving stubs (tests/hostile/)"
 	@echo "  check-integration  walks under real gdbserver against gdb-multiarch's backtrace"
 	@echo "  check-server-load  rspwalkd under load (ASan, valgrind), stubs killed meanwhile"
@@ -408,7 +413,7 @@ help:
 	@echo "  check-man          rspwalk(1)'s and rspwalkd(8)'s options are --help's and the getopt"
 	@echo "                     table's; no groff warnings"
 	@echo "  check-package      Debian packages built from a copy in build/package, lintian, contents, use"
-	@echo "  fuzz               each libFuzzer target for FUZZ_LONG seconds (300)"
+	@echo "  fuzz               each libFuzzer target for FUZZ_LONG s (3600) or FUZZ_RUNS (1e7), docs/fuzz.md"
 	@echo "  fixtures           fixture programs under build/fixtures/<arch>/"
 	@echo "  bench              timings and round trips, written to docs/bench.md (scripts/bench merge:"
 	@echo "                     rspwalk-mpi's merge section alone)"

@@ -127,7 +127,9 @@ fz_close(struct rsp_transport *bt)
     free(t);
 }
 
-static const struct rsp_transport_ops fz_ops = { .write = fz_write, .read = fz_read, .close = fz_close };
+static const struct rsp_transport_ops fz_ops = { .write = fz_write,
+                                                 .read = fz_read,
+                                                 .close = fz_close };
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -195,7 +197,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             free(obj);
     uint8_t *file;
     size_t flen;
-    if (rsp_vfile_read_all(s, "/lib/x86_64-linux-gnu/libc.so.6", 1 << 16, &file, &flen) == 0)
+    if (rsp_vfile_read_all(s, "/lib/x86_64-linux-gnu/libc.so.6", 1 << 22, &file, &flen) == 0)
         free(file);
     (void)rsp_interrupt(s);
     (void)rsp_query_stop(s, &st);

@@ -3,12 +3,14 @@
  * The input is an image as the vDSO or a fetched file arrives: the header
  * walk (size, build-id note) of elf/image.c on every prefix the walk asks
  * for, then the whole image through libelf in memory (sw_elfcache_open_mem):
- * its build-id note, symbols, sections and reads.
+ * its build-id note, symbols, sections and reads; and its CFI as the vDSO's
+ * is read (sw_cfi_open_mem: libdwarf over the image, rows at two pcs).
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfi/cfi.h"
 #include "elf/elf.h"
 #include "elf/image.h"
 
@@ -61,6 +63,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint8_t buf[64];
         (void)sw_elf_read(e, lo, buf, sizeof buf);
         (void)sw_elf_interp(e);
+        struct sw_cfi *cfi;
+        if (sw_cfi_open_mem(img, size, "[fuzz]", 8, &cfi, &err) == 0) {
+            struct sw_cfi_row row;
+            (void)sw_cfi_row_at(cfi, sw_elf_entry(e), &row, &err);
+            (void)sw_cfi_row_at(cfi, lo + (hi - lo) / 2, &row, &err);
+            sw_cfi_close(cfi);
+        }
     }
     sw_elfcache_free(c);
     free(img);

@@ -57,6 +57,7 @@ static const struct sw_dl_sym libdwarf_syms[] = {
     SYM(get_fde_info_for_cfa_reg3_b),
     SYM(get_fde_instr_bytes),
     SYM(get_fde_list),
+    SYM(get_fde_range),
     SYM(get_fde_list_eh),
     SYM(get_locdesc_entry_d),
     SYM(get_location_op_value_c),
@@ -797,6 +798,61 @@ convert_rule(struct sw_cfi *c, Dwarf_Debug dbg, const Dwarf_Regtable_Entry3 *e,
     }
 }
 
+/* Why the call frame instructions of FDE and of its CIE (CIE_LEN bytes after
+ * a length field of OFFSET_SIZE, instructions INIT/INIT_LEN as libdwarf
+ * reports them) may not be given to libdwarf 20210528, or NULL.  libdwarf
+ * follows an expression block's length past its section, and computes a
+ * CIE's instruction length as its end less where its augmentation data
+ * ends, checked against the section only: data longer than the CIE makes
+ * that length wrap.  So the CIE is laid out here (sw_cfi_cie_layout) and
+ * the instructions of both entries scanned (sw_cfi_insns_bounded) first. */
+static const char *
+insns_unsound(struct cfi_table *t, Dwarf_Fde fde, Dwarf_Unsigned cie_len, Dwarf_Half offset_size,
+              Dwarf_Ptr init, Dwarf_Unsigned init_len)
+{
+    Dwarf_Error de = NULL;
+    Dwarf_Half dflt = 0;
+    if (dwarf_get_address_size(t->dbg, &dflt, &de) != DW_DLV_OK) {
+        dw_drop_error(t->dbg, de);
+        return "no address size";
+    }
+    /* The CIE ends where its instructions end (init_len is counted back
+     * from the CIE's end), its length field LW + CIE_LEN bytes before. */
+    size_t lw = offset_size == 8 ? 12 : 4;
+    if (init == NULL || init_len > cie_len)
+        return "the CIE's instructions start past its end";
+    const uint8_t *cie = (const uint8_t *)init + init_len - cie_len - lw;
+    struct sw_cfi_cie_layout lay;
+    int rc = sw_cfi_cie_layout(cie, (size_t)cie_len + lw, dflt, &lay);
+    if (rc < 0)
+        return "the CIE's augmentation data runs past it";
+    if (rc == 0 && cie + lay.insns_off != (const uint8_t *)init)
+        return "the CIE's instructions do not start where its augmentation data ends";
+    if (!sw_cfi_insns_bounded(init, (size_t)init_len, lay.addr_size))
+        return "an instruction runs past its FDE or CIE";
+
+    Dwarf_Ptr finsns = NULL, fbytes = NULL;
+    Dwarf_Unsigned flen = 0, fbytes_len = 0, func_len = 0;
+    Dwarf_Addr low = 0;
+    Dwarf_Off cie_off = 0, fde_off = 0;
+    Dwarf_Signed cie_index = 0;
+    if (dwarf_get_fde_instr_bytes(fde, &finsns, &flen, &de) != DW_DLV_OK ||
+        dwarf_get_fde_range(fde, &low, &func_len, &fbytes, &fbytes_len, &cie_off, &cie_index,
+                            &fde_off, &de) != DW_DLV_OK) {
+        dw_drop_error(t->dbg, de);
+        return "the FDE's instructions are not found";
+    }
+    /* FBYTES is the FDE's length field, FBYTES_LEN the length it holds */
+    const uint8_t *fstart = fbytes, *f = finsns;
+    size_t flw = (fstart[0] & fstart[1] & fstart[2] & fstart[3]) == 0xff ? 12 : 4;
+    const uint8_t *fend = fstart + flw + fbytes_len;
+    if (f == NULL || f < fstart || flen > (Dwarf_Unsigned)(fend - f) || f + flen != fend)
+        return "the FDE's instructions start past its end";
+    if (!sw_cfi_insns_bounded(finsns, (size_t)flen, lay.addr_size))
+        return "an instruction runs past its FDE or CIE";
+    return NULL;
+}
+
 /* Fill ROW from FDE at VADDR. */
 static int
 row_from_fde(struct sw_cfi *c, struct cfi_table *t, Dwarf_Fde fde, Dwarf_Addr lo, Dwarf_Addr hi,
@@ -816,19 +872,9 @@ row_from_fde(struct sw_cfi *c, struct cfi_table *t, Dwarf_Fde fde, Dwarf_Addr lo
                              &offset_size, &de) != DW_DLV_OK)
         return dw_fail(err, SW_EBADELF, t->dbg, de, "CIE for 0x%" PRIx64 " in %s", vaddr, t->what);
 
-    /* libdwarf runs past a block whose length leaves the instructions */
-    Dwarf_Ptr finsns = NULL;
-    Dwarf_Unsigned finsns_len = 0;
-    if (dwarf_get_fde_instr_bytes(fde, &finsns, &finsns_len, &de) != DW_DLV_OK) {
-        dw_drop_error(t->dbg, de);
-        de = NULL;
-        finsns = NULL;
-    }
-    if ((init && !sw_cfi_insns_bounded(init, (size_t)init_len)) ||
-        (finsns && !sw_cfi_insns_bounded(finsns, (size_t)finsns_len)))
-        return sw_fail(err, SW_EBADELF,
-                       "CFI row for 0x%" PRIx64 " in %s: an instruction runs past its FDE or CIE",
-                       vaddr, t->what);
+    const char *why = insns_unsound(t, fde, cie_len, offset_size, init, init_len);
+    if (why != NULL)
+        return sw_fail(err, SW_EBADELF, "CFI row for 0x%" PRIx64 " in %s: %s", vaddr, t->what, why);
 
     Dwarf_Regtable3 rt;
     Dwarf_Addr row_pc = 0;

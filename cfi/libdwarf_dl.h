@@ -30,6 +30,7 @@ struct sw_libdwarf_fns {
     __typeof__(&dwarf_get_fde_info_for_cfa_reg3_b) get_fde_info_for_cfa_reg3_b;
     __typeof__(&dwarf_get_fde_instr_bytes) get_fde_instr_bytes;
     __typeof__(&dwarf_get_fde_list) get_fde_list;
+    __typeof__(&dwarf_get_fde_range) get_fde_range;
     __typeof__(&dwarf_get_fde_list_eh) get_fde_list_eh;
     __typeof__(&dwarf_get_locdesc_entry_d) get_locdesc_entry_d;
     __typeof__(&dwarf_get_location_op_value_c) get_location_op_value_c;
@@ -58,6 +59,7 @@ bool sw_libdwarf_load(const char **why);
 #define dwarf_get_fde_info_for_all_regs3   sw_libdwarf.get_fde_info_for_all_regs3
 #define dwarf_get_fde_info_for_cfa_reg3_b  sw_libdwarf.get_fde_info_for_cfa_reg3_b
 #define dwarf_get_fde_instr_bytes          sw_libdwarf.get_fde_instr_bytes
+#define dwarf_get_fde_range                sw_libdwarf.get_fde_range
 #define dwarf_get_fde_list                 sw_libdwarf.get_fde_list
 #define dwarf_get_fde_list_eh              sw_libdwarf.get_fde_list_eh
 #define dwarf_get_locdesc_entry_d          sw_libdwarf.get_locdesc_entry_d

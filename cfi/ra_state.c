@@ -1,4 +1,4 @@
-/* cfi/ra_state.c -- AArch64 RA_SIGN_STATE from call frame instructions. */
+/* cfi/ra_state.c -- RA_SIGN_STATE from call frame instructions; their bounds; CIE layout. */
 #include "cfi/ra_state.h"
 
 /* ---- AArch64 return-address signing --------------------------------------
@@ -46,15 +46,22 @@ cfa_fixed(struct cfa_reader *r, size_t n, bool msb)
     return v;
 }
 
+/* Skip N bytes. */
+static void
+cfa_skip(struct cfa_reader *r, uint64_t n)
+{
+    if (n > (uint64_t)(r->end - r->p))
+        r->failed = true;
+    else
+        r->p += n;
+}
+
 /* Skip a block: its ULEB length, then that many bytes. */
 static void
 cfa_block(struct cfa_reader *r)
 {
     uint64_t n = cfa_uleb(r);
-    if (n > (uint64_t)(r->end - r->p))
-        r->failed = true;
-    else
-        r->p += n;
+    cfa_skip(r, n);
 }
 
 /* Skip the operands of extended opcode OP (DW_CFA_* with high bits 0 and an
@@ -163,7 +170,7 @@ sw_cfi_replay_ra_state(const uint8_t *insns, size_t len, uint64_t loc, uint64_t 
 }
 
 bool
-sw_cfi_insns_bounded(const uint8_t *insns, size_t len)
+sw_cfi_insns_bounded(const uint8_t *insns, size_t len, unsigned addr_size)
 {
     struct cfa_reader r = { insns, insns + len, false };
     while (r.p < r.end && !r.failed) {
@@ -180,17 +187,57 @@ sw_cfi_insns_bounded(const uint8_t *insns, size_t len)
         case 0x0b: /* restore_state */
         case 0x2d: /* AARCH64_negate_ra_state, GNU_window_save */
             break;
+        case 0x01: /* set_loc: an address */
+            cfa_skip(&r, addr_size);
+            break;
         case 0x02: /* advance_loc1 */
         case 0x03: /* advance_loc2 */
         case 0x04: /* advance_loc4 */
-            (void)cfa_fixed(&r, op == 0x02 ? 1 : op == 0x03 ? 2 : 4, false);
+        case 0x1d: /* MIPS_advance_loc8 */
+            cfa_skip(&r, op == 0x02 ? 1 : op == 0x03 ? 2 : op == 0x04 ? 4 : 8);
             break;
         default:
-            /* set_loc (its size is the FDE's encoding), vendor opcodes:
-             * libdwarf judges the rest */
             if (!skip_operands(&r, op))
-                return true;
+                return false;
         }
     }
     return !r.failed;
+}
+
+int
+sw_cfi_cie_layout(const uint8_t *cie, size_t len, unsigned addr_size, struct sw_cfi_cie_layout *out)
+{
+    struct cfa_reader r = { cie, cie + len, false };
+    size_t id_size = 4;
+    if (cfa_fixed(&r, 4, false) == 0xffffffffu) { /* 64-bit DWARF */
+        cfa_skip(&r, 8);
+        id_size = 8;
+    }
+    cfa_skip(&r, id_size);
+    unsigned version = (unsigned)cfa_fixed(&r, 1, false);
+    if (r.failed)
+        return -1;
+    const uint8_t *aug = r.p;
+    while (r.p < r.end && *r.p != 0)
+        r.p++;
+    if (r.p == r.end)
+        return -1;
+    r.p++;
+    if (version >= 4) {
+        addr_size = (unsigned)cfa_fixed(&r, 1, false);
+        cfa_skip(&r, 1); /* segment selector size */
+    }
+    cfa_uleb(&r); /* code alignment factor */
+    cfa_uleb(&r); /* data alignment factor (an SLEB: the same bytes) */
+    if (version == 1)
+        cfa_skip(&r, 1);
+    else
+        cfa_uleb(&r);
+    if (aug[0] == 'z')
+        cfa_block(&r);
+    if (r.failed)
+        return -1;
+    out->addr_size = addr_size;
+    out->insns_off = (size_t)(r.p - cie);
+    return aug[0] != 'z' && aug[0] != 0 ? 1 : 0;
 }

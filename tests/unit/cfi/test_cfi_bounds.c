@@ -233,7 +233,7 @@ row_of(const uint8_t *cie_insns, size_t cie_n, uint8_t aug_len, const uint8_t *f
     eh[fde + 4] = (uint8_t)(fde + 4); /* back to the CIE */
     for (unsigned i = 0; i < 8; i++) {
         eh[fde + 8 + i] = (uint8_t)(PC0 >> (8 * i));
-        eh[fde + 16 + i] = (uint8_t)(0x100 >> (8 * i));
+        eh[fde + 16 + i] = (uint8_t)(UINT64_C(0x100) >> (8 * i));
     }
     memcpy(eh + fde + 25, fde_insns, fde_n);
     size_t eh_len = fde + 4 + fde_len + 4; /* and a zero terminator */

@@ -253,12 +253,12 @@ check-asan: $(ASAN_BINS)
 check-tsan: build/tsan/thread/walk8 $(TSAN_FIXTURES)
 	$(Q)tests/thread/run build/tsan/thread/walk8 $(TSAN_FIXTURES)
 
-# check-fuzz: every target briefly (11 targets x 4 s).  fuzz: each for FUZZ_LONG
+# check-fuzz: every target briefly (11 targets x 3 s, some 60 s with start-up).  fuzz: each for FUZZ_LONG
 # seconds or FUZZ_RUNS executions, whichever ends first, niced, and docs/fuzz.md
 # rewritten with what each did (tests/fuzz/report).  FUZZ_LONG is 4 hours so that
 # RUNS ends first: fuzz_session does some 2,500 executions a second on a shared
 # machine, 10^7 in about 70 minutes.
-FUZZ_SECONDS ?= 4
+FUZZ_SECONDS ?= 3
 FUZZ_LONG ?= 14400
 FUZZ_RUNS ?= 10000000
 check-fuzz: $(FUZZ_BINS)
@@ -404,7 +404,7 @@ help:
 	@echo "  check-unit         cmocka unit tests, release build"
 	@echo "  check-asan         the same unit tests under ASan+UBSan"
 	@echo "  check-tsan         8 walkers in 8 threads over one module cache, under TSan"
-	@echo "  check-fuzz         each libFuzzer target for FUZZ_SECONDS (4)"
+	@echo "  check-fuzz         each libFuzzer target for FUZZ_SECONDS (3)"
 	@echo "  check-hostile      the ASan CLI and rspwalkd against scripted misbehaving stubs (tests/hostile/)"
 	@echo "  check-integration  walks under real gdbserver against gdb-multiarch's backtrace"
 	@echo "  check-server-load  rspwalkd under load (ASan, valgrind), stubs killed meanwhile"

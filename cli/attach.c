@@ -114,6 +114,7 @@ cli_run_attach(const struct cli_opts *o)
                                      .cache_dir = o->cache_dir,
                                      .cache_max_bytes = o->cache_max_bytes,
                                      .no_jit = o->no_jit,
+                                     .no_maps = o->no_maps,
                                      .no_default_steppers = o->steppers != NULL };
     if (sw_walker_set_new(s, pids, n, &wcfg, &set, &err) < 0) {
         cli_error("%s: %s", o->target, err.msg);

@@ -42,6 +42,7 @@ struct cli_opts {
     bool stats;
     bool no_cache;
     bool no_jit;          /* --no-jit */
+    bool no_maps;         /* --no-maps */
     bool locals;          /* --locals: each frame's variables (cli/locals.c) */
     bool lines;           /* --lines: each frame's source file and line (JSON) */
     const char *attach;   /* --attach PID[,PID...]: NULL for one process */

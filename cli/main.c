@@ -36,6 +36,7 @@ enum {
     OPT_PASS,
     OPT_NO_CACHE,
     OPT_NO_JIT,
+    OPT_NO_MAPS,
     OPT_LOCALS,
     OPT_LINES,
     OPT_DEBUG_DIR,
@@ -126,6 +127,8 @@ usage(FILE *f)
         "      --no-cache     read every register and memory range from the stub\n"
         "      --no-jit       do not read code the program registers through the GDB\n"
         "                     JIT interface (__jit_debug_descriptor)\n"
+        "      --no-maps      do not read the process's memory map (/proc/PID/maps):\n"
+        "                     code in no module (V8's) then ends a walk 'corrupt'\n"
         "      --steppers LIST  only these steppers, comma-separated, tried in priority order:\n"
         "                     stackbottom, sighandler, debug, ehabi, frame-func, analysis,\n"
         "                     wanderer (default: all of them)\n"
@@ -325,6 +328,7 @@ main(int argc, char **argv)
         { "pass", required_argument, NULL, OPT_PASS },
         { "no-cache", no_argument, NULL, OPT_NO_CACHE },
         { "no-jit", no_argument, NULL, OPT_NO_JIT },
+        { "no-maps", no_argument, NULL, OPT_NO_MAPS },
         { "locals", no_argument, NULL, OPT_LOCALS },
         { "lines", no_argument, NULL, OPT_LINES },
         { "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
@@ -408,6 +412,9 @@ main(int argc, char **argv)
             break;
         case OPT_NO_JIT:
             o.no_jit = true;
+            break;
+        case OPT_NO_MAPS:
+            o.no_maps = true;
             break;
         case OPT_NO_CACHE:
             o.no_cache = true;
@@ -683,6 +690,7 @@ cli_run(const struct cli_opts *o)
                                      .cache_dir = o->cache_dir,
                                      .cache_max_bytes = o->cache_max_bytes,
                                      .no_jit = o->no_jit,
+                                     .no_maps = o->no_maps,
                                      .no_default_steppers = o->steppers != NULL };
     rc = sw_walker_new(p, &wcfg, &w, &err);
     if (rc < 0) {

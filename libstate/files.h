@@ -50,6 +50,15 @@ struct sw_libstate {
      * with NO_JIT. */
     struct sw_ls_jit *jit;
     bool no_jit;
+    /* Executable ranges of the target's memory map (libstate/maps.h): owned,
+     * sorted; read at a miss, at most once per stop generation MAPS_GEN. */
+    struct sw_maps_range *maps;
+    size_t nmaps;
+    uint64_t maps_gen;
+    uint64_t maps_reads; /* how many times the map was read */
+    bool maps_read;      /* MAPS_GEN is valid: read since the last refresh */
+    bool maps_failed;    /* the target cannot serve it: not asked again */
+    bool no_maps;
     struct sw_errbuf err;
 };
 

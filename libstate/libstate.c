@@ -21,6 +21,7 @@
 #include "elf/image.h"
 #include "libstate/fetch.h"
 #include "libstate/jit.h"
+#include "libstate/maps.h"
 #include "libstate/files.h"
 #include "libstate/lib.h"
 #include "libstate/libstate_internal.h"
@@ -156,6 +157,7 @@ sw_libstate_new(struct sw_proc *p, const struct sw_libstate_config *cfg, struct 
                                        cfg ? cfg->max_inflate_ratio : 0);
     ls->max_modules = cfg && cfg->max_modules ? cfg->max_modules : SW_LS_MAX_MODULES;
     ls->no_jit = cfg && cfg->no_jit;
+    ls->no_maps = cfg && cfg->no_maps;
     ls->max_fetch_bytes =
         cfg && cfg->max_fetch_bytes ? cfg->max_fetch_bytes : SW_LS_MAX_FETCH_BYTES;
     ls->cache = sw_modcache_elfs(ls->mc);
@@ -183,6 +185,7 @@ sw_libstate_free(struct sw_libstate *ls)
         return;
     libs_free(ls->libs, ls->nlibs);
     sw_ls_jit_free(ls);
+    sw_ls_maps_free(ls);
     sw_modcache_free(ls->mc);
     sw_free(ls->sysroot);
     sw_free(ls->lib_path);
@@ -782,6 +785,7 @@ sw_libstate_refresh(struct sw_libstate *ls)
 
     sw_err_clear(&ls->err);
     ls->trap_read = false;
+    sw_ls_maps_reset(ls);
     rc = read_modules(ls, &mods, &nmods, &offered);
     if (rc != 0)
         return rc;
@@ -883,6 +887,18 @@ sw_libstate_lib_at(struct sw_libstate *ls, sw_addr addr, const struct sw_lib **l
         return SW_ENOENT;
     *lib = jit;
     return 0;
+}
+
+int
+sw_libstate_exec_at(struct sw_libstate *ls, sw_addr addr)
+{
+    return sw_ls_maps_exec_at(ls, addr);
+}
+
+uint64_t
+sw_libstate_maps_reads(const struct sw_libstate *ls)
+{
+    return ls->maps_reads;
 }
 
 size_t

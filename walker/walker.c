@@ -188,6 +188,7 @@ sw_walker_new(struct sw_proc *proc, const struct sw_walker_config *cfg, struct s
                                        .cache_dir = cfg->cache_dir,
                                        .cache_max_bytes = cfg->cache_max_bytes,
                                        .no_jit = cfg->no_jit,
+                                       .no_maps = cfg->no_maps,
                                        .modcache = cfg->modcache };
     rc = sw_libstate_new(proc, &lcfg, &w->libs);
     if (rc < 0) {
@@ -394,8 +395,9 @@ libstate_extents_known(const struct sw_libstate *ls)
 
 /* Whether OUT, just computed as the caller of IN, may be believed: its
  * return address lies in code the walker knows of (an executable segment
- * of a module of the library state, the vDSO and JIT objects among them; a signal
- * trampoline; an M-profile EXC_RETURN), and, for a frame not found by CFI
+ * of a module of the library state, the vDSO and JIT objects among them;
+ * executable memory of the process's memory map; a signal trampoline; an
+ * M-profile EXC_RETURN), and, for a frame not found by CFI
  * or a saved signal context, the instruction before it is a call.  A frame
  * that fails is garbage read as a frame: another stepper may do better, and
  * if none does the walk ends "corrupt", not "bottom".  Not checked: a
@@ -412,8 +414,16 @@ frame_believable(struct sw_walker *w, const struct sw_frame *out)
     if ((a->exc_return != NULL && a->exc_return(out->ra)) ||
         sw_walker_sigframe_at(w, out->ra) != NULL)
         return true; /* a handler's return address: the trampoline or EXC_RETURN, no call */
-    if (sw_libstate_lib_at(w->libs, out->ra - 1, &lib) != 0)
-        return !libstate_extents_known(w->libs);
+    if (sw_libstate_lib_at(w->libs, out->ra - 1, &lib) != 0) {
+        if (!libstate_extents_known(w->libs))
+            return true;
+        /* Executable memory of the process's memory map (V8's compiled
+         * code, a JIT's buffer): code, but its frames are believed only as
+         * a module's are where no CFI vouches for them, after a call. */
+        if (sw_libstate_exec_at(w->libs, out->ra - 1) != 0)
+            return false;
+        return out->trust == SW_TRUST_CFI || sw_walker_follows_call(w, out->ra) != 0;
+    }
     if (sw_lib_elf(lib) != NULL &&
         elf_addr_in_code(w->proc->arch, sw_lib_elf(lib), out->ra - 1 - lib->bias) == 0)
         return false; /* the module's data */
@@ -422,9 +432,11 @@ frame_believable(struct sw_walker *w, const struct sw_frame *out)
     return sw_walker_follows_call(w, out->ra) != 0;
 }
 
-/* Whether PC, a frame's own, lies in no code the walker knows of while
- * every module's extent is known (JIT code not registered through the GDB
- * JIT interface, or read with --no-jit; a jump into data).  0 is not: a
+/* Whether PC, a frame's own, lies in no module while every module's
+ * extent is known (JIT code not registered through the GDB JIT interface,
+ * or read with --no-jit; a jump into data).  Executable memory of the
+ * memory map counts as unknown here: without CFI a scan's first hit in its
+ * frame is as likely a stale word.  0 is not: a
  * call through a null pointer, whose caller the return address on the
  * stack or in the link register gives. */
 static bool

@@ -79,6 +79,10 @@ struct sw_libstate_config {
     /* Do not read the GDB JIT interface (__jit_debug_descriptor and the ELF
      * objects it lists): code generated at run time is then in no module. */
     bool no_jit;
+    /* Do not read the target's memory map (/proc/PID/maps through the
+     * ProcessState's read_file): executable memory in no module (V8's
+     * compiled code, a JIT's anonymous buffer) is then unknown code. */
+    bool no_maps;
 };
 
 /* The default most modules a library state lists: a large program maps a
@@ -144,6 +148,20 @@ SW_API int sw_libstate_update(struct sw_libstate *ls);
  * the GDB JIT interface; not counted by sw_libstate_count).  *LIB is valid
  * until the next refresh or update.  Returns 0 or SW_ENOENT. */
 SW_API int sw_libstate_lib_at(struct sw_libstate *ls, sw_addr addr, const struct sw_lib **lib);
+
+/* Whether ADDR lies in executable memory of the target's memory map
+ * (/proc/PID/maps, read through the ProcessState's read_file, RSP Host
+ * I/O): code in no module, as V8's compiled code or a JIT's anonymous
+ * buffer, which a walk may pass through.  Ask after sw_libstate_lib_at
+ * found no module.  The map is read when ADDR is in none of the ranges
+ * last read, at most once per stop (sw_proc.stop_gen) and once after each
+ * refresh; never with no_maps, without read_file, or for a target without
+ * a process id or with QEMU user mode's 1 (its /proc is the host's QEMU).
+ * Returns 0, SW_ENOENT (not in one, or no map), or a link error. */
+SW_API int sw_libstate_exec_at(struct sw_libstate *ls, sw_addr addr);
+
+/* How many times LS has read the target's memory map. */
+SW_API uint64_t sw_libstate_maps_reads(const struct sw_libstate *ls);
 
 /* getLibraries: the number of modules, and module I (0 <= I < that number;
  * NULL past it), in the order read: the executable first when it is known.

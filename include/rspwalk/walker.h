@@ -82,6 +82,9 @@ struct sw_walker_config {
     /* sw_libstate_config's no_jit: code registered through the GDB JIT
      * interface is not read (rspwalk --no-jit). */
     bool no_jit;
+    /* sw_libstate_config's no_maps: the target's memory map is not read
+     * (rspwalk --no-maps). */
+    bool no_maps;
 };
 
 /* Fill CFG with the defaults (all zero). */

@@ -56,7 +56,7 @@ static bool
 parse_line(const char *s, const char *end, struct sw_maps_range *r, bool *exec)
 {
     if (!parse_hex(&s, end, '-', &r->start) || !parse_hex(&s, end, ' ', &r->end) ||
-        r->start >= r->end || end - s < 5 || s[4] != ' ')
+        r->start >= r->end || end - s < 4 || (end - s > 4 && s[4] != ' '))
         return false;
     static const char allowed[4][3] = { "r-", "w-", "x-", "ps" };
     for (int i = 0; i < 4; i++)

@@ -7,15 +7,16 @@
 # times (default 40) rsp_interrupt.py resumes it for 10-90 ms and stops it, and
 #   v8/stop-N   `RSPWALK_DEBUG=step rspwalk -f json -t LWP` walks the main thread; v8_check.py
 #               checks it against the code's bytes read from the stub and decoded by objdump:
-#               the walk reaches _start (or ends "corrupt" at a caller in V8's code space,
-#               which no module covers: counted, and a failure with V8_STRICT=1), every
-#               return address in a module follows a call, and where frame 0 is at a JIT
+#               the walk reaches _start through V8's code (executable memory of node's
+#               /proc/PID/maps, which the walker reads through the stub's Host I/O; with
+#               V8_STRICT=0 a walk may end "corrupt" at a caller there: counted), every
+#               return address in a module or in V8's code follows a call, and where frame 0 is at a JIT
 #               function's entry, right after its `push %rbp`, or after its `pop %rbp` with a
 #               `ret` ahead, the frame-pointer stepper's caller is the word at SP (SP + 8);
 #   v8/prologue at least one stop was at such a place (the stops go on, to 3 x V8_STOPS,
 #               until one is).
 # Kills only the pids it started; loopback only.  Env: RSPWALK, IT_TIMEOUT (seconds per run,
-# default 60), IT_KEEP=1 (keep artifacts of passed cases), V8_STOPS, V8_STRICT.
+# default 60), IT_KEEP=1 (keep artifacts of passed cases), V8_STOPS, V8_STRICT (default 1).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -23,7 +24,7 @@ RSPWALK=${RSPWALK:-$root/build/release/rspwalk}
 IT_TIMEOUT=${IT_TIMEOUT:-60}
 IT_KEEP=${IT_KEEP:-0}
 V8_STOPS=${V8_STOPS:-40}
-V8_STRICT=${V8_STRICT:-0}
+V8_STRICT=${V8_STRICT:-1}
 work=$(mktemp -d "${TMPDIR:-/tmp}/rspwalk-v8.XXXXXX")
 keep=$root/build/integration/v8
 gs_pid=
@@ -65,6 +66,7 @@ let acc = 0;
 for (let n = 0; ; n++) { acc = (acc + f(n)) | 0; if (n % 1000000 === 0) acc ^= n; }
 JS
 
+: >"$work/gdbserver.log" # there before the loop below reads it
 gdbserver 127.0.0.1:0 node --no-turbo-inlining "$work/hot.js" </dev/null >"$work/gdbserver.log" 2>&1 &
 gs_pid=$!
 port=

@@ -5,12 +5,14 @@ usage: v8_check.py HOST:PORT RSPWALK_JSON LWP STEP_TRACE [--strict]
 
 The stub (gdbserver) holds the stop rspwalk walked (`-f json -t LWP`, with RSPWALK_DEBUG=step
 writing STEP_TRACE); this reads the code and the stack itself (`m` packets) and checks:
-  - the walk ends at the bottom in _start, __libc_start_call_main or __libc_start_main; or
-    (without --strict) it ends "corrupt" where a stepper's caller lies in an anonymous
+  - the walk ends at the bottom in _start, __libc_start_call_main or __libc_start_main (the
+    walker reads the same map through the stub, rspwalk --no-maps does not); or (without
+    --strict) it ends "corrupt" where a stepper's caller lies in an anonymous
     executable mapping of /proc/LWP/maps or a second one of a file (V8's code space and its
     copy of the builtins), which no module covers and the walker does not believe (the walk
     stops there; counted as "jit-caller", not a failure);
-  - every return address in a module follows a call (e8 rel32, or ff /2 with its ModRM);
+  - every return address in a module or in V8's code (the mappings above) follows a call
+    (e8 rel32, or ff /2 with its ModRM);
   - where frame 0 is in code of no module (V8's JIT code), the truth from its bytes, decoded
     along the fall-through path by objdump (not by rspwalk's decoder): before `push %rbp;
     mov %rsp,%rbp` the caller is [sp] with SP sp+8; between the two, [sp+8] with SP sp+16;
@@ -249,7 +251,9 @@ def main():
             threads[0].get("end"), last["level"], last["function"], "/".join(BOTTOMS)))
     for f in frames[1:]:
         # frame 0's own PC (an inline frame's caller there has it too) is no return address
-        if f["trust"] != "registers" and f["module"] is not None and not follows_call(stub, int(f["pc"], 16)):
+        pc = int(f["pc"], 16)
+        known = f["module"] is not None or any(lo <= pc < hi for lo, hi in jit)
+        if f["trust"] != "registers" and known and not follows_call(stub, pc):
             fails.append("frame %d: %s (%s) does not follow a call" % (
                 f["level"], f["pc"], f["function"]))
     state = "module"

@@ -167,6 +167,8 @@ maps_read(struct sw_libstate *ls)
         if (rc != 0 || got == 0 || got > want)
             break;
         len += got;
+        if (got < want)
+            break; /* short only at the end of the file (sw_proc_ops.read_file) */
     }
     if (rc != 0 && sw_is_link_error(rc)) {
         sw_fail(&ls->err, rc, "%s", sw_proc_errmsg(p));

@@ -104,6 +104,12 @@ sw_walker_read_code(struct sw_walker *w, sw_addr addr, void *buf, size_t len)
     return w->proc->ops->read_mem(w->proc, addr, buf, len);
 }
 
+bool
+sw_walker_code_from_target(const struct sw_walker *w)
+{
+    return w->code_from_target;
+}
+
 /* A frame whose RA is the first instruction of the arch's sigreturn
  * trampoline is the frame the kernel built for a signal handler (gdb's
  * "<signal handler called>"); it and the frame it interrupted hold exact

@@ -32,6 +32,10 @@ struct sw_walker {
     struct sw_walker_cache caches[SW_WALKER_MAX_CACHES];
     size_t max_frames;
     bool virtual_frames; /* add inline and tail-call frames to sw_walk_stack's walks */
+    /* sw_wand_code may read the target where no module covers an address:
+     * set only while one return address in the memory map's executable
+     * ranges is checked (one caller, not every scanned word). */
+    bool code_from_target;
     /* Lazy registers: sw_initial_frame reads only PC, SP and FP of thread
      * LAZY_TID; frames 0..LAZY_DEPTH of its walk (an unbroken chain of CFI
      * frames, whose same-value rules carry frame 0's registers outward) get

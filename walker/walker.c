@@ -422,7 +422,12 @@ frame_believable(struct sw_walker *w, const struct sw_frame *out)
          * a module's are where no CFI vouches for them, after a call. */
         if (sw_libstate_exec_at(w->libs, out->ra - 1) != 0)
             return false;
-        return out->trust == SW_TRUST_CFI || sw_walker_follows_call(w, out->ra) != 0;
+        if (out->trust == SW_TRUST_CFI)
+            return true;
+        w->code_from_target = true; /* no file: the bytes come from the target */
+        int call = sw_walker_follows_call(w, out->ra);
+        w->code_from_target = false;
+        return call != 0; /* unreadable bytes: not known either way */
     }
     if (sw_lib_elf(lib) != NULL &&
         elf_addr_in_code(w->proc->arch, sw_lib_elf(lib), out->ra - 1 - lib->bias) == 0)

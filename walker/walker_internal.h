@@ -36,6 +36,11 @@ const struct arch_sigframe *sw_walker_sigframe_at(struct sw_walker *w, sw_addr r
 const struct arch_sigframe *sw_walker_sigframe_next(struct sw_walker *w, sw_addr ra,
                                                     const struct arch_sigframe *prev);
 
+/* Whether code in no module may be read from the target for the wanderer's
+ * call check (sw_wand_code): only while the walker checks one caller in the
+ * memory map's executable ranges. */
+bool sw_walker_code_from_target(const struct sw_walker *w);
+
 /* Read a target word at ADDR through W's process. */
 int sw_walker_read_word(struct sw_walker *w, sw_addr addr, sw_word *val);
 

@@ -17,7 +17,8 @@
 /* Bytes at runtime address ADDR from the local ELF file of the module
  * covering it only: a stack word that is not in a module with a local file
  * is no return address we can check, and reading the target for every
- * candidate would cost a round trip each. */
+ * candidate would cost a round trip each.  The one exception: the walker's
+ * CODE_FROM_TARGET, while it checks one caller in code of the memory map. */
 bool
 sw_wand_code(struct sw_walker *w, sw_addr addr, void *buf, size_t len)
 {
@@ -25,7 +26,9 @@ sw_wand_code(struct sw_walker *w, sw_addr addr, void *buf, size_t len)
 
     if (addr < len)
         return false;
-    if (sw_libstate_lib_at(sw_walker_libstate(w), addr, &lib) < 0 || sw_lib_elf(lib) == NULL)
+    if (sw_libstate_lib_at(sw_walker_libstate(w), addr, &lib) < 0)
+        return sw_walker_code_from_target(w) && sw_walker_read_code(w, addr, buf, len) == 0;
+    if (sw_lib_elf(lib) == NULL)
         return false;
     if (addr < lib->start || addr + len > lib->end)
         return false;

@@ -5,7 +5,9 @@
  * them where a stale x29 would mislead the frame-pointer stepper; so for
  * ppc64le_stripped.S, whose LR is saved through _savegpr0_30; a caller
  * outside every module, or not after a call where no CFI vouches for it,
- * ends the walk "corrupt", never "bottom".
+ * ends the walk "corrupt", never "bottom"; one in executable memory of the
+ * process's memory map is believed after a call, its bytes read from the
+ * target.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -150,11 +153,24 @@ static const struct sw_stepper_ops fixed_ops = {
     .caller_frame = fixed_caller,
 };
 
+/* Code in no module that the process's memory map lists as executable (a
+ * JIT's anonymous buffer): nop; bl; nop. */
+#define MAPCODE 0x90000000u
+static const char *maps_file; /* the host file served as /proc/4242/maps, or NULL */
+
 /* Walk with only a fixed stepper returning RA with TRUST: the frames and end. */
 static void
 walk_fixed(sw_addr ra, enum sw_trust trust, size_t want_n, enum sw_walk_end want_end)
 {
     struct sw_walker *w = open_stripped(false);
+    if (maps_file != NULL) {
+        static const uint8_t code[] = { 0x1f, 0x20, 0x03, 0xd5, 0x10, 0x00,
+                                        0x00, 0x94, 0x1f, 0x20, 0x03, 0xd5 };
+        struct sw_proc *p = sw_walker_proc(w);
+        p->pid = 4242;
+        fake_proc_add_file(p, "/proc/4242/maps", maps_file);
+        fake_proc_add_mem(p, MAPCODE, code, sizeof code);
+    }
     struct fixed_stepper *fs = calloc(1, sizeof *fs);
     assert_non_null(fs);
     fs->base.ops = &fixed_ops;
@@ -195,6 +211,29 @@ test_caller_not_after_a_call_needs_cfi(void **state)
     walk_fixed(START_RA, SW_TRUST_SCAN, 2, SW_END_BOTTOM);
 }
 
+static void
+test_caller_in_memory_map_code_after_a_call(void **state)
+{
+    (void)state;
+    char tmp[] = "/tmp/rspwalk-test-believe.XXXXXX";
+    int fd = mkstemp(tmp);
+    assert_true(fd >= 0);
+    static const char maps[] = "90000000-90001000 rwxp 00000000 00:00 0 \n";
+    assert_int_equal(write(fd, maps, sizeof maps - 1), (ssize_t)(sizeof maps - 1));
+    close(fd);
+    /* Without the map: outside every module. */
+    walk_fixed(MAPCODE + 8, SW_TRUST_FP, 1, SW_END_CORRUPT);
+    maps_file = tmp;
+    /* After the bl, read from the target: believed; after a nop only with CFI. */
+    walk_fixed(MAPCODE + 8, SW_TRUST_FP, 2, SW_END_BOTTOM);
+    walk_fixed(MAPCODE + 4, SW_TRUST_FP, 1, SW_END_CORRUPT);
+    walk_fixed(MAPCODE + 4, SW_TRUST_CFI, 2, SW_END_BOTTOM);
+    /* Past the map's range: not code. */
+    walk_fixed(MAPCODE + 0x1008, SW_TRUST_FP, 1, SW_END_CORRUPT);
+    maps_file = NULL;
+    unlink(tmp);
+}
+
 int
 main(void)
 {
@@ -203,6 +242,7 @@ main(void)
         cmocka_unit_test(test_stripped_ppc64le_walks_through_an_out_of_line_lr_save),
         cmocka_unit_test(test_caller_outside_every_module_ends_corrupt),
         cmocka_unit_test(test_caller_not_after_a_call_needs_cfi),
+        cmocka_unit_test(test_caller_in_memory_map_code_after_a_call),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

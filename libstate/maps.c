@@ -19,18 +19,6 @@
  * fstat (a /proc file's size is 0: the reads decide where it ends). */
 #define MAPS_CHUNK (64u * 1024)
 
-static int
-hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* A hex number of 1 to 16 digits at *P (before END), ended by STOP. */
 static bool
 parse_hex(const char **p, const char *end, char stop, sw_addr *out)
@@ -39,7 +27,7 @@ parse_hex(const char **p, const char *end, char stop, sw_addr *out)
     size_t digits = 0;
     const char *s = *p;
     for (; s < end && *s != stop; s++) {
-        int d = hexval(*s);
+        int d = sw_hex_val(*s);
         if (d < 0 || ++digits > 16)
             return false;
         v = v << 4 | (sw_addr)d;

@@ -108,16 +108,11 @@ cli_warn_line(const char *prefix, const char *msg)
 void
 cli_error(const char *fmt, ...)
 {
-    va_list ap, ap2;
+    va_list ap;
     va_start(ap, fmt);
-    va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *line = sw_text_vescapef(0, fmt, ap);
     va_end(ap);
-    char *line = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (line != NULL)
-        vsnprintf(line, (size_t)n + 1, fmt, ap2);
-    va_end(ap2);
-    cli_warn_line("", line != NULL ? line : "out of memory writing an error");
+    fprintf(stderr, "rspwalk: %s\n", line != NULL ? line : "out of memory writing an error");
     free(line);
 }
 

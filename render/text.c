@@ -7,6 +7,7 @@
  */
 #include "render/text.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,5 +138,20 @@ sw_text_escape(const char *s, unsigned flags)
     k.n = 0;
     escape_each(s, flags, put_mem, &k);
     out[k.n] = '\0';
+    return out;
+}
+
+char *
+sw_text_vescapef(unsigned flags, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *line = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (line != NULL)
+        vsnprintf(line, (size_t)n + 1, fmt, ap2);
+    va_end(ap2);
+    char *out = line != NULL ? sw_text_escape(line, flags) : NULL;
+    free(line);
     return out;
 }

@@ -66,18 +66,11 @@ srv_cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, uint64_t deadline_u
 void
 srv_log(const char *fmt, ...)
 {
-    va_list ap, ap2;
+    va_list ap;
     va_start(ap, fmt);
-    va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *safe = sw_text_vescapef(0, fmt, ap);
     va_end(ap);
-    char *line = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (line != NULL)
-        vsnprintf(line, (size_t)n + 1, fmt, ap2);
-    va_end(ap2);
     /* One write per line: other threads log too. */
-    char *safe = sw_text_escape(line != NULL ? line : "out of memory writing a log line", 0);
-    free(line);
     flockfile(stderr);
     fputs("rspwalkd: ", stderr);
     fputs(safe != NULL ? safe : "out of memory writing a log line", stderr);

@@ -14,6 +14,7 @@
 #ifndef RSPWALK_RENDER_H
 #define RSPWALK_RENDER_H
 
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "rspwalk/types.h"
@@ -107,6 +108,12 @@ SW_API void sw_text_fputs(FILE *f, const char *s, unsigned flags);
 /* S (NULL: "(null)") escaped as above: a new string (caller frees with
  * free()), NULL when out of memory. */
 SW_API char *sw_text_escape(const char *s, unsigned flags);
+
+/* The line vprintf would make of FMT and AP, escaped as above: a new string
+ * (caller frees with free()), NULL when out of memory.  For error and log
+ * lines that quote what a target said. */
+SW_API char *sw_text_vescapef(unsigned flags, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 
 /* The function of frame FR as gdb's backtrace names it, the document's
  * "function": FR's DWARF name, else SYM's name (SYM: FR's symbol, from

@@ -63,19 +63,20 @@ json_stats(FILE *f, const struct cli_opts *o, const struct sw_sample_stats *st,
            const struct rsp_stats *rs)
 {
     double s = (double)st->elapsed_us / 1e6;
-    fprintf(f,
-            ",\n \"samples\": %" PRIu64 ", \"seconds\": %.6f,\n \"stats\": {\"hz\": %.3f, "
-            "\"rate\": %.3f, \"stop\": \"%s\", \"round_trips\": %" PRIu64
-            ", \"round_trips_per_sample\": %.3f, \"walks\": %" PRIu64 ", \"walks_bottom\": %" PRIu64
-            ", \"walks_reused\": %" PRIu64 ", \"walks_failed\": %" PRIu64
-            ", \"threads_running\": %" PRIu64 ", \"stops_failed\": %" PRIu64
-            ", \"late_ticks\": %" PRIu64 ", \"resyncs\": %" PRIu64 ", \"stopped_us\": %" PRIu64
-            ", \"elapsed_us\": %" PRIu64,
-            st->samples, s, o->sample_hz, s > 0 ? (double)st->samples / s : 0.0,
-            sw_sample_stop_name(st->stop), st->round_trips,
-            st->samples ? (double)st->round_trips / (double)st->samples : 0.0, st->walks,
-            st->walks_bottom, st->walks_reused, st->walks_failed, st->threads_running,
-            st->stops_failed, st->late_ticks, st->resyncs, st->stopped_us, st->elapsed_us);
+    fprintf(
+        f,
+        ",\n \"samples\": %" PRIu64 ", \"seconds\": %.6f,\n \"stats\": {\"hz\": %.3f, "
+        "\"rate\": %.3f, \"stop\": \"%s\", \"round_trips\": %" PRIu64
+        ", \"round_trips_per_sample\": %.3f, \"walks\": %" PRIu64 ", \"walks_bottom\": %" PRIu64
+        ", \"walks_reused\": %" PRIu64 ", \"walks_failed\": %" PRIu64
+        ", \"threads_running\": %" PRIu64 ", \"stops_failed\": %" PRIu64
+        ", \"late_ticks\": %" PRIu64 ", \"resyncs\": %" PRIu64 ", \"signals_delivered\": %" PRIu64
+        ", \"stopped_us\": %" PRIu64 ", \"elapsed_us\": %" PRIu64,
+        st->samples, s, o->sample_hz, s > 0 ? (double)st->samples / s : 0.0,
+        sw_sample_stop_name(st->stop), st->round_trips,
+        st->samples ? (double)st->round_trips / (double)st->samples : 0.0, st->walks,
+        st->walks_bottom, st->walks_reused, st->walks_failed, st->threads_running, st->stops_failed,
+        st->late_ticks, st->resyncs, st->signals_delivered, st->stopped_us, st->elapsed_us);
     if (rs != NULL)
         fprintf(f,
                 ", \"packets_sent\": %" PRIu64 ", \"packets_received\": %" PRIu64
@@ -95,12 +96,13 @@ text_summary(FILE *f, const struct cli_opts *o, const struct sw_sample_stats *st
             "a sample; %" PRIu64 " walks, %" PRIu64 " to the bottom (%" PRIu64 " taken again: "
             "registers and stack unchanged), %" PRIu64 " failed; %" PRIu64
             " running threads not walked; %" PRIu64 " stops missed; %" PRIu64
-            " times QEMU's stub brought back in step\n",
+            " times QEMU's stub brought back in step; %" PRIu64
+            " signals delivered to the program\n",
             st->samples, s, s > 0 ? (double)st->samples / s : 0.0, o->sample_hz > 0 ? "" : "max ",
             o->sample_hz, sw_sample_stop_name(st->stop),
             st->samples ? (double)st->round_trips / (double)st->samples : 0.0, st->walks,
             st->walks_bottom, st->walks_reused, st->walks_failed, st->threads_running,
-            st->stops_failed, st->resyncs);
+            st->stops_failed, st->resyncs, st->signals_delivered);
 }
 
 int

@@ -262,7 +262,10 @@ next_event(struct rsp_exchange *x, const struct rsp_waiter *w, uint64_t deadline
         int rc = SW_ETIMEDOUT;
         size_t got = 0;
         if (now < deadline_us) {
-            uint64_t left_ms = (deadline_us - now + 999) / 1000;
+            /* A poll (timeout 0) takes what has arrived and waits for no
+             * more, but for the rest of a packet begun. */
+            uint64_t left_ms =
+                w->timeout_ms == 0 && x->dec.state == 0 ? 0 : (deadline_us - now + 999) / 1000;
             rc = x->t->ops->read(x->t, x->rbuf, sizeof x->rbuf, (int)left_ms, &got);
             x->stats.elapsed_us += sw_now_us() - now;
         }
@@ -332,7 +335,8 @@ wait_one(struct rsp_exchange *x, const struct rsp_waiter *w, bool *got_packet)
     /* One deadline for the whole wait, set here and never moved: only the
      * packet waited for meets it.  Timeout 0 is a poll
      * (handle_debug_event(false)): it still reads what has arrived, for
-     * which the deadline must not have passed already. */
+     * which the deadline must not have passed already, and waits up to it
+     * only for the end of a packet begun (next_event). */
     bool by_run;
     int ms = time_left(x, w->timeout_ms > 0 ? w->timeout_ms : 1, &by_run);
     uint64_t deadline = sw_now_us() + (uint64_t)ms * 1000;

@@ -69,6 +69,10 @@
  * threads waiting for a CPU), where a core the sampler spun on would be
  * taken from the program's threads. */
 #define SAMPLE_SPIN_US 1000
+/* gdb's numbers of the signals a stop is asked with (its interrupt) or a
+ * debugger's own (a breakpoint): never handed to the program. */
+#define SAMPLE_GDB_SIGINT  2
+#define SAMPLE_GDB_SIGTRAP 5
 /* The calling thread's timer slack during a run: a sleep overshoots by it
  * (Linux's default is 50 us, as long as a pause between two samples at the
  * maximum rate); restored after the run. */
@@ -129,7 +133,8 @@ struct run {
     size_t capout;
     uint8_t *scratch; /* owned: SAMPLE_MEMO_MAX, a memo's bytes at this stop */
 
-    uint64_t rng; /* xorshift64 state: the ticks' jitter */
+    uint64_t rng;   /* xorshift64 state: the ticks' jitter */
+    int resume_sig; /* the program's own signal the last stop came with, for the resume */
 
     struct name_slot *names; /* owned: SAMPLE_NAME_SLOTS */
     size_t nnames;
@@ -576,10 +581,26 @@ walk_sample(struct run *r, size_t n, bool all_stopped, uint64_t t_us, uint64_t r
 static int
 resume(struct run *r)
 {
-    int rc = r->p->debug->resume(r->p, SW_TID_DEFAULT, 0);
+    int sig = r->resume_sig;
+    r->resume_sig = 0;
+    int rc = r->p->debug->resume(r->p, SW_TID_DEFAULT, sig);
     if (rc < 0)
         return sw_fail(r->err, rc, "resuming: %s", sw_proc_errmsg(r->p));
     return 0;
+}
+
+/* The stop just taken came with a signal of the program's own (a timer, a
+ * kill from elsewhere, a fault) unless it is the interrupt's SIGINT or a
+ * SIGTRAP (gdb's defaults: neither passed): the next resume delivers it,
+ * so that sampling does not take signals from the program. */
+static void
+keep_signal(struct run *r)
+{
+    int sig = sw_proc_rsp_stop_signal(r->p);
+    if (sig != 0 && sig != SAMPLE_GDB_SIGINT && sig != SAMPLE_GDB_SIGTRAP) {
+        r->resume_sig = sig;
+        r->st->signals_delivered++;
+    }
 }
 
 static void
@@ -818,6 +839,7 @@ sw_sample_run(struct sw_walker *w, const struct sw_sample_config *cfg,
         }
         failed_in_row = 0;
         running = false;
+        keep_signal(&r);
         size_t n;
         if ((rc = sample_threads(&r, &n)) < 0 ||
             (rc = walk_sample(&r, n, r.st->stop == SW_SAMPLE_STOP_INTERRUPT, ts - t0, rt0)) < 0) {

@@ -393,7 +393,12 @@ dbg_pause(struct sw_proc *p, sw_tid tid)
      * one of its guest threads stops it, when it runs on this host. */
     if (tgt_qemu_user(rp))
         return tgt_qemu_stop(rp, SW_TID_DEFAULT);
-    int rc;
+    /* A stop already reported (a signal the program got, not passed) needs
+     * no interrupt: one sent now would reach a stopped process, and
+     * gdbserver would then signal it, stopping its next run at once. */
+    int rc = dbg_handle_event(p, false);
+    if (rc != SW_ETIMEDOUT)
+        return rc;
     if (rp->interrupt_misses) {
         /* Learnt: the stub's interrupt never reaches this process.  A stop
          * already come needs no signal (it would stop the next run). */

@@ -793,6 +793,15 @@ sw_proc_rsp_thread_stopped(struct sw_proc *p, sw_tid tid)
     return rsp_thread_stopped(rp->s, tgt_rsp_thread_id(rp, tid));
 }
 
+int
+sw_proc_rsp_stop_signal(struct sw_proc *p)
+{
+    struct tgt_rsp_proc *rp = rsp_of(p);
+    if (rp == NULL || rp->terminated || rp->running || rp->stop.kind != RSP_STOP_SIGNAL)
+        return 0;
+    return rp->stop.signal;
+}
+
 bool
 sw_proc_rsp_non_stop(struct sw_proc *p)
 {

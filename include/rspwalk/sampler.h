@@ -80,6 +80,10 @@ struct sw_sample_stats {
      * last walk, which reached the bottom, so that walk is this one (a
      * parked thread); counted in WALKS_BOTTOM too. */
     uint64_t walks_reused;
+    /* Stops that came with a signal of the program's own (not the
+     * interrupt's SIGINT, not a SIGTRAP), delivered to it at the resume
+     * that followed, as gdb's default "handle ... pass" does. */
+    uint64_t signals_delivered;
 };
 
 /* What a run does.  Every member's zero is its default. */
@@ -108,7 +112,9 @@ struct sw_sample_config {
  * run until cancelled, so give one).  W is kept: its library state, plan
  * and caches serve every stop.  Before the first sample a stopped target
  * is resumed (with no signal); after the last one it is left stopped if it
- * was stopped at the start, else resumed.  A stop that does not come
+ * was stopped at the start, else resumed.  A stop that came with the
+ * program's own signal (not SIGINT, not SIGTRAP) is sampled, and the
+ * signal delivered at the next resume (STATS->signals_delivered).  A stop that does not come
  * (SW_ETIMEDOUT) is counted in STATS and the next tick tries again; three
  * in a row end the run.  STATS (may be NULL) gets the counters also on
  * failure.  Returns 0, or SW_EUNSUP (no ProcDebug, or no way to stop this

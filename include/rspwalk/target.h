@@ -92,6 +92,10 @@ SW_API void sw_proc_rsp_forget_regs(struct sw_proc *p, sw_tid tid);
  * handle_debug_event sees them. */
 SW_API int sw_proc_rsp_set_pass(struct sw_proc *p, const int *sigs, size_t n);
 
+/* The signal (gdb's numbering) the last stop P took in reported, while P
+ * is stopped at it: 0 when running, exited, or stopped without a signal. */
+SW_API int sw_proc_rsp_stop_signal(struct sw_proc *p);
+
 /* Whether the link under P is in non-stop mode (rsp_non_stop): ProcDebug's
  * pause and resume of one thread then leave the others as they are. */
 SW_API bool sw_proc_rsp_non_stop(struct sw_proc *p);

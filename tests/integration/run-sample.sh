@@ -25,6 +25,10 @@
 #                      folded (the input of flamegraph.pl) well formed; speedscope valid against speedscope's
 #                      published schema (tests/speedscope/, ajv from npm); STAT's dot drawn by
 #                      graphviz's dot -Tsvg; the JSON's counters; again stopped afterwards.
+#   gdbserver/signal   SIGTERM sent to the program 1 s into a 100 Hz run (not a signal passed
+#                      without stopping): delivered at the resume after its stop, so the
+#                      program dies of it as it would unsampled; the run ends saying so, with
+#                      the samples so far and stats.signals_delivered 1.
 #   qemu-aarch64/one   a one-thread program under qemu-aarch64 (stopped by a signal to one guest
 #                      thread a sample, the others marked running) at 200 Hz: shares within
 #                      3 points.  (At the maximum rate QEMU 7.2's translation-cache flush at
@@ -241,6 +245,36 @@ if gs_start 8; then
     report gdbserver/eight "$why" "${details[@]}"
 else
     report gdbserver/eight "gdbserver did not start: $(tail -n 2 "$work"/gs-8.log)"
+fi
+kill "$gs" "$inf" 2>/dev/null
+
+if gs_start 0; then
+    why= details=()
+    (sleep 1 && kill -TERM "$inf") &
+    killer=$!
+    sample "$work/signal.json" -c --sample 8@100 -f json "127.0.0.1:$port"
+    rc=$?
+    wait "$killer"
+    for _ in $(seq 100); do kill -0 "$inf" 2>/dev/null || break; sleep 0.05; done
+    if [ "$rc" -eq 0 ]; then
+        why="rspwalk exited 0 where the program was killed"
+    elif ! grep -q "killed by signal 15" "$work/signal.json.err"; then
+        why="rspwalk exited $rc without naming the signal: $(head -c 300 "$work/signal.json.err")"
+    elif kill -0 "$inf" 2>/dev/null; then
+        why="the program outlived its SIGTERM"
+    else
+        got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["samples"], d["stats"]["signals_delivered"])' "$work/signal.json" 2>&1)
+        case $got in
+        *" 1") [ "${got%% *}" -ge 50 ] || why="only ${got%% *} samples before the signal" ;;
+        *) why="samples and signals delivered: $got" ;;
+        esac
+        details=("rspwalk exited $rc: $(head -c 120 "$work/signal.json.err"); samples, signals: $got")
+        grep -q "signal = 0xf (SIGTERM)" "$work"/gs-0.log ||
+            why="${why:+$why; }gdbserver did not see the program die of SIGTERM"
+    fi
+    report gdbserver/signal "$why" "${details[@]}"
+else
+    report gdbserver/signal "gdbserver did not start: $(tail -n 2 "$work"/gs-0.log)"
 fi
 kill "$gs" "$inf" 2>/dev/null
 

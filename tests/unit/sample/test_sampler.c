@@ -590,6 +590,61 @@ test_sampler_running_target_is_left_running_and_round_trips_counted(void **state
     fake_script_free(fs);
 }
 
+/* A stop the program's own signal brought (SIGTERM from elsewhere, reported before the
+ * sampler's tick): taken as the sample's stop without an interrupt (one sent to the stopped
+ * process would stop its next run at once), and the signal delivered at the resume; the
+ * interrupt's SIGINT is not. */
+#define STOP_T0F "T0f06:10e0000000000000;07:00e0000000000000;10:0810400000000000;thread:p10.10;"
+
+static void
+test_sampler_delivers_the_programs_signal_and_sends_no_interrupt_to_a_stopped_target(void **state)
+{
+    (void)state;
+    struct rsp_session_config scfg;
+    struct rsp_session *s;
+    struct sw_errbuf err = { 0 };
+    struct sw_proc *p = NULL;
+    struct sw_walker *w = NULL;
+    struct fake_script *fs = fake_script_parse(
+        "-> qSupported:multiprocess+;swbreak+;hwbreak+;vContSupported+;no-resumed+;"
+        "xmlRegisters=i386\n"
+        "<- PacketSize=108;QStartNoAckMode+;multiprocess+\n"
+        "-> QStartNoAckMode\n<- OK\n"
+        "-> ?\n<- " STOP_T05 "\n"
+        "-> vCont?\n<- vCont;c;C;t;s;S\n"
+        "-> vCont;c\n<- " STOP_T0F "\n"
+        "-> qfThreadInfo\n<- mp10.10\n-> qsThreadInfo\n<- l\n"
+        "-> vCont;C0f:p10.10;c\n"
+        "-! interrupt\n<- " STOP_T02 "\n"
+        "-> qfThreadInfo\n<- mp10.10\n-> qsThreadInfo\n<- l\n"
+        "-> vCont;c\n");
+    assert_non_null(fs);
+    rsp_session_config_init(&scfg);
+    scfg.timeout_ms = 200;
+    scfg.no_prefetch = true;
+    assert_int_equal(rsp_session_connect(fake_transport_new(fs), &scfg, &s, &err), 0);
+    struct sw_rsp_config pcfg = { .exe = SW_TEST_DATA "/x86_64_frames.elf" };
+    if (sw_proc_rsp_new(s, &pcfg, &p, &err) != 0)
+        fail_msg("sw_proc_rsp_new: %s (transcript: %s)", err.msg, fake_script_error(fs));
+    struct sw_walker_config wcfg = { .exe = pcfg.exe, .no_default_steppers = true };
+    if (sw_walker_new(p, &wcfg, &w, &err) != 0)
+        fail_msg("sw_walker_new: %s (transcript: %s)", err.msg, fake_script_error(fs));
+    assert_int_equal(p->debug->resume(p, SW_TID_DEFAULT, 0), 0);
+
+    struct sw_sample_stats st;
+    struct sw_sample_config cfg = { .max_samples = 2 };
+    int rc = sw_sample_run(w, &cfg, &st, &err);
+    if (rc != 0)
+        fail_msg("sw_sample_run: %d %s (transcript: %s)", rc, err.msg, fake_script_error(fs));
+    assert_string_equal(fake_script_error(fs), "");
+    assert_true(fake_script_done(fs));
+    assert_int_equal(st.samples, 2);
+    assert_int_equal(st.signals_delivered, 1);
+    assert_int_equal(rsp_session_stats(s)->interrupts, 1);
+    sw_walker_free(w);
+    fake_script_free(fs);
+}
+
 /* ---- the speedscope writer -------------------------------------------------- */
 
 static void
@@ -656,6 +711,8 @@ main(void)
         cmocka_unit_test(test_sampler_three_missed_stops_in_a_row_end_the_run),
         cmocka_unit_test(test_sampler_refuses_a_target_it_cannot_sample),
         cmocka_unit_test(test_sampler_exit_and_dead_link_end_the_run_with_the_samples_so_far),
+        cmocka_unit_test(
+            test_sampler_delivers_the_programs_signal_and_sends_no_interrupt_to_a_stopped_target),
         cmocka_unit_test(test_sampler_every_allocation_fails_cleanly),
         cmocka_unit_test(test_sampler_running_target_is_left_running_and_round_trips_counted),
         cmocka_unit_test(test_speedscope_of_a_small_tree_is_exact),

@@ -20,6 +20,13 @@
  * cached (a busy loop's callee and a libc call of a few hundred bytes each),
  * and a refused piece loses nothing else. */
 #define WARM_MARGIN 1024
+/* ... but this much below the stack of a thread whose SP did not move between
+ * the last two stops (parked in a system call, as most threads of a server
+ * are): the 1 KiB would be read, sent as hex and decoded at every stop for
+ * a thread that seldom goes deeper (and one that does costs one round trip,
+ * then has the whole margin again).  It covers what the sampler compares
+ * below SP to take a walk again (sample/sampler.c, SAMPLE_MEMO_BELOW). */
+#define WARM_MARGIN_STILL 256
 /* A stack kept for the next stop is at most this long: deeper walks read the
  * rest as they go (a few windows of gdbserver's 9 KiB). */
 #define WARM_MAX_STACK (64u * 1024)
@@ -155,10 +162,15 @@ tgt_warm_record(struct tgt_rsp_proc *rp)
         sw_addr sp;
         t[i].tid = tid;
         t[i].id = rp->threads[i];
-        if (sp_held(rp, tid, &sp) && stack_run(rp, sp, &t[i].lo, &t[i].hi))
-            continue;
-        /* Not walked this stop: where its last walk was, if anywhere. */
         const struct tgt_warm_thread *old = planned(rp, tid);
+        if (sp_held(rp, tid, &sp)) {
+            t[i].sp = sp;
+            t[i].have_sp = true;
+            t[i].still = old != NULL && old->have_sp && old->sp == sp;
+            if (stack_run(rp, sp, &t[i].lo, &t[i].hi))
+                continue;
+        }
+        /* Not walked this stop: where its last walk was, if anywhere. */
         if (old != NULL) {
             t[i].lo = old->lo;
             t[i].hi = old->hi;
@@ -204,8 +216,9 @@ plan_stack(struct tgt_rsp_proc *rp, const struct tgt_warm_thread *t, struct rsp_
     }
     if (lo == hi)
         return;
-    if (lo > WARM_MARGIN)
-        add_pieces(ranges, k, cap, lo - WARM_MARGIN, lo, chunk);
+    sw_addr margin = t->still ? WARM_MARGIN_STILL : WARM_MARGIN;
+    if (lo > margin)
+        add_pieces(ranges, k, cap, lo - margin, lo, chunk);
     add_pieces(ranges, k, cap, lo, hi, chunk);
 }
 

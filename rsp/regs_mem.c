@@ -18,7 +18,7 @@ static bool
 decode_regs(const char *p, size_t len, uint8_t *out)
 {
     /* All hex, as nearly every reply is: in one pass (a 'g' of x86_64 with
-     * AVX-512 is 2.7 KB, of every thread at every sample). */
+     * AVX-512 is 2416 bytes, of every thread at every sample). */
     if (sw_hex_decode(p, len / 2, out) == 0)
         return true;
     for (size_t i = 0; i < len / 2; i++) {

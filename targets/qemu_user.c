@@ -34,10 +34,12 @@
 /* The threads of /proc looked at for a signal or in the stub. */
 #define QEMU_MAX_VICTIMS 256
 /* How a signal waits for the thread stopped last to leave the stub
- * (wait_left): the guard after the resume, the longest wait, and how often
- * it looks. */
+ * (wait_left): the guard after the resume where /proc tells nothing, the
+ * longest wait (on 2 cores busy with 8 guest threads, the thread that acked
+ * the resume may wait tens of milliseconds for a CPU before it goes on out),
+ * and how often it looks. */
 #define QEMU_STUB_GUARD_US 100
-#define QEMU_STUB_LEAVE_US 50000
+#define QEMU_STUB_LEAVE_US 500000
 #define QEMU_POLL_US       20
 /* A signal stop: how often its wait looks at the stub, and for how long
  * (then the session's timeout alone); how long bringing the stub back in
@@ -159,6 +161,32 @@ read_syscall(const struct sw_qemu_user *q, sw_tid tid, long *nr, unsigned long a
     return SW_QEMU_SYSCALL;
 }
 
+/* The signals host thread TID of Q's process blocks (SigBlk in its status,
+ * bit N-1 for signal N).  0, SW_ENOENT when it is gone, or SW_EIO. */
+static int
+read_sigblk(const struct sw_qemu_user *q, sw_tid tid, uint64_t *blk)
+{
+    char path[96], line[128];
+    unsigned long long v = 0;
+    bool found = false;
+    snprintf(path, sizeof path, "/proc/%" PRId64 "/task/%" PRIu64 "/status", q->host_pid,
+             (uint64_t)tid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return errno == ENOENT || errno == ESRCH ? SW_ENOENT : SW_EIO;
+    while (!found && fgets(line, sizeof line, f) != NULL)
+        found = sscanf(line, "SigBlk: %llx", &v) == 1;
+    fclose(f);
+    *blk = v;
+    return found ? 0 : SW_EIO;
+}
+
+static bool
+sig_in(uint64_t set, int sig)
+{
+    return (set & (1ull << (sig - 1))) != 0;
+}
+
 static void
 learn_stub(struct sw_qemu_user *q, sw_tid tid)
 {
@@ -175,18 +203,30 @@ sw_qemu_user_where(const struct sw_qemu_user *q, sw_tid tid)
     long nr = 0;
     unsigned long a[3];
     enum sw_qemu_where w = read_syscall(q, tid, &nr, a);
-    if (w != SW_QEMU_SYSCALL)
+    if (w == SW_QEMU_GONE)
         return w;
-    if (q->stub_fd < 0)
+    if (w == SW_QEMU_SYSCALL && q->stub_fd >= 0) {
+        /* The stub reads its socket with read (its loop) and recv (an
+         * ack), and writes it with send (packets) and write: any of them
+         * on the socket is a thread still in the stub. */
+        bool on_socket =
+            nr == SYS_read || nr == SYS_write || nr == SYS_recvfrom || nr == SYS_sendto;
+        if (on_socket && a[0] == (unsigned long)q->stub_fd)
+            /* recv of one byte: the ack after a packet it sent. */
+            return nr == SYS_recvfrom && a[2] == 1 ? SW_QEMU_IN_STUB_ACK : SW_QEMU_IN_STUB;
+    }
+    /* Off the socket, "running" says only "in no system call": a thread
+     * that acked a resume runs QEMU's code to the stub's exit, and on a busy
+     * host may wait there for a CPU.  QEMU blocks every signal from the
+     * moment it takes one until it is done with it and lets SIGSEGV through
+     * at all other times, so the mask says whether it is out. */
+    uint64_t blk;
+    int rc = read_sigblk(q, tid, &blk);
+    if (rc == SW_ENOENT)
+        return SW_QEMU_GONE;
+    if (rc < 0)
         return SW_QEMU_UNKNOWN;
-    /* The stub reads its socket with read (its loop) and recv (an ack),
-     * and writes it with send (packets) and write: any of them on the
-     * socket is a thread still in the stub. */
-    bool on_socket = nr == SYS_read || nr == SYS_write || nr == SYS_recvfrom || nr == SYS_sendto;
-    if (!on_socket || a[0] != (unsigned long)q->stub_fd)
-        return SW_QEMU_SYSCALL;
-    /* recv of one byte: the ack after a packet it sent. */
-    return nr == SYS_recvfrom && a[2] == 1 ? SW_QEMU_IN_STUB_ACK : SW_QEMU_IN_STUB;
+    return sig_in(blk, SIGSEGV) ? SW_QEMU_IN_SIGNALS : w;
 }
 
 size_t
@@ -222,18 +262,8 @@ sw_qemu_user_stub_threads(const struct sw_qemu_user *q, sw_tid *tids, enum sw_qe
 static bool
 blocks_sigint(const struct sw_qemu_user *q, sw_tid tid)
 {
-    char path[96], line[128];
-    unsigned long long blk = 0;
-    snprintf(path, sizeof path, "/proc/%" PRId64 "/task/%" PRIu64 "/status", q->host_pid,
-             (uint64_t)tid);
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return true;
-    while (fgets(line, sizeof line, f) != NULL)
-        if (sscanf(line, "SigBlk: %llx", &blk) == 1)
-            break;
-    fclose(f);
-    return (blk & (1ull << (SIGINT - 1))) != 0;
+    uint64_t blk;
+    return read_sigblk(q, tid, &blk) < 0 || sig_in(blk, SIGINT);
 }
 
 /* A guest thread to signal: round the stub's last thread list (or /proc's
@@ -316,14 +346,17 @@ tgt_qemu_took_stop(struct tgt_rsp_proc *rp, sw_tid tid)
 
 /* QEMU 7.2's user-mode stub keeps its state in globals: a thread that
  * stops sets "not running" and reads the socket until a resume sets
- * "running".  The thread a resume let go acks the resume before it sets
- * "running" and leaves; a thread that stops in between clears it again,
- * and both then read the socket, taking each other's bytes (a reply sent
- * twice, a request lost).  So a signal waits until the thread stopped last
- * is out of the stub: in another system call, gone, or running for
- * QEMU_STUB_GUARD_US since the resume (its way out takes microseconds).
- * Where /proc does not tell, the guard alone.  What slips through is
- * caught after the stop (tgt_qemu_stop) and mended (tgt_qemu_resync). */
+ * "running".  The thread a resume let go acks the resume before it parses
+ * it, sets "running" and leaves; a thread that stops in between clears it
+ * again or parses into the same buffers, and both then read the socket,
+ * taking each other's bytes (a reply sent twice, a request lost).  The ack
+ * wakes us, which may take the CPU from that thread for milliseconds, so
+ * no wall-clock guard proves it left.  A signal waits until the thread
+ * stopped last is gone or out of QEMU's signal path (sw_qemu_user_where:
+ * its mask lets SIGSEGV through again, which QEMU does only after the
+ * stub's loop ended).  Where /proc tells nothing, QEMU_STUB_GUARD_US since
+ * the resume.  What slips through is caught after the stop
+ * (tgt_qemu_stop) and mended (tgt_qemu_resync). */
 static void
 wait_left(struct sw_qemu_user *q)
 {
@@ -333,10 +366,9 @@ wait_left(struct sw_qemu_user *q)
     for (;;) {
         uint64_t now = sw_now_us();
         enum sw_qemu_where w = sw_qemu_user_where(q, q->in_stub);
-        if (w == SW_QEMU_GONE || w == SW_QEMU_SYSCALL)
+        if (w == SW_QEMU_GONE || w == SW_QEMU_SYSCALL || w == SW_QEMU_RUNNING)
             break;
-        if ((w == SW_QEMU_RUNNING || w == SW_QEMU_UNKNOWN) &&
-            now >= q->resumed_us + QEMU_STUB_GUARD_US)
+        if (w == SW_QEMU_UNKNOWN && now >= q->resumed_us + QEMU_STUB_GUARD_US)
             break;
         if (now >= give_up) {
             sw_debug(SW_DBG_PKT,

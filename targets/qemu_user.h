@@ -56,12 +56,18 @@ enum sw_qemu_where {
     SW_QEMU_GONE,        /* no such thread any more */
     SW_QEMU_IN_STUB,     /* on the stub's socket: in QEMU's gdb stub */
     SW_QEMU_IN_STUB_ACK, /* in the stub, waiting for the ack of a packet it sent */
-    SW_QEMU_SYSCALL,     /* in or blocked in another system call */
-    SW_QEMU_RUNNING,     /* on a CPU or runnable: guest code or QEMU's own */
+    SW_QEMU_IN_SIGNALS,  /* every signal blocked, SIGSEGV too: QEMU's signal path, which
+                          * holds the stub, and the ways into and out of it */
+    SW_QEMU_SYSCALL,     /* in or blocked in another system call, out of the signal path */
+    SW_QEMU_RUNNING,     /* on a CPU or runnable, out of the signal path */
     SW_QEMU_UNKNOWN,     /* not readable (ptrace rules) or the stub's socket unknown */
 };
 
-/* Where guest thread TID of Q's process is. */
+/* Where guest thread TID of Q's process is: /proc's syscall file, then its
+ * signal mask.  QEMU blocks every signal while it handles one (the stub
+ * included) and never blocks SIGSEGV otherwise but for moments (the guest's
+ * own mask never holds it on the host), so a thread seen with SIGSEGV
+ * unblocked after a resume has left the stub. */
 enum sw_qemu_where sw_qemu_user_where(const struct sw_qemu_user *q, sw_tid tid);
 
 /* The threads of Q's process that are in the stub (IN_STUB or IN_STUB_ACK

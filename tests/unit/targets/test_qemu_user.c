@@ -1,0 +1,204 @@
+/* tests/unit/targets/test_qemu_user.c -- where a thread of a QEMU user process is, from /proc.
+ *
+ * The test's own process plays QEMU: a socket pair's end is the stub's socket,
+ * and a thread of its own reads it, waits for an ack, spins or sleeps, with
+ * every signal blocked (QEMU's signal path) or with its usual mask.
+ */
+#define _DEFAULT_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "targets/qemu_user.h"
+
+enum act { ACT_READ, ACT_ACK, ACT_SPIN, ACT_SLEEP };
+
+struct worker {
+    enum act act;
+    bool all_blocked; /* as QEMU while it handles a signal */
+    int fd;
+    atomic_long tid;
+    atomic_bool stop;
+    pthread_t th;
+};
+
+static void *
+worker_main(void *arg)
+{
+    struct worker *w = arg;
+    sigset_t set;
+    sigfillset(&set);
+    if (w->all_blocked)
+        pthread_sigmask(SIG_SETMASK, &set, NULL);
+    atomic_store(&w->tid, (long)syscall(SYS_gettid));
+    char buf[256];
+    switch (w->act) {
+    case ACT_READ:
+        (void)!read(w->fd, buf, sizeof buf);
+        break;
+    case ACT_ACK:
+        (void)!recv(w->fd, buf, 1, 0);
+        break;
+    case ACT_SPIN:
+        while (!atomic_load(&w->stop))
+            ;
+        break;
+    case ACT_SLEEP:
+        while (!atomic_load(&w->stop)) {
+            struct timespec ts = { 0, 1000000 };
+            nanosleep(&ts, NULL);
+        }
+        break;
+    }
+    return NULL;
+}
+
+static struct sw_qemu_user q;
+static int stub_sock, far_end;
+
+static int
+setup(void **state)
+{
+    (void)state;
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    memset(&q, 0, sizeof q);
+    q.host_pid = getpid();
+    q.stub_fd = stub_sock = sv[0];
+    far_end = sv[1];
+    return 0;
+}
+
+static int
+teardown(void **state)
+{
+    (void)state;
+    close(stub_sock);
+    close(far_end);
+    return 0;
+}
+
+/* Start W; wait until /proc shows it where WANT says (or 2 s). */
+static enum sw_qemu_where
+start_and_look(struct worker *w, enum sw_qemu_where want)
+{
+    atomic_store(&w->tid, 0);
+    atomic_store(&w->stop, false);
+    w->fd = stub_sock;
+    assert_int_equal(pthread_create(&w->th, NULL, worker_main, w), 0);
+    while (atomic_load(&w->tid) == 0)
+        sched_yield();
+    enum sw_qemu_where got = SW_QEMU_UNKNOWN;
+    for (int i = 0; i < 2000; i++) {
+        got = sw_qemu_user_where(&q, (sw_tid)atomic_load(&w->tid));
+        if (got == want)
+            break;
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    return got;
+}
+
+static void
+finish(struct worker *w)
+{
+    atomic_store(&w->stop, true);
+    if (w->act == ACT_READ || w->act == ACT_ACK)
+        assert_int_equal(write(far_end, "+", 1), 1);
+    pthread_join(w->th, NULL);
+}
+
+static void
+test_on_socket(void **state)
+{
+    (void)state;
+    struct worker w = { .act = ACT_READ, .all_blocked = true };
+    assert_int_equal(start_and_look(&w, SW_QEMU_IN_STUB), SW_QEMU_IN_STUB);
+    finish(&w);
+    struct worker a = { .act = ACT_ACK, .all_blocked = true };
+    assert_int_equal(start_and_look(&a, SW_QEMU_IN_STUB_ACK), SW_QEMU_IN_STUB_ACK);
+    finish(&a);
+}
+
+/* "running" in /proc after a resume is no proof that a thread left the
+ * stub: with every signal blocked it is still in QEMU's signal path. */
+static void
+test_running_in_signal_path(void **state)
+{
+    (void)state;
+    struct worker w = { .act = ACT_SPIN, .all_blocked = true };
+    assert_int_equal(start_and_look(&w, SW_QEMU_IN_SIGNALS), SW_QEMU_IN_SIGNALS);
+    finish(&w);
+    struct worker s = { .act = ACT_SLEEP, .all_blocked = true };
+    assert_int_equal(start_and_look(&s, SW_QEMU_IN_SIGNALS), SW_QEMU_IN_SIGNALS);
+    finish(&s);
+}
+
+static void
+test_out_of_signal_path(void **state)
+{
+    (void)state;
+    struct worker w = { .act = ACT_SPIN, .all_blocked = false };
+    assert_int_equal(start_and_look(&w, SW_QEMU_RUNNING), SW_QEMU_RUNNING);
+    finish(&w);
+    struct worker s = { .act = ACT_SLEEP, .all_blocked = false };
+    assert_int_equal(start_and_look(&s, SW_QEMU_SYSCALL), SW_QEMU_SYSCALL);
+    finish(&s);
+}
+
+/* Before the stub's socket is known, a reader with every signal blocked is
+ * in the signal path, one with the usual mask is out of it. */
+static void
+test_socket_unknown(void **state)
+{
+    (void)state;
+    q.stub_fd = -1;
+    struct worker w = { .act = ACT_READ, .all_blocked = true };
+    enum sw_qemu_where got = start_and_look(&w, SW_QEMU_IN_SIGNALS);
+    finish(&w);
+    assert_int_equal(got, SW_QEMU_IN_SIGNALS);
+    struct worker o = { .act = ACT_SLEEP, .all_blocked = false };
+    got = start_and_look(&o, SW_QEMU_SYSCALL);
+    finish(&o);
+    assert_int_equal(got, SW_QEMU_SYSCALL);
+}
+
+static void
+test_gone(void **state)
+{
+    (void)state;
+    struct worker w = { .act = ACT_SLEEP, .all_blocked = false };
+    start_and_look(&w, SW_QEMU_SYSCALL);
+    finish(&w);
+    sw_tid tid = (sw_tid)atomic_load(&w.tid);
+    enum sw_qemu_where got = SW_QEMU_UNKNOWN;
+    for (int i = 0; i < 2000 && got != SW_QEMU_GONE; i++) {
+        got = sw_qemu_user_where(&q, tid);
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    assert_int_equal(got, SW_QEMU_GONE);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_on_socket, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_running_in_signal_path, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_out_of_signal_path, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_socket_unknown, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gone, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -356,29 +356,38 @@ tgt_qemu_took_stop(struct tgt_rsp_proc *rp, sw_tid tid)
  * its mask lets SIGSEGV through again, which QEMU does only after the
  * stub's loop ended).  Where /proc tells nothing, QEMU_STUB_GUARD_US since
  * the resume.  What slips through is caught after the stop
- * (tgt_qemu_stop) and mended (tgt_qemu_resync). */
+ * (tgt_qemu_stop) and mended (tgt_qemu_resync).
+ *
+ * wait_out: until thread TID is out (true) or GIVE_UP (false); where
+ * /proc tells nothing, until GUARD_END. */
+static bool
+wait_out(const struct sw_qemu_user *q, sw_tid tid, uint64_t guard_end, uint64_t give_up)
+{
+    for (;;) {
+        uint64_t now = sw_now_us();
+        enum sw_qemu_where w = sw_qemu_user_where(q, tid);
+        if (w == SW_QEMU_GONE || w == SW_QEMU_SYSCALL || w == SW_QEMU_RUNNING)
+            return true;
+        if (w == SW_QEMU_UNKNOWN && now >= guard_end)
+            return true;
+        if (now >= give_up) {
+            sw_debug(SW_DBG_PKT,
+                     "-! thread %" PRIu64 " still in QEMU's signal path %" PRIu64
+                     " us after the resume",
+                     (uint64_t)tid, now - q->resumed_us);
+            return false;
+        }
+        struct timespec ts = { 0, QEMU_POLL_US * 1000 };
+        nanosleep(&ts, NULL);
+    }
+}
+
 static void
 wait_left(struct sw_qemu_user *q)
 {
     if (q->in_stub == SW_TID_DEFAULT)
         return;
-    uint64_t give_up = q->resumed_us + QEMU_STUB_LEAVE_US;
-    for (;;) {
-        uint64_t now = sw_now_us();
-        enum sw_qemu_where w = sw_qemu_user_where(q, q->in_stub);
-        if (w == SW_QEMU_GONE || w == SW_QEMU_SYSCALL || w == SW_QEMU_RUNNING)
-            break;
-        if (w == SW_QEMU_UNKNOWN && now >= q->resumed_us + QEMU_STUB_GUARD_US)
-            break;
-        if (now >= give_up) {
-            sw_debug(SW_DBG_PKT,
-                     "-! thread %" PRIu64 " still in the stub %" PRIu64 " us after the resume",
-                     (uint64_t)q->in_stub, now - q->resumed_us);
-            break;
-        }
-        struct timespec ts = { 0, QEMU_POLL_US * 1000 };
-        nanosleep(&ts, NULL);
-    }
+    wait_out(q, q->in_stub, q->resumed_us + QEMU_STUB_GUARD_US, q->resumed_us + QEMU_STUB_LEAVE_US);
     q->in_stub = SW_TID_DEFAULT;
 }
 
@@ -422,6 +431,10 @@ tgt_qemu_resync(struct tgt_rsp_proc *rp, const char *why)
     q->resyncs++;
     q->in_stub = q->last_stopped = SW_TID_DEFAULT;
     uint64_t give_up = sw_now_us() + QEMU_RESYNC_US;
+    /* The threads met in the stub: a resume lets them all go at once, and
+     * the next signal waits until each is out, as for one (wait_left). */
+    sw_tid seen[QEMU_MAX_VICTIMS];
+    size_t nseen = 0;
     for (;;) {
         int rc = rsp_session_drain(rp->s, QEMU_RESYNC_QUIET_MS);
         if (rc < 0)
@@ -430,8 +443,18 @@ tgt_qemu_resync(struct tgt_rsp_proc *rp, const char *why)
         sw_tid tids[QEMU_MAX_VICTIMS];
         enum sw_qemu_where where[QEMU_MAX_VICTIMS];
         size_t n = sw_qemu_user_stub_threads(q, tids, where, QEMU_MAX_VICTIMS);
-        if (n == 0)
+        for (size_t i = 0; i < n; i++) {
+            size_t k = 0;
+            while (k < nseen && seen[k] != tids[i])
+                k++;
+            if (k == nseen && nseen < QEMU_MAX_VICTIMS)
+                seen[nseen++] = tids[i];
+        }
+        if (n == 0) {
+            for (size_t k = 0; k < nseen; k++)
+                wait_out(q, seen[k], sw_now_us() + QEMU_STUB_GUARD_US, give_up);
             return 0;
+        }
         if (sw_now_us() >= give_up)
             return sw_fail(&p->err, SW_EPROTO,
                            "QEMU's stub out of step (%s): %zu threads still in it after %d ms",

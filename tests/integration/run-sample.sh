@@ -35,14 +35,14 @@
 #                      every stop makes the guest spend time retranslating the code it enters
 #                      after each stop, a bias of a few points towards the short functions.)
 #   qemu-aarch64/runs  SAMPLE_QEMU_RUNS (default 20) runs with eight busy workers at the maximum
-#                      rate: each ends with status 0, every stopped thread walked to the bottom
-#                      but where QEMU's stub was brought back in step (stats.resyncs, a walk
-#                      each at most), no stop missed (no desync).
+#                      rate: each ends with status 0, every stopped thread walked to the bottom,
+#                      no stop missed, QEMU's stub never brought back in step (stats.resyncs 0:
+#                      no desync).
 #   qemu-aarch64/fast  one busy worker at the maximum rate and at 1000 Hz, 3 s each,
 #                      SAMPLE_QEMU_FAST_RUNS (default 1) times: status 0 (the last stop, which
 #                      leaves the target stopped as it was found, came), no reply taken for
 #                      another's (no "cannot parse", no "stub replied"), every stopped thread
-#                      walked to the bottom (but at a resync), no stop missed.
+#                      walked to the bottom, no stop missed, no resync.
 # Kills only what it started.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"

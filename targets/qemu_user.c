@@ -408,12 +408,20 @@ wait_stop(struct tgt_rsp_proc *rp)
         sw_tid tids[QEMU_MAX_VICTIMS];
         enum sw_qemu_where where[QEMU_MAX_VICTIMS];
         size_t n = sw_qemu_user_stub_threads(q, tids, where, QEMU_MAX_VICTIMS);
-        for (size_t i = 0; i < n; i++)
-            if (where[i] == SW_QEMU_IN_STUB_ACK)
-                return sw_fail(&rp->base.err, SW_EPROTO,
-                               "thread %" PRIu64 " waits in QEMU's stub for the ack of a packet "
-                               "that never came",
-                               (uint64_t)tids[i]);
+        for (size_t i = 0; i < n; i++) {
+            if (where[i] != SW_QEMU_IN_STUB_ACK)
+                continue;
+            /* It may have sent the stop after the poll ended (a slow
+             * stop on a busy host): then the stop is on the socket now. */
+            if (poll(&pfd, 1, 0) != 0)
+                break;
+            return sw_fail(&rp->base.err, SW_EPROTO,
+                           "thread %" PRIu64 " waits in QEMU's stub for the ack of a packet "
+                           "that never came",
+                           (uint64_t)tids[i]);
+        }
+        if (pfd.revents != 0)
+            break;
         if (sw_now_us() - t0 >= QEMU_STOP_WAIT_US)
             break; /* handle_debug_event's own timeout decides */
     }

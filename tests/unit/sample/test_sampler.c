@@ -530,44 +530,57 @@ test_sampler_every_allocation_fails_cleanly(void **state)
  * no stepper. */
 #define STOP_T02 "T0206:10e0000000000000;07:00e0000000000000;10:0810400000000000;thread:p10.10;"
 #define STOP_T05 "T0506:10e0000000000000;07:00e0000000000000;10:0810400000000000;thread:p10.10;"
+/* The connect of such a stub, up to the first resume's vCont probe. */
+#define CONNECT_X86                                                                                \
+    "-> qSupported:multiprocess+;swbreak+;hwbreak+;vContSupported+;no-resumed+;"                   \
+    "xmlRegisters=i386\n"                                                                          \
+    "<- PacketSize=108;QStartNoAckMode+;multiprocess+\n"                                           \
+    "-> QStartNoAckMode\n<- OK\n"                                                                  \
+    "-> ?\n<- " STOP_T05 "\n"                                                                      \
+    "-> vCont?\n<- vCont;c;C;t;s;S\n"
+
+/* A walker over transcript TEXT (CONNECT_X86 and what follows), the target resumed by the
+ * caller as a front end would; *FS, *S, *P and *W set, the walker owning the rest. */
+static void
+open_running(const char *text, struct fake_script **fs, struct rsp_session **s, struct sw_proc **p,
+             struct sw_walker **w)
+{
+    struct rsp_session_config scfg;
+    struct sw_errbuf err = { 0 };
+    *fs = fake_script_parse(text);
+    assert_non_null(*fs);
+    rsp_session_config_init(&scfg);
+    scfg.timeout_ms = 200;
+    scfg.no_prefetch = true;
+    assert_int_equal(rsp_session_connect(fake_transport_new(*fs), &scfg, s, &err), 0);
+    struct sw_rsp_config pcfg = { .exe = SW_TEST_DATA "/x86_64_frames.elf" };
+    if (sw_proc_rsp_new(*s, &pcfg, p, &err) != 0)
+        fail_msg("sw_proc_rsp_new: %s (transcript: %s)", err.msg, fake_script_error(*fs));
+    struct sw_walker_config wcfg = { .exe = pcfg.exe, .no_default_steppers = true };
+    if (sw_walker_new(*p, &wcfg, w, &err) != 0)
+        fail_msg("sw_walker_new: %s (transcript: %s)", err.msg, fake_script_error(*fs));
+    assert_int_equal((*p)->debug->resume(*p, SW_TID_DEFAULT, 0), 0);
+}
 
 static void
 test_sampler_running_target_is_left_running_and_round_trips_counted(void **state)
 {
     (void)state;
-    struct rsp_session_config scfg;
+    struct fake_script *fs;
     struct rsp_session *s;
     struct sw_errbuf err = { 0 };
     struct sw_proc *p = NULL;
     struct sw_walker *w = NULL;
     /* connect, a resume by the caller; then two samples (the interrupt, the thread list,
      * the resume after each), and the target resumed at the end as it was found */
-    struct fake_script *fs = fake_script_parse(
-        "-> qSupported:multiprocess+;swbreak+;hwbreak+;vContSupported+;no-resumed+;"
-        "xmlRegisters=i386\n"
-        "<- PacketSize=108;QStartNoAckMode+;multiprocess+\n"
-        "-> QStartNoAckMode\n<- OK\n"
-        "-> ?\n<- " STOP_T05 "\n"
-        "-> vCont?\n<- vCont;c;C;t;s;S\n"
-        "-> vCont;c\n"
-        "-! interrupt\n<- " STOP_T02 "\n"
-        "-> qfThreadInfo\n<- mp10.10\n-> qsThreadInfo\n<- l\n"
-        "-> vCont;c\n"
-        "-! interrupt\n<- " STOP_T02 "\n"
-        "-> qfThreadInfo\n<- mp10.10\n-> qsThreadInfo\n<- l\n"
-        "-> vCont;c\n");
-    assert_non_null(fs);
-    rsp_session_config_init(&scfg);
-    scfg.timeout_ms = 200;
-    scfg.no_prefetch = true;
-    assert_int_equal(rsp_session_connect(fake_transport_new(fs), &scfg, &s, &err), 0);
-    struct sw_rsp_config pcfg = { .exe = SW_TEST_DATA "/x86_64_frames.elf" };
-    if (sw_proc_rsp_new(s, &pcfg, &p, &err) != 0)
-        fail_msg("sw_proc_rsp_new: %s (transcript: %s)", err.msg, fake_script_error(fs));
-    struct sw_walker_config wcfg = { .exe = pcfg.exe, .no_default_steppers = true };
-    if (sw_walker_new(p, &wcfg, &w, &err) != 0)
-        fail_msg("sw_walker_new: %s (transcript: %s)", err.msg, fake_script_error(fs));
-    assert_int_equal(p->debug->resume(p, SW_TID_DEFAULT, 0), 0);
+    open_running(CONNECT_X86 "-> vCont;c\n"
+                             "-! interrupt\n<- " STOP_T02 "\n"
+                             "-> qfThreadInfo\n<- mp10.10\n-> qsThreadInfo\n<- l\n"
+                             "-> vCont;c\n"
+                             "-! interrupt\n<- " STOP_T02 "\n"
+                             "-> qfThreadInfo\n<- mp10.10\n-> qsThreadInfo\n<- l\n"
+                             "-> vCont;c\n",
+                 &fs, &s, &p, &w);
     assert_false(sw_proc_rsp_thread_stopped(p, SW_TID_DEFAULT));
     uint64_t rt0 = rsp_session_stats(s)->round_trips;
 
@@ -600,36 +613,18 @@ static void
 test_sampler_delivers_the_programs_signal_and_sends_no_interrupt_to_a_stopped_target(void **state)
 {
     (void)state;
-    struct rsp_session_config scfg;
+    struct fake_script *fs;
     struct rsp_session *s;
     struct sw_errbuf err = { 0 };
     struct sw_proc *p = NULL;
     struct sw_walker *w = NULL;
-    struct fake_script *fs = fake_script_parse(
-        "-> qSupported:multiprocess+;swbreak+;hwbreak+;vContSupported+;no-resumed+;"
-        "xmlRegisters=i386\n"
-        "<- PacketSize=108;QStartNoAckMode+;multiprocess+\n"
-        "-> QStartNoAckMode\n<- OK\n"
-        "-> ?\n<- " STOP_T05 "\n"
-        "-> vCont?\n<- vCont;c;C;t;s;S\n"
-        "-> vCont;c\n<- " STOP_T0F "\n"
-        "-> qfThreadInfo\n<- mp10.10\n-> qsThreadInfo\n<- l\n"
-        "-> vCont;C0f:p10.10;c\n"
-        "-! interrupt\n<- " STOP_T02 "\n"
-        "-> qfThreadInfo\n<- mp10.10\n-> qsThreadInfo\n<- l\n"
-        "-> vCont;c\n");
-    assert_non_null(fs);
-    rsp_session_config_init(&scfg);
-    scfg.timeout_ms = 200;
-    scfg.no_prefetch = true;
-    assert_int_equal(rsp_session_connect(fake_transport_new(fs), &scfg, &s, &err), 0);
-    struct sw_rsp_config pcfg = { .exe = SW_TEST_DATA "/x86_64_frames.elf" };
-    if (sw_proc_rsp_new(s, &pcfg, &p, &err) != 0)
-        fail_msg("sw_proc_rsp_new: %s (transcript: %s)", err.msg, fake_script_error(fs));
-    struct sw_walker_config wcfg = { .exe = pcfg.exe, .no_default_steppers = true };
-    if (sw_walker_new(p, &wcfg, &w, &err) != 0)
-        fail_msg("sw_walker_new: %s (transcript: %s)", err.msg, fake_script_error(fs));
-    assert_int_equal(p->debug->resume(p, SW_TID_DEFAULT, 0), 0);
+    open_running(CONNECT_X86 "-> vCont;c\n<- " STOP_T0F "\n"
+                             "-> qfThreadInfo\n<- mp10.10\n-> qsThreadInfo\n<- l\n"
+                             "-> vCont;C0f:p10.10;c\n"
+                             "-! interrupt\n<- " STOP_T02 "\n"
+                             "-> qfThreadInfo\n<- mp10.10\n-> qsThreadInfo\n<- l\n"
+                             "-> vCont;c\n",
+                 &fs, &s, &p, &w);
 
     struct sw_sample_stats st;
     struct sw_sample_config cfg = { .max_samples = 2 };

@@ -43,9 +43,9 @@ struct tgt_warm_thread {
     sw_tid tid;
     struct rsp_thread_id id;
     sw_addr lo, hi; /* the stack its last walk read, [lo, hi); lo == hi: none known */
-    sw_addr sp;     /* its SP at the last stop, when HAVE_SP */
-    bool have_sp;
-    bool still; /* that SP was also its SP at the stop before (a parked thread) */
+    sw_addr sp, pc; /* its SP and PC at the last stop, when HAVE_SP_PC */
+    bool have_sp_pc;
+    bool still; /* both were also those of the stop before (a parked thread) */
 };
 
 /* What outlives a stop: the plan of the next stop's first write. */

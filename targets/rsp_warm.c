@@ -20,12 +20,13 @@
  * cached (a busy loop's callee and a libc call of a few hundred bytes each),
  * and a refused piece loses nothing else. */
 #define WARM_MARGIN 1024
-/* ... but this much below the stack of a thread whose SP did not move between
- * the last two stops (parked in a system call, as most threads of a server
- * are): the 1 KiB would be read, sent as hex and decoded at every stop for
- * a thread that seldom goes deeper (and one that does costs one round trip,
- * then has the whole margin again).  It covers what the sampler compares
- * below SP to take a walk again (sample/sampler.c, SAMPLE_MEMO_BELOW). */
+/* ... but this much below the stack of a thread whose SP and PC did not
+ * move between the last two stops (parked in a system call, as most threads
+ * of a server are; a busy loop at one depth keeps its SP, not its PC): the
+ * 1 KiB would be read, sent as hex and decoded at every stop for a thread
+ * that seldom goes deeper (one that does costs one round trip, then has the
+ * whole margin again).  It covers what the sampler compares below SP to
+ * take a walk again (sample/sampler.c, SAMPLE_MEMO_BELOW). */
 #define WARM_MARGIN_STILL 256
 /* A stack kept for the next stop is at most this long: deeper walks read the
  * rest as they go (a few windows of gdbserver's 9 KiB). */
@@ -164,9 +165,13 @@ tgt_warm_record(struct tgt_rsp_proc *rp)
         t[i].id = rp->threads[i];
         const struct tgt_warm_thread *old = planned(rp, tid);
         if (sp_held(rp, tid, &sp)) {
-            t[i].sp = sp;
-            t[i].have_sp = true;
-            t[i].still = old != NULL && old->have_sp && old->sp == sp;
+            sw_addr pc;
+            if (role_held(rp, tid, ARCH_ROLE_PC, &pc)) {
+                t[i].sp = sp;
+                t[i].pc = pc;
+                t[i].have_sp_pc = true;
+                t[i].still = old != NULL && old->have_sp_pc && old->sp == sp && old->pc == pc;
+            }
             if (stack_run(rp, sp, &t[i].lo, &t[i].hi))
                 continue;
         }

@@ -104,6 +104,25 @@ sw_walker_read_code(struct sw_walker *w, sw_addr addr, void *buf, size_t len)
     return w->proc->ops->read_mem(w->proc, addr, buf, len);
 }
 
+int
+sw_walker_read_insn(struct sw_walker *w, sw_addr addr, uint8_t *buf, size_t max, size_t *n)
+{
+    const size_t tries[] = { max, 4, 1 };
+    int rc = SW_EMEM;
+    for (size_t k = 0; k < sizeof tries / sizeof tries[0]; k++) {
+        if (tries[k] > max)
+            continue;
+        rc = sw_walker_read_code(w, addr, buf, tries[k]);
+        if (rc == 0) {
+            *n = tries[k];
+            return 0;
+        }
+        if (sw_is_link_error(rc))
+            return rc;
+    }
+    return rc;
+}
+
 bool
 sw_walker_code_from_target(const struct sw_walker *w)
 {

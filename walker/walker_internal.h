@@ -27,6 +27,10 @@ struct sw_elfcache *sw_walker_elfcache(struct sw_walker *w);
  * local ELF file of the module that covers it when there is one, else from
  * the target.  Returns 0, SW_EMEM, or a link error. */
 int sw_walker_read_code(struct sw_walker *w, sw_addr addr, void *buf, size_t len);
+/* One instruction's bytes at ADDR for a disassembler: MAX of them, else 4,
+ * else 1, as many as can be read (code may end at the end of a file or a
+ * mapping); *N says how many.  0, a link error, or the last read's code. */
+int sw_walker_read_insn(struct sw_walker *w, sw_addr addr, uint8_t *buf, size_t max, size_t *n);
 
 /* The signal-frame layout (W's arch->sigframe chain) whose rt_sigreturn
  * trampoline starts at RA, NULL if none: code read as sw_walker_read_code. */

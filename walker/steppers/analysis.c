@@ -627,25 +627,6 @@ sw_analysis_at(struct sw_walker *w, sw_addr pc, bool exact, struct sw_an_pc *out
     return an_query(w, an_cache_of(w), pc, exact, NULL, out);
 }
 
-/* The instruction bytes at ADDR: as many of AN_MAX_INSN as can be read
- * (code may end at the end of a file or a mapping). */
-static int
-an_read_insn(struct sw_walker *w, sw_addr addr, uint8_t *buf, size_t *n)
-{
-    static const size_t tries[] = { AN_MAX_INSN, 4, 1 };
-    int rc = SW_EMEM;
-    for (size_t k = 0; k < sizeof tries / sizeof tries[0]; k++) {
-        rc = sw_walker_read_code(w, addr, buf, tries[k]);
-        if (rc == 0) {
-            *n = tries[k];
-            return 0;
-        }
-        if (sw_is_link_error(rc))
-            return rc;
-    }
-    return rc;
-}
-
 int
 sw_analysis_exit(struct sw_walker *w, sw_addr pc, struct sw_an_pc *out)
 {
@@ -664,7 +645,7 @@ sw_analysis_exit(struct sw_walker *w, sw_addr pc, struct sw_an_pc *out)
         uint8_t code[AN_MAX_INSN];
         size_t n = 0;
         struct sw_insn i;
-        if ((rc = an_read_insn(w, at, code, &n)) < 0)
+        if ((rc = sw_walker_read_insn(w, at, code, AN_MAX_INSN, &n)) < 0)
             break;
         rc = SW_EINVAL;
         if (sw_disasm_one(dis, code, n, at, &i) < 0)

@@ -20,25 +20,6 @@
 #define ENTRY_INSNS    12
 #define ENTRY_MAX_INSN 16
 
-/* The bytes at ADDR: as many of ENTRY_MAX_INSN as can be read (code may end
- * at the end of a mapping). */
-static int
-entry_read_insn(struct sw_walker *w, sw_addr addr, uint8_t *buf, size_t *n)
-{
-    static const size_t tries[] = { ENTRY_MAX_INSN, 4, 1 };
-    int rc = SW_EMEM;
-    for (size_t k = 0; k < sizeof tries / sizeof tries[0]; k++) {
-        rc = sw_walker_read_code(w, addr, buf, tries[k]);
-        if (rc == 0) {
-            *n = tries[k];
-            return 0;
-        }
-        if (sw_is_link_error(rc))
-            return rc;
-    }
-    return rc;
-}
-
 /* Whether I is `push %rbp` / `mov %rsp,%rbp` as the disassembler states them. */
 static bool
 is_push_fp(const struct arch_desc *a, const struct sw_insn *i)
@@ -84,7 +65,7 @@ sw_ff_entry_scan(struct sw_walker *w, sw_addr pc, struct sw_an_pc *out)
     int rc = SW_EINVAL;
     bool first = true;
     for (unsigned k = 0; k < ENTRY_INSNS; k++, first = false) {
-        if ((rc = entry_read_insn(w, at, code, &n)) < 0)
+        if ((rc = sw_walker_read_insn(w, at, code, ENTRY_MAX_INSN, &n)) < 0)
             break;
         rc = SW_EINVAL;
         if (sw_disasm_one(dis, code, n, at, &i) < 0)
@@ -104,7 +85,7 @@ sw_ff_entry_scan(struct sw_walker *w, sw_addr pc, struct sw_an_pc *out)
         if (is_push_fp(a, &i)) {
             /* the record is being built: only if FP is set right after */
             sw_addr after = at + i.len;
-            if (entry_read_insn(w, after, code, &n) == 0 &&
+            if (sw_walker_read_insn(w, after, code, ENTRY_MAX_INSN, &n) == 0 &&
                 sw_disasm_one(dis, code, n, after, &next) == 0 && is_set_fp(&next)) {
                 entry_facts(a, false, out);
                 rc = 0;

@@ -59,16 +59,6 @@
  * gave 66.5/25.1/8.4 in one run of six, the direction of no pause; a
  * whole sample did no better than a half: one run of four 3 points off.) */
 #define SAMPLE_MAX_JITTER 2
-/* A pause shorter than this is waited out on the clock, not slept: a
- * sleeping sampler on a busy machine is woken up to a few hundred
- * microseconds late (the scheduler's latency), which cost more than the
- * pause itself (2600 samples a second where 4400 came without a pause).
- * With 8 threads, whose samples take about 0.7 ms, a bound of 200 us let
- * half the pauses sleep: 440 to 570 us a sample went to pauses whose mean
- * is 230 us.  A longer pause is slept: it is that of a slow stop (busy
- * threads waiting for a CPU), where a core the sampler spun on would be
- * taken from the program's threads. */
-#define SAMPLE_SPIN_US 1000
 /* gdb's numbers of the signals a stop is asked with (its interrupt) or a
  * debugger's own (a breakpoint): never handed to the program. */
 #define SAMPLE_GDB_SIGINT  2
@@ -644,17 +634,13 @@ rand_below(struct run *r, uint64_t n)
     return r->rng % n;
 }
 
-/* The anti-aliasing pause: waited out on the clock when short (see
- * SAMPLE_SPIN_US), else slept. */
+/* The anti-aliasing pause, slept: a sampler waiting it out on the clock
+ * takes a core the stub needs meanwhile to resume the program's threads
+ * (docs/design.md, "Sampling: where a sample's time goes"). */
 static void
 jitter_pause(uint64_t us)
 {
-    uint64_t until = sw_now_us() + us;
-    if (us >= SAMPLE_SPIN_US)
-        sleep_until(until);
-    else
-        while (sw_now_us() < until)
-            ;
+    sleep_until(sw_now_us() + us);
 }
 
 static bool

@@ -304,6 +304,77 @@ rsp_stop_thread(struct rsp_session *s, struct rsp_thread_id id)
     return 0;
 }
 
+/* Send "vCont" with the actions of IDS[0..N) (ACT: 't' or 'c'; SIGS[i]
+ * nonzero: "C<sig>"), as many packets as they need, each answered OK. */
+static int
+vcont_set(struct rsp_session *s, char act, const struct rsp_thread_id *ids, const int *sigs,
+          size_t n)
+{
+    /* A packet within the stub's PacketSize, framing and a margin left. */
+    size_t cap = s->x.packet_size > 40 ? s->x.packet_size - 8 : 32;
+    if (cap > 4096)
+        cap = 4096;
+    /* Room for one action past CAP: the first of a packet always goes in. */
+    char *buf = sw_malloc(cap + 96);
+    if (buf == NULL)
+        return sw_fail(&s->err, SW_ENOMEM, "vCont for %zu threads: out of memory", n);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0;) {
+        size_t len = (size_t)snprintf(buf, cap + 96, "vCont");
+        size_t first = i;
+        while (i < n) {
+            char tid[64], one[96];
+            rsp_thread_id_format(s, ids[i], tid, sizeof tid);
+            int sig = sigs != NULL ? sigs[i] : 0;
+            int m = sig > 0 && act == 'c' ? snprintf(one, sizeof one, ";C%02x:%s", sig & 0xff, tid)
+                                          : snprintf(one, sizeof one, ";%c:%s", act, tid);
+            if (len + (size_t)m >= cap && i > first)
+                break;
+            memcpy(buf + len, one, (size_t)m + 1);
+            len += (size_t)m;
+            i++;
+        }
+        struct rsp_reply r;
+        if ((rc = rsp_request(&s->x, RSP_PKT_VCONT, buf, len, &r)) < 0)
+            break;
+        if (r.len != 2 || memcmp(r.p, "OK", 2) != 0)
+            rc = sw_fail(&s->err, SW_EPROTO, "reply to '%.40s': expected OK, got '%.*s'", buf,
+                         (int)(r.len > 40 ? 40 : r.len), r.p);
+        else if (act == 'c')
+            for (size_t k = first; k < i; k++) {
+                mark_running(s, ids[k]);
+                if (s->has_stop && same_thread(s->last_stop.thread, ids[k]))
+                    s->has_stop = false;
+            }
+    }
+    sw_free(buf);
+    return rc;
+}
+
+int
+rsp_stop_threads(struct rsp_session *s, const struct rsp_thread_id *ids, size_t n)
+{
+    if (!s->nonstop)
+        return sw_fail(&s->err, SW_EUNSUP,
+                       "stopping %zu threads: the link is in all-stop mode (only the interrupt "
+                       "stops, and it stops every thread)",
+                       n);
+    return n == 0 ? 0 : vcont_set(s, 't', ids, NULL, n);
+}
+
+int
+rsp_resume_threads(struct rsp_session *s, const struct rsp_thread_id *ids, const int *sigs,
+                   size_t n)
+{
+    if (!s->nonstop)
+        return sw_fail(&s->err, SW_EUNSUP,
+                       "resuming %zu threads alone: the link is in all-stop mode", n);
+    if (n == 0)
+        return 0;
+    rsp_caches_drop(s);
+    return vcont_set(s, 'c', ids, sigs, n);
+}
+
 bool
 rsp_thread_stopped(const struct rsp_session *s, struct rsp_thread_id id)
 {

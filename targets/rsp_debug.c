@@ -147,6 +147,33 @@ skip_breakpoint(struct tgt_rsp_proc *rp, const struct rsp_stop *st, struct rsp_t
     return 0;
 }
 
+/* Non-stop: thread TID stopped with signal SIG (0: none, which forgets
+ * an earlier one); kept until the thread is resumed. */
+static void
+note_thread_signal(struct tgt_rsp_proc *rp, sw_tid tid, int sig)
+{
+    size_t i = 0;
+    while (i < rp->nnssig && rp->nssig[i].tid != tid)
+        i++;
+    if (sig == 0) {
+        if (i < rp->nnssig)
+            rp->nssig[i] = rp->nssig[--rp->nnssig];
+        return;
+    }
+    if (i == rp->nnssig) {
+        if (rp->nnssig == rp->capnssig) {
+            size_t cap = rp->capnssig ? 2 * rp->capnssig : 8;
+            struct tgt_thread_signal *n = sw_realloc(rp->nssig, cap * sizeof *n);
+            if (n == NULL)
+                return; /* then the signal is not delivered at the resume: no worse */
+            rp->nssig = n;
+            rp->capnssig = cap;
+        }
+        rp->nnssig++;
+    }
+    rp->nssig[i] = (struct tgt_thread_signal){ .tid = tid, .sig = sig };
+}
+
 static int
 dbg_resume(struct sw_proc *p, sw_tid tid, int sig)
 {
@@ -175,6 +202,10 @@ dbg_resume(struct sw_proc *p, sw_tid tid, int sig)
     int rc = rsp_resume(rp->s, id, tid != SW_TID_DEFAULT, sig);
     if (rc < 0)
         return proc_fail_from_session(rp, rc);
+    if (tid == SW_TID_DEFAULT)
+        rp->nnssig = 0;
+    else
+        note_thread_signal(rp, tid, 0);
     rp->running = true;
     tgt_qemu_resumed(rp);
     return 0;
@@ -210,6 +241,9 @@ take_event(struct tgt_rsp_proc *rp, const struct rsp_stop *st, bool *taken)
     *taken = tgt_rsp_take_stop(rp, st);
     if (*taken)
         tgt_qemu_took_stop(rp, rp->base.default_tid);
+    if (*taken && rsp_non_stop(rp->s) && st->has_thread)
+        note_thread_signal(rp, (sw_tid)st->thread.tid,
+                           st->kind == RSP_STOP_SIGNAL ? st->signal : 0);
     /* What the last stop read goes out again with this stop's first read. */
     if (*taken)
         rp->warm.due = tgt_warm_wanted(rp);
@@ -490,4 +524,84 @@ sw_proc_rsp_set_pass(struct sw_proc *p, const int *sigs, size_t n)
             return proc_fail_from_session(rp, rc);
     }
     return 0;
+}
+
+int
+sw_proc_rsp_pause_threads(struct sw_proc *p, const sw_tid *tids, size_t n)
+{
+    struct tgt_rsp_proc *rp = to_rp(p);
+    if (rp->terminated)
+        return sw_fail(&p->err, SW_EEXITED, "pausing: the target has exited");
+    if (!rsp_non_stop(rp->s))
+        return sw_fail(&p->err, SW_EUNSUP,
+                       "pausing %zu threads: the link is in all-stop mode, where every thread "
+                       "stops",
+                       n);
+    struct rsp_thread_id *all = sw_calloc(n ? n : 1, sizeof *all);
+    struct rsp_thread_id *ask = sw_calloc(n ? n : 1, sizeof *ask);
+    size_t nask = 0;
+    int rc = 0;
+    if (all == NULL || ask == NULL) {
+        rc = sw_fail(&p->err, SW_ENOMEM, "pausing %zu threads: out of memory", n);
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        all[i] = tgt_rsp_thread_id(rp, tids[i]);
+        if (!rsp_thread_stopped(rp->s, all[i]))
+            ask[nask++] = all[i];
+    }
+    if (nask > 0 && (rc = rsp_stop_threads(rp->s, ask, nask)) < 0) {
+        rc = proc_fail_from_session(rp, rc);
+        goto out;
+    }
+    if ((rc = wait_stopped(rp, all, n)) < 0)
+        goto out;
+    if (rp->terminated)
+        rc = exited(rp);
+    else
+        rp->running = false;
+out:
+    sw_free(all);
+    sw_free(ask);
+    return rc;
+}
+
+int
+sw_proc_rsp_resume_threads(struct sw_proc *p, const sw_tid *tids, const int *sigs, size_t n)
+{
+    struct tgt_rsp_proc *rp = to_rp(p);
+    if (rp->terminated)
+        return sw_fail(&p->err, SW_EEXITED, "resuming: the target has exited");
+    if (!rsp_non_stop(rp->s))
+        return sw_fail(&p->err, SW_EUNSUP,
+                       "resuming %zu threads alone: the link is in all-stop mode", n);
+    struct rsp_thread_id *ids = sw_calloc(n ? n : 1, sizeof *ids);
+    if (ids == NULL)
+        return sw_fail(&p->err, SW_ENOMEM, "resuming %zu threads: out of memory", n);
+    /* The thread of the last stop, if among them and not run since: past
+     * its breakpoint instruction first, as dbg_resume does. */
+    const struct rsp_stop *st = &rp->stop;
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        ids[i] = tgt_rsp_thread_id(rp, tids[i]);
+        if (st->has_thread && ids[i].tid == st->thread.tid && rp->bp_skipped_gen != p->stop_gen &&
+            skip_wanted(rp, st) && rsp_thread_stopped(rp->s, ids[i])) {
+            if ((rc = skip_breakpoint(rp, st, ids[i], true)) < 0)
+                goto out;
+            rp->bp_skipped_gen = p->stop_gen;
+            rp->stop.nexpedited = 0;
+        }
+    }
+    tgt_warm_record(rp);
+    tgt_rsp_drop_caches(rp);
+    if ((rc = rsp_resume_threads(rp->s, ids, sigs, n)) < 0) {
+        rc = proc_fail_from_session(rp, rc);
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        note_thread_signal(rp, tids[i], 0);
+    rp->running = true;
+out:
+    sw_free(ids);
+    return rc;
 }

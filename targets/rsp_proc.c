@@ -243,6 +243,7 @@ prefetch_threads(struct sw_proc *p, const sw_tid *tids, size_t n, bool shared)
     struct tgt_rsp_proc *rp = to_rp(p);
     struct rsp_thread_id *ids = NULL;
     struct sw_mem_req *reqs = NULL;
+    uint8_t *stopbuf = NULL;
     size_t nids = 0, nreqs = 0;
     int rc = 0;
 
@@ -252,9 +253,15 @@ prefetch_threads(struct sw_proc *p, const sw_tid *tids, size_t n, bool shared)
         return rc;
     if (rp->no_cache || !rsp_session_pipelined(rp->s) || n == 0)
         return 0;
+    /* Non-stop: no warm plan (it reads every thread), so the ranges a
+     * library state checks at each stop ride along with the stacks. */
+    size_t nstop = rsp_non_stop(rp->s) ? rp->warm.nreads : 0, stop_bytes = 0;
+    for (size_t i = 0; i < nstop; i++)
+        stop_bytes += rp->warm.reads[i].len;
     ids = sw_calloc(n, sizeof *ids);
-    reqs = sw_calloc(n, sizeof *reqs);
-    if (ids == NULL || reqs == NULL) {
+    reqs = sw_calloc(n + nstop, sizeof *reqs);
+    stopbuf = nstop ? sw_malloc(stop_bytes ? stop_bytes : 1) : NULL;
+    if (ids == NULL || reqs == NULL || (nstop && stopbuf == NULL)) {
         rc = sw_fail(&p->err, SW_ENOMEM, "prefetching %zu threads: out of memory", n);
         goto out;
     }
@@ -283,6 +290,10 @@ prefetch_threads(struct sw_proc *p, const sw_tid *tids, size_t n, bool shared)
         if (tgt_rsp_check_stopped(rp, tid) == 0 && sp_without_packet(rp, tid, &sp))
             reqs[nreqs++] = (struct sw_mem_req){ .addr = sp, .len = 1, .buf = NULL };
     }
+    for (size_t i = 0, off = 0; i < nstop; off += rp->warm.reads[i].len, i++)
+        reqs[nreqs++] = (struct sw_mem_req){ .addr = rp->warm.reads[i].addr,
+                                             .len = rp->warm.reads[i].len,
+                                             .buf = stopbuf + off };
     if (shared && !ours && nreqs > 0 && (rc = select_own(rp)) < 0)
         goto out;
     if ((rc = tgt_rsp_read_mem_batch(p, reqs, nreqs)) < 0)
@@ -290,6 +301,7 @@ prefetch_threads(struct sw_proc *p, const sw_tid *tids, size_t n, bool shared)
 out:
     sw_free(ids);
     sw_free(reqs);
+    sw_free(stopbuf);
     return rc;
 }
 
@@ -462,6 +474,7 @@ rsp_destroy(struct sw_proc *p)
     tgt_rsp_drop_caches(rp);
     tgt_warm_fini(rp);
     sw_free(rp->auxv);
+    sw_free(rp->nssig);
     free(rp->threads);
     sw_idmap_fini(&rp->threads_idx);
     if (rp->vpath != NULL) {
@@ -791,6 +804,22 @@ sw_proc_rsp_thread_stopped(struct sw_proc *p, sw_tid tid)
     if (tid == SW_TID_DEFAULT)
         tid = rp->base.default_tid;
     return rsp_thread_stopped(rp->s, tgt_rsp_thread_id(rp, tid));
+}
+
+int
+sw_proc_rsp_thread_signal(struct sw_proc *p, sw_tid tid)
+{
+    struct tgt_rsp_proc *rp = rsp_of(p);
+    if (rp == NULL || rp->terminated)
+        return 0;
+    if (!rsp_non_stop(rp->s))
+        return sw_proc_rsp_stop_signal(p);
+    if (tid == SW_TID_DEFAULT)
+        tid = rp->base.default_tid;
+    for (size_t i = 0; i < rp->nnssig; i++)
+        if (rp->nssig[i].tid == tid)
+            return rsp_thread_stopped(rp->s, tgt_rsp_thread_id(rp, tid)) ? rp->nssig[i].sig : 0;
+    return 0;
 }
 
 int

@@ -58,6 +58,11 @@ struct tgt_warm {
     bool all_regs; /* the stopped thread's 'g' too (a front end reads it) */
 };
 
+struct tgt_thread_signal {
+    sw_tid tid;
+    int sig; /* gdb's numbering */
+};
+
 struct tgt_rsp_proc {
     struct sw_proc base;
     struct rsp_session *s; /* owned */
@@ -73,6 +78,11 @@ struct tgt_rsp_proc {
     struct rsp_stop stop;        /* the stop being walked */
     int pass[TGT_MAX_PASS];
     size_t npass;
+    /* Non-stop: the threads stopped by a signal of the program's own (not
+     * 0), each until it is resumed (sw_proc_rsp_thread_signal).  Owned;
+     * at most one entry a thread. */
+    struct tgt_thread_signal *nssig;
+    size_t nnssig, capnssig;
     sw_addr stack_end; /* page above AT_EXECFN: the main stack's end, or 0 */
     bool no_cache;
     bool terminated;

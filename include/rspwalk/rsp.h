@@ -491,6 +491,15 @@ SW_API bool rsp_non_stop(const struct rsp_session *s);
  * SW_EUNSUP on an all-stop link, where only rsp_interrupt stops, and it
  * stops every thread. */
 SW_API int rsp_stop_thread(struct rsp_session *s, struct rsp_thread_id id);
+/* Non-stop: stop the N threads IDS as rsp_stop_thread does, with one
+ * "vCont;t:A;t:B;..." (more when they do not fit in a packet). */
+SW_API int rsp_stop_threads(struct rsp_session *s, const struct rsp_thread_id *ids, size_t n);
+/* Non-stop: resume the N threads IDS with one "vCont;c:A;C0f:B;..." (more
+ * when they do not fit in a packet), thread IDS[i] with signal SIGS[i]
+ * (gdb's numbering, 0: none; SIGS NULL: none for any); waits for each OK.
+ * Drops the per-stop caches.  SW_EUNSUP on an all-stop link. */
+SW_API int rsp_resume_threads(struct rsp_session *s, const struct rsp_thread_id *ids,
+                              const int *sigs, size_t n);
 /* Whether thread ID is known stopped: non-stop, it reported a stop (or was
  * stopped at connect) and was not resumed since; all-stop, the target has
  * stopped and not been resumed. */

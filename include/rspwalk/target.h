@@ -96,6 +96,23 @@ SW_API int sw_proc_rsp_set_pass(struct sw_proc *p, const int *sigs, size_t n);
  * is stopped at it: 0 when running, exited, or stopped without a signal. */
 SW_API int sw_proc_rsp_stop_signal(struct sw_proc *p);
 
+/* The signal (gdb's numbering) thread TID (SW_TID_DEFAULT: the default
+ * thread) is stopped at: in non-stop mode that of its own stop, kept until
+ * it is resumed; in all-stop mode sw_proc_rsp_stop_signal's.  0 when it
+ * runs or stopped without a signal. */
+SW_API int sw_proc_rsp_thread_signal(struct sw_proc *p, sw_tid tid);
+
+/* Non-stop: pause the N threads TIDS with one request (rsp_stop_threads)
+ * and wait until each is stopped, taking in what else stops meanwhile.
+ * SW_EUNSUP on an all-stop link; SW_EEXITED when the target exited. */
+SW_API int sw_proc_rsp_pause_threads(struct sw_proc *p, const sw_tid *tids, size_t n);
+
+/* Non-stop: resume the N threads TIDS with one request, thread TIDS[i]
+ * with signal SIGS[i] (gdb's numbering, 0: none; SIGS NULL: none), the
+ * others left as they are.  SW_EUNSUP on an all-stop link. */
+SW_API int sw_proc_rsp_resume_threads(struct sw_proc *p, const sw_tid *tids, const int *sigs,
+                                      size_t n);
+
 /* Whether the link under P is in non-stop mode (rsp_non_stop): ProcDebug's
  * pause and resume of one thread then leave the others as they are. */
 SW_API bool sw_proc_rsp_non_stop(struct sw_proc *p);

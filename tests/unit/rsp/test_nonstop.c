@@ -224,6 +224,70 @@ test_nonstop_stop_thread_interrupt_and_exit(void **state)
 }
 
 static void
+test_nonstop_threads_stopped_and_resumed_with_one_vcont(void **state)
+{
+    (void)state;
+    struct fx f;
+    static const struct rsp_thread_id T22 = { 0x1f, 0x22 };
+    const struct rsp_thread_id stop2[] = { T21, T22 }, both[] = { T1F, T20 };
+    const int sigs[] = { 0, 15 };
+    assert_int_equal(open_ns(&f,
+                             NS_HEAD "-> vCont;t:p1f.21;t:p1f.22\n<- OK\n"
+                                     "-> vCont;c:p1f.1f;C0f:p1f.20\n<- OK\n"
+                                     "-> vCont;t:p1f.21\n<- E01\n"
+                                     "-> vCont;c:p1f.1f;c:p1f.20\n<- T05\n",
+                             true),
+                     0);
+    assert_int_equal(rsp_stop_threads(f.s, stop2, 2), 0);
+    assert_true(rsp_thread_stopped(f.s, T1F));
+    assert_int_equal(rsp_resume_threads(f.s, both, sigs, 2), 0);
+    assert_false(rsp_thread_stopped(f.s, T1F));
+    assert_false(rsp_thread_stopped(f.s, T20));
+    assert_int_equal(rsp_stop_threads(f.s, stop2, 1), SW_ESTUB);
+    assert_int_equal(rsp_resume_threads(f.s, both, NULL, 2), SW_EPROTO);
+    assert_contains(rsp_session_errmsg(f.s), "expected OK");
+    assert_int_equal(rsp_stop_threads(f.s, stop2, 0), 0); /* nothing to send */
+    finish(&f);
+}
+
+static void
+test_nonstop_threads_split_over_packets_the_stub_takes(void **state)
+{
+    (void)state;
+    struct fx f;
+    struct rsp_thread_id ids[7];
+    for (int i = 0; i < 7; i++)
+        ids[i] = (struct rsp_thread_id){ 0x1f, 0x21 + i };
+    /* PacketSize 0x40: at most 56 bytes a vCont here, five actions. */
+    assert_int_equal(
+        open_ns(&f,
+                QSUP "<- PacketSize=40;QStartNoAckMode+;multiprocess+;vContSupported+;QNonStop+\n"
+                     "-> QStartNoAckMode\n<- OK\n-> QNonStop:1\n<- OK\n"
+                     "-> ?\n<- T05thread:p1f.1f;\n-> vStopped\n<- OK\n-> Hgp1f.1f\n<- OK\n"
+                     "-> vCont;t:p1f.21;t:p1f.22;t:p1f.23;t:p1f.24;t:p1f.25\n<- OK\n"
+                     "-> vCont;t:p1f.26;t:p1f.27\n<- OK\n",
+                true),
+        0);
+    int rc = rsp_stop_threads(f.s, ids, 7);
+    if (rc != 0)
+        print_message("%s (%s)\n", rsp_session_errmsg(f.s), fake_script_error(f.fs));
+    assert_int_equal(rc, 0);
+    finish(&f);
+}
+
+static void
+test_allstop_has_no_thread_sets(void **state)
+{
+    (void)state;
+    struct fx f;
+    assert_int_equal(
+        open_ns(&f, QSUP "<- " FEATS "\n-> QStartNoAckMode\n<- OK\n-> ?\n<- S05\n", false), 0);
+    assert_int_equal(rsp_stop_threads(f.s, &T1F, 1), SW_EUNSUP);
+    assert_int_equal(rsp_resume_threads(f.s, &T1F, NULL, 1), SW_EUNSUP);
+    finish(&f);
+}
+
+static void
 test_nonstop_bad_notifications_and_replies(void **state)
 {
     (void)state;
@@ -537,6 +601,9 @@ main(void)
         cmocka_unit_test(test_event_fd_stays_readable_while_stops_are_queued),
         cmocka_unit_test(test_procdebug_all_stop_pause_of_one_thread_is_all_or_refused),
         cmocka_unit_test(test_procdebug_non_stop_pause_walk_resume_one_thread),
+        cmocka_unit_test(test_nonstop_threads_stopped_and_resumed_with_one_vcont),
+        cmocka_unit_test(test_nonstop_threads_split_over_packets_the_stub_takes),
+        cmocka_unit_test(test_allstop_has_no_thread_sets),
         cmocka_unit_test(test_procdebug_non_stop_events_are_taken_in_together),
         cmocka_unit_test(test_procdebug_non_stop_pause_all_and_detach_leaving_stopped),
         cmocka_unit_test(test_procdebug_non_stop_pause_that_never_stops_times_out),

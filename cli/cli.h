@@ -43,6 +43,7 @@ struct cli_opts {
     bool no_cache;
     bool no_jit;          /* --no-jit */
     bool no_maps;         /* --no-maps */
+    bool non_stop;        /* --non-stop: the link in non-stop mode (with --sample) */
     bool locals;          /* --locals: each frame's variables (cli/locals.c) */
     bool lines;           /* --lines: each frame's source file and line (JSON) */
     const char *attach;   /* --attach PID[,PID...]: NULL for one process */

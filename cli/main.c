@@ -37,6 +37,7 @@ enum {
     OPT_NO_CACHE,
     OPT_NO_JIT,
     OPT_NO_MAPS,
+    OPT_NON_STOP,
     OPT_LOCALS,
     OPT_LINES,
     OPT_DEBUG_DIR,
@@ -108,6 +109,9 @@ usage(FILE *f)
         "      --sample SECONDS[@HZ|@max]  stop, walk every thread and resume HZ times a\n"
         "                     second (default 100; max: as fast as the link allows) for\n"
         "                     SECONDS, then print the profile; the target is left as found\n"
+        "      --non-stop     with --sample, the link in non-stop mode (gdbserver): the\n"
+        "                     threads that ran stopped, walked and resumed apart from the\n"
+        "                     parked ones, so that a busy thread is not stopped for them\n"
         "  -n, --max-frames N  stop each walk after N frames (default 4096)\n"
         "      --stats        protocol statistics: packets, bytes each way, round trips, time\n"
         "      --timeout SEC  per request, from its write to the end of its reply, and\n"
@@ -329,6 +333,7 @@ main(int argc, char **argv)
         { "no-cache", no_argument, NULL, OPT_NO_CACHE },
         { "no-jit", no_argument, NULL, OPT_NO_JIT },
         { "no-maps", no_argument, NULL, OPT_NO_MAPS },
+        { "non-stop", no_argument, NULL, OPT_NON_STOP },
         { "locals", no_argument, NULL, OPT_LOCALS },
         { "lines", no_argument, NULL, OPT_LINES },
         { "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
@@ -412,6 +417,9 @@ main(int argc, char **argv)
             break;
         case OPT_NO_JIT:
             o.no_jit = true;
+            break;
+        case OPT_NON_STOP:
+            o.non_stop = true;
             break;
         case OPT_NO_MAPS:
             o.no_maps = true;
@@ -571,6 +579,10 @@ main(int argc, char **argv)
         fprintf(stderr, "rspwalk: --attach walks every thread: no --continue or --thread\n");
         return EXIT_USAGE;
     }
+    if (o.non_stop && o.sample_seconds <= 0) {
+        fprintf(stderr, "rspwalk: --non-stop samples a thread at a time: it needs --sample\n");
+        return EXIT_USAGE;
+    }
     if (o.sample_seconds > 0 && (o.attach != NULL || o.thread)) {
         fprintf(stderr, "rspwalk: --sample walks every thread of one process: no --attach or "
                         "--thread\n");
@@ -642,6 +654,7 @@ cli_run(const struct cli_opts *o)
     scfg.deadline_ms = o->deadline_ms;
     scfg.no_cache = scfg.no_cache || o->no_cache;
     scfg.max_threads = o->max_threads;
+    scfg.non_stop = o->non_stop;
     rc = rsp_session_open(o->target, &scfg, &s, &err);
     if (rc < 0) {
         cli_error("%s", err.msg);

@@ -1,7 +1,8 @@
 /* sample/sampler.c -- sw_sample_run: stop, walk every thread, resume, at a rate.
  *
- * The stops come from ProcDebug's pause (the interrupt) or, for a QEMU user-mode
- * stub on this host, from a signal to one guest thread (targets/qemu_user.c); the
+ * The stops come from ProcDebug's pause (the interrupt), for a QEMU user-mode
+ * stub on this host from a signal to one guest thread (targets/qemu_user.c), or
+ * on a non-stop link from pausing the threads in two groups; the
  * walks are the walker's, warm from one stop to the next; frame names are cached
  * by address until the library list changes.  Nothing here speaks RSP.
  */
@@ -102,6 +103,9 @@ struct known_thread {
     char label[64];
     size_t task;            /* in the tree; SIZE_MAX until first walked */
     struct walk_memo *memo; /* owned: stable across the array's growth */
+    bool parked;            /* THREADS: its last walk was taken again (second group) */
+    bool have_last;         /* THREADS: LAST_PC and LAST_SP, its last walk's frame 0 */
+    sw_addr last_pc, last_sp;
 };
 
 struct run {
@@ -121,6 +125,11 @@ struct run {
     size_t captids;
     struct sw_sample_thread *out; /* owned: one per thread of a sample */
     size_t capout;
+    size_t *group;         /* owned: THREADS, indices into TIDS of one group, CAPOUT */
+    sw_tid *fetch;         /* owned: THREADS, the threads of a group fetched at once, CAPOUT */
+    int *sigs;             /* owned: THREADS, the signal each of FETCH is resumed with, CAPOUT */
+    sw_tid *found_stopped; /* owned: THREADS, the threads stopped when the run began */
+    size_t nfound_stopped;
     uint8_t *scratch; /* owned: SAMPLE_MEMO_MAX, a memo's bytes at this stop */
 
     uint64_t rng;   /* xorshift64 state: the ticks' jitter */
@@ -144,6 +153,8 @@ sw_sample_stop_name(enum sw_sample_stop stop)
         return "interrupt";
     case SW_SAMPLE_STOP_SIGNAL:
         return "signal";
+    case SW_SAMPLE_STOP_THREADS:
+        return "threads";
     case SW_SAMPLE_STOP_AUTO:
         break;
     }
@@ -299,6 +310,8 @@ thread_add(struct run *r, sw_tid tid)
     t = &r->threads[r->nthreads++];
     t->tid = tid;
     t->task = SIZE_MAX;
+    t->parked = false;
+    t->have_last = false;
     t->memo = m;
     sw_proc_thread_label(r->p, tid, t->label, sizeof t->label);
     return t;
@@ -310,6 +323,18 @@ reserve_out(struct run *r, size_t n)
 {
     if (n <= r->capout)
         return 0;
+    size_t *g = sw_realloc(r->group, n * sizeof *g);
+    if (g == NULL)
+        return SW_ENOMEM;
+    r->group = g;
+    sw_tid *f = sw_realloc(r->fetch, n * sizeof *f);
+    if (f == NULL)
+        return SW_ENOMEM;
+    r->fetch = f;
+    int *sg = sw_realloc(r->sigs, n * sizeof *sg);
+    if (sg == NULL)
+        return SW_ENOMEM;
+    r->sigs = sg;
     struct sw_sample_thread *o = sw_realloc(r->out, n * sizeof *o);
     if (o == NULL)
         return SW_ENOMEM;
@@ -566,6 +591,217 @@ walk_sample(struct run *r, size_t n, bool all_stopped, uint64_t t_us, uint64_t r
     return 0;
 }
 
+/* ---- a thread at a time (non-stop) ------------------------------------------- */
+
+/* Why a sample's thread failed, the first one kept in MSG. */
+static void
+thread_failed(struct run *r, struct sw_sample_thread *o, char *msg, size_t size, const char *what,
+              const char *why)
+{
+    o->state = SW_SAMPLE_FAILED;
+    o->stack = NULL;
+    r->st->walks_failed++;
+    if (msg[0] == '\0')
+        snprintf(msg, size, "thread %s: %s: %s", o->label, what, why);
+}
+
+/* A failure of the link or the target's end, which ends the run; else 0
+ * (the thread alone failed: gone meanwhile). */
+static int
+run_ending(struct run *r, int rc, const char *what, const char *label)
+{
+    if (r->p->debug->is_terminated(r->p))
+        return sw_fail(r->err, SW_EEXITED, "%s thread %s: %s", what, label, sw_proc_errmsg(r->p));
+    if (sw_is_link_error(rc) || rc == SW_ENOMEM)
+        return sw_fail(r->err, rc, "%s thread %s: %s", what, label, sw_proc_errmsg(r->p));
+    return 0;
+}
+
+/* Read the stack bytes kept for the walks of the K threads of GROUP
+ * (indices into R->tids; SIZE_MAX: none) in one batch, into the stop's
+ * cache, where memo_holds finds them.  Returns 0 or a failure code. */
+static int
+fetch_memos(struct run *r, const size_t *group, size_t k)
+{
+    struct sw_mem_req *reqs = sw_calloc(k ? k : 1, sizeof *reqs);
+    size_t n = 0, total = 0;
+    if (reqs == NULL)
+        return SW_ENOMEM;
+    for (size_t g = 0; g < k; g++) {
+        struct walk_memo *m = group[g] == SIZE_MAX ? NULL : thread_find(r, r->tids[group[g]])->memo;
+        if (m != NULL && m->valid) {
+            reqs[n++] = (struct sw_mem_req){ .addr = m->lo, .len = m->len };
+            total += m->len;
+        }
+    }
+    uint8_t *buf = n ? sw_malloc(total) : NULL;
+    int rc = 0;
+    if (n && buf == NULL)
+        rc = SW_ENOMEM;
+    for (size_t i = 0, off = 0; rc == 0 && i < n; off += reqs[i].len, i++)
+        reqs[i].buf = buf + off;
+    if (rc == 0 && n > 0 && r->p->ops->read_mem_batch != NULL)
+        rc = r->p->ops->read_mem_batch(r->p, reqs, n);
+    sw_free(buf);
+    sw_free(reqs);
+    return rc;
+}
+
+/* One sample of the N threads of R->tids on a non-stop link: the threads
+ * not parked, then the parked ones, each group paused one by one, walked,
+ * and resumed (with the program's own signal a thread stopped at by
+ * itself).  *BUSY_US: how long the first group was stopped. */
+static int
+sample_by_thread(struct run *r, size_t n, uint64_t t_us, uint64_t rt0, uint64_t *busy_us)
+{
+    const struct sw_procdebug_ops *dbg = r->p->debug;
+    char msg[256] = "";
+    int rc = reserve_out(r, n ? n : 1);
+    if (rc < 0)
+        return sw_fail(r->err, rc, "sampling %zu threads: out of memory", n);
+    if (names_check_libs(r))
+        memo_forget_all(r);
+    for (size_t i = 0; i < n; i++) {
+        struct known_thread *kt = thread_add(r, r->tids[i]);
+        if (kt == NULL)
+            return sw_fail(r->err, SW_ENOMEM, "sampling thread %" PRIu64 ": out of memory",
+                           r->tids[i]);
+        r->out[i] = (struct sw_sample_thread){ .tid = r->tids[i], .state = SW_SAMPLE_FAILED };
+    }
+    for (size_t i = 0; i < n; i++)
+        r->out[i].label = thread_find(r, r->tids[i])->label;
+    /* The groups, fixed before either is walked: GROUP holds the threads
+     * that ran, then from NBUSY on the parked ones. */
+    size_t nbusy = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!thread_find(r, r->tids[i])->parked)
+            r->group[nbusy++] = i;
+    for (size_t i = 0, k = nbusy; i < n; i++)
+        if (thread_find(r, r->tids[i])->parked)
+            r->group[k++] = i;
+    *busy_us = 0;
+    for (int parked = 0; parked < 2; parked++) {
+        size_t *group = r->group + (parked ? nbusy : 0), k = parked ? n - nbusy : nbusy;
+        if (k == 0)
+            continue;
+        uint64_t t1 = sw_now_us();
+        /* Paused with one request; when that fails short of the link or
+         * the target's end (a thread gone meanwhile), one by one, and
+         * SIZE_MAX marks a thread that could not be. */
+        for (size_t g = 0; g < k; g++)
+            r->fetch[g] = r->tids[group[g]];
+        if ((rc = sw_proc_rsp_pause_threads(r->p, r->fetch, k)) < 0 &&
+            (rc = run_ending(r, rc, "stopping", r->out[group[0]].label)) < 0)
+            return rc;
+        for (size_t g = 0; g < k; g++) {
+            sw_tid tid = r->tids[group[g]];
+            if (sw_proc_rsp_thread_stopped(r->p, tid))
+                continue; /* stopped by itself (a signal): walked as it is */
+            if ((rc = dbg->pause(r->p, tid)) == 0)
+                continue;
+            const char *label = r->out[group[g]].label;
+            if ((rc = run_ending(r, rc, "stopping", label)) < 0)
+                return rc;
+            thread_failed(r, &r->out[group[g]], msg, sizeof msg, "stopping", sw_proc_errmsg(r->p));
+            group[g] = SIZE_MAX;
+        }
+        /* The parked ones' kept stack bytes (what their walks are taken
+         * again over) in one write: then their windows are not read. */
+        if (parked && (rc = fetch_memos(r, group, k)) < 0 &&
+            (rc = run_ending(r, rc, "fetching", r->out[group[0]].label)) < 0)
+            return rc;
+        /* Their registers and stacks in one write, then in one more. */
+        size_t nfetch = 0;
+        for (size_t g = 0; g < k; g++)
+            if (group[g] != SIZE_MAX)
+                r->fetch[nfetch++] = r->tids[group[g]];
+        if (nfetch > 0 && (rc = sw_walker_prefetch(r->w, r->fetch, nfetch)) < 0 &&
+            (rc = run_ending(r, rc, "fetching", r->out[group[0]].label)) < 0)
+            return rc;
+        for (size_t g = 0; g < k; g++) {
+            if (group[g] == SIZE_MAX)
+                continue;
+            struct sw_sample_thread *o = &r->out[group[g]];
+            struct known_thread *kt = thread_find(r, o->tid);
+            struct sw_stack *st = &kt->memo->stack;
+            r->st->walks++;
+            /* A parked thread's last walk is taken again when it holds; a
+             * thread that ran is walked, and parked from the next sample on
+             * when the walk is its last one again. */
+            if (parked && memo_holds(r, kt)) {
+                r->st->walks_reused++;
+                rc = 0;
+            } else {
+                rc = sw_walk_stack(r->w, o->tid, st);
+                /* Parked from the next sample on when its PC and SP are
+                 * those of its last walk (the second group checks the
+                 * rest); only then are its registers and stack bytes
+                 * kept, which costs reads while it is stopped. */
+                bool still = rc == 0 && st->n > 0 && kt->have_last &&
+                             st->frames[0].ra == kt->last_pc && st->frames[0].sp == kt->last_sp;
+                kt->have_last = rc == 0 && st->n > 0;
+                if (kt->have_last) {
+                    kt->last_pc = st->frames[0].ra;
+                    kt->last_sp = st->frames[0].sp;
+                }
+                kt->memo->valid = false;
+                if (still)
+                    memo_keep(r, kt);
+                kt->parked = still && kt->memo->valid;
+            }
+            if (rc < 0 || st->end == SW_END_LINK) {
+                kt->parked = false;
+                if (rc < 0 && (rc = run_ending(r, rc, "walking", o->label)) < 0)
+                    return rc;
+                thread_failed(r, o, msg, sizeof msg, "walking", sw_walker_errmsg(r->w));
+                continue;
+            }
+            o->state = SW_SAMPLE_WALKED;
+            o->stack = st;
+            r->st->walks_bottom += st->end == SW_END_BOTTOM;
+            if (r->cfg->tree != NULL && (rc = tree_add(r, kt, st)) < 0)
+                return sw_fail(r->err, rc, "adding thread %s to the profile: out of memory",
+                               kt->label);
+        }
+        /* Resumed with one request (each with the program's own signal it
+         * stopped at by itself), else one by one. */
+        size_t nres = 0;
+        for (size_t g = 0; g < k; g++) {
+            if (group[g] == SIZE_MAX)
+                continue;
+            sw_tid tid = r->tids[group[g]];
+            int sig = sw_proc_rsp_thread_signal(r->p, tid);
+            if (sig == SAMPLE_GDB_SIGINT || sig == SAMPLE_GDB_SIGTRAP)
+                sig = 0;
+            r->st->signals_delivered += sig != 0;
+            r->fetch[nres] = tid;
+            r->sigs[nres++] = sig;
+        }
+        if ((rc = sw_proc_rsp_resume_threads(r->p, r->fetch, r->sigs, nres)) < 0) {
+            if ((rc = run_ending(r, rc, "resuming", r->out[group[0]].label)) < 0)
+                return rc;
+            for (size_t g = 0; g < nres; g++)
+                if (sw_proc_rsp_thread_stopped(r->p, r->fetch[g]) &&
+                    (rc = dbg->resume(r->p, r->fetch[g], r->sigs[g])) < 0 &&
+                    (rc = run_ending(r, rc, "resuming", "")) < 0)
+                    return rc;
+        }
+        if (!parked)
+            *busy_us = sw_now_us() - t1;
+    }
+    if (r->cfg->on_sample != NULL) {
+        struct sw_sample smp = { .index = r->st->samples,
+                                 .time_us = t_us,
+                                 .round_trips = session_rt(r) - rt0,
+                                 .nthreads = n,
+                                 .threads = r->out,
+                                 .error = msg[0] ? msg : NULL };
+        r->cfg->on_sample(r->cfg->arg, &smp);
+    }
+    r->st->samples++;
+    return 0;
+}
+
 /* ---- stopping and resuming -------------------------------------------------- */
 
 static int
@@ -643,6 +879,30 @@ jitter_pause(uint64_t us)
     sleep_until(sw_now_us() + us);
 }
 
+/* Until the next tick: a PERIOD apart on average (*NEXT: the next one's
+ * start), each placed at random within its period so that a periodic
+ * program is not seen at the same phase each time (aliasing); at the
+ * maximum rate (PERIOD 0), a random pause of up to a mean sample's length
+ * (SAMPLE_MAX_JITTER). */
+static void
+wait_tick(struct run *r, uint64_t period, uint64_t *next)
+{
+    if (period) {
+        uint64_t now = sw_now_us(), at = *next + rand_below(r, period);
+        if (at > now)
+            sleep_until(at);
+        else if (now - *next > period) { /* behind: skip, never burst to catch up */
+            r->st->late_ticks += (now - *next) / period;
+            *next = now;
+        }
+        *next += period;
+    } else if (r->st->samples > 0) {
+        uint64_t part = r->st->stopped_us / r->st->samples / SAMPLE_MAX_JITTER;
+        if (part > 0)
+            jitter_pause(rand_below(r, part));
+    }
+}
+
 static bool
 done(const struct run *r, uint64_t t0)
 {
@@ -710,6 +970,10 @@ run_free(struct run *r)
         memo_free(r->threads[i].memo);
     sw_free(r->scratch);
     sw_free(r->out);
+    sw_free(r->group);
+    sw_free(r->fetch);
+    sw_free(r->sigs);
+    sw_free(r->found_stopped);
     sw_free(r->tids);
     sw_free(r->threads);
     sw_free(r->path);
@@ -721,8 +985,15 @@ choose_stop(struct run *r)
     enum sw_sample_stop want = r->cfg->stop;
     const char *why = "";
     bool qemu = sw_proc_rsp_qemu_user(r->p, &why);
+    bool non_stop = sw_proc_rsp_non_stop(r->p);
     if (want == SW_SAMPLE_STOP_AUTO)
-        want = qemu ? SW_SAMPLE_STOP_SIGNAL : SW_SAMPLE_STOP_INTERRUPT;
+        want = qemu       ? SW_SAMPLE_STOP_SIGNAL
+               : non_stop ? SW_SAMPLE_STOP_THREADS
+                          : SW_SAMPLE_STOP_INTERRUPT;
+    if (want == SW_SAMPLE_STOP_THREADS && !non_stop)
+        return sw_fail(r->err, SW_EUNSUP,
+                       "stopping a thread at a time: the link is in all-stop mode (non-stop: "
+                       "rsp_session_config.non_stop, rspwalk --non-stop)");
     if (want == SW_SAMPLE_STOP_SIGNAL && !qemu)
         return sw_fail(r->err, SW_EUNSUP,
                        "stopping with a signal: the stub is not a QEMU user-mode process on this "
@@ -730,6 +1001,62 @@ choose_stop(struct run *r)
                        why);
     r->st->stop = want;
     return 0;
+}
+
+/* The run on a non-stop link (SW_SAMPLE_STOP_THREADS): every thread
+ * resumed, sampled a thread at a time, and at the end the threads that
+ * were stopped at the start paused again, the others left running. */
+static int
+run_by_thread(struct run *r, uint64_t period)
+{
+    const struct sw_procdebug_ops *dbg = r->p->debug;
+    size_t n;
+    int rc = list_threads(r, &n);
+    if (rc < 0)
+        return rc;
+    r->found_stopped = sw_calloc(n ? n : 1, sizeof *r->found_stopped);
+    if (r->found_stopped == NULL)
+        return sw_fail(r->err, SW_ENOMEM, "sampling: out of memory");
+    for (size_t i = 0; i < n; i++)
+        if (sw_proc_rsp_thread_stopped(r->p, r->tids[i]))
+            r->found_stopped[r->nfound_stopped++] = r->tids[i];
+    uint64_t progress_us =
+        1000 * (uint64_t)(r->cfg->progress_ms ? r->cfg->progress_ms : SAMPLE_PROGRESS_MS);
+    uint64_t rt_start = session_rt(r), t0 = sw_now_us(), next = t0, last_progress = t0;
+    if (r->nfound_stopped > 0 && (rc = resume(r)) < 0)
+        return rc;
+    while (!done(r, t0)) {
+        wait_tick(r, period, &next);
+        uint64_t rt0 = session_rt(r), ts = sw_now_us(), busy_us = 0;
+        if ((rc = list_threads(r, &n)) < 0 ||
+            (rc = sample_by_thread(r, n, ts - t0, rt0, &busy_us)) < 0)
+            break;
+        r->st->stopped_us += busy_us;
+        if (r->cfg->progress != NULL && sw_now_us() - last_progress >= progress_us) {
+            last_progress = sw_now_us();
+            r->st->elapsed_us = last_progress - t0;
+            r->st->round_trips += session_rt(r) - rt_start;
+            rt_start = session_rt(r);
+            r->cfg->progress(r->cfg->arg, r->st);
+        }
+    }
+    /* Left as found: the threads stopped at the start stopped again (those
+     * still there), every other one running. */
+    if (!dbg->is_terminated(r->p) && rc != SW_ECONN && rc != SW_EPROTO) {
+        struct sw_errbuf first = *r->err;
+        for (size_t i = 0; i < r->nfound_stopped; i++) {
+            sw_tid tid = r->found_stopped[i];
+            int rc2 = sw_proc_rsp_thread_stopped(r->p, tid) ? 0 : dbg->pause(r->p, tid);
+            if (rc2 < 0 && rc == 0 && (sw_is_link_error(rc2) || dbg->is_terminated(r->p)))
+                rc = sw_fail(r->err, rc2, "stopping thread %" PRIu64 " again: %s", tid,
+                             sw_proc_errmsg(r->p));
+        }
+        if (rc < 0 && first.msg[0] != '\0')
+            *r->err = first;
+    }
+    r->st->elapsed_us = sw_now_us() - t0;
+    r->st->round_trips += session_rt(r) - rt_start;
+    return rc;
 }
 
 int
@@ -763,6 +1090,18 @@ sw_sample_run(struct sw_walker *w, const struct sw_sample_config *cfg,
         return sw_fail(r.err, SW_ENOMEM, "sampling: out of memory");
     }
 
+    if (r.st->stop == SW_SAMPLE_STOP_THREADS) {
+        uint64_t period = r.cfg->hz > 0 ? (uint64_t)(1e6 / r.cfg->hz + 0.5) : 0;
+        r.rng = sw_now_us() * 0x9e3779b97f4a7c15ull | 1;
+        int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+        if (slack >= 0)
+            prctl(PR_SET_TIMERSLACK, SAMPLE_TIMER_SLACK_NS, 0, 0, 0);
+        rc = run_by_thread(&r, period);
+        if (slack > 0)
+            prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
+        run_free(&r);
+        return rc;
+    }
     /* An all-stop link without a session (a test's fake) counts as stopped. */
     bool was_stopped = r.s == NULL || sw_proc_rsp_thread_stopped(r.p, SW_TID_DEFAULT);
     bool running = !was_stopped;
@@ -789,24 +1128,7 @@ sw_sample_run(struct sw_walker *w, const struct sw_sample_config *cfg,
                 goto out;
             running = true;
         }
-        /* The ticks: a period apart on average, each placed at random
-         * within its period so that a periodic program is not seen at the
-         * same phase each time (aliasing); at the maximum rate, a random
-         * pause of up to a mean sample's length (SAMPLE_MAX_JITTER). */
-        if (period) {
-            uint64_t now = sw_now_us(), at = next + rand_below(&r, period);
-            if (at > now)
-                sleep_until(at);
-            else if (now - next > period) { /* behind: skip, never burst to catch up */
-                r.st->late_ticks += (now - next) / period;
-                next = now;
-            }
-            next += period;
-        } else if (r.st->samples > 0) {
-            uint64_t part = r.st->stopped_us / r.st->samples / SAMPLE_MAX_JITTER;
-            if (part > 0)
-                jitter_pause(rand_below(&r, part));
-        }
+        wait_tick(&r, period, &next);
         uint64_t rt0 = session_rt(&r), ts = sw_now_us();
         rc = stop(&r);
         if (rc == SW_ETIMEDOUT && ++failed_in_row < SAMPLE_MAX_FAILED_STOPS) {

@@ -35,6 +35,15 @@ enum sw_sample_stop {
      * each sample; QEMU reports that thread's stop and lets the others run:
      * only it is walked, the others are SW_SAMPLE_RUNNING. */
     SW_SAMPLE_STOP_SIGNAL,
+    /* A link in non-stop mode (rsp_session_config.non_stop; gdbserver
+     * offers it): the threads taken in two groups, first those that ran
+     * since their last walk, then the parked ones (PC and SP those of their
+     * last walk), each group paused with one request, fetched, walked and
+     * resumed with one request (sw_proc_rsp_pause_threads, _resume_threads),
+     * so that a busy thread is not stopped while the others are stopped and
+     * read.  A sample is then not one instant: its groups are seen one after
+     * the other.  AUTO picks it on a non-stop link. */
+    SW_SAMPLE_STOP_THREADS,
 };
 
 /* What became of one thread in one sample. */
@@ -73,7 +82,8 @@ struct sw_sample_stats {
     uint64_t late_ticks;      /* ticks missed because a sample took longer than the period */
     uint64_t resyncs;         /* QEMU user's stub brought back in step (a stop or sample lost) */
     uint64_t elapsed_us;      /* from the first stop asked for to the last resume */
-    uint64_t stopped_us;      /* time the target spent stopped for samples */
+    uint64_t stopped_us;      /* time the target spent stopped for samples (THREADS:
+                               * the first group's, the threads that ran) */
     enum sw_sample_stop stop; /* the method used (never AUTO) */
     /* Of WALKS, those taken again: the thread (not the one that reported
      * the stop) started from the registers and over the stack bytes of its
@@ -123,7 +133,7 @@ struct sw_sample_config {
 SW_API int sw_sample_run(struct sw_walker *w, const struct sw_sample_config *cfg,
                          struct sw_sample_stats *stats, struct sw_errbuf *err);
 
-/* The name of STOP: "auto", "interrupt", "signal". */
+/* The name of STOP: "auto", "interrupt", "signal", "threads". */
 SW_API const char *sw_sample_stop_name(enum sw_sample_stop stop);
 
 #ifdef __cplusplus

@@ -15,6 +15,10 @@
 #                      within 3 points, every sample's 7 parked walks the same stack through
 #                      parked(); at the maximum rate: every walk to the bottom, most taken again
 #                      (registers and stack bytes unchanged since the last stop).
+#   gdbserver/nonstop  main working beside 7 parked threads, the link in non-stop mode
+#                      (--non-stop): shares within 3 points at 400 Hz, the parked walks as in
+#                      gdbserver/parked, stats.stop "threads"; left as found: main stopped at its
+#                      trap, the parked threads running.
 #   gdbserver/churn    sampled from the program's first instruction (no -c) at the maximum rate,
 #                      3 parked threads and 2 workers are created while it is sampled (the
 #                      thread list a stop kept from the last one's length must find them) and
@@ -178,6 +182,34 @@ if gs_start 0 7; then
     report gdbserver/parked "$why" "${details[@]}"
 else
     report gdbserver/parked "gdbserver did not start: $(tail -n 2 "$work"/gs-0-7.log)"
+fi
+kill "$gs" "$inf" 2>/dev/null
+
+# Non-stop (--non-stop): each thread stopped, walked and resumed on its own, the busy one first.
+if gs_start 0 7; then
+    t=127.0.0.1:$port
+    why= details=()
+    if ! sample "$work/ns.folded" -c --non-stop --sample 4@400 -f folded "$t"; then
+        why="rspwalk exited $?: $(head -c 300 "$work/ns.folded.err")"
+    elif ! sample "$work/ns.json" --non-stop --sample 2@200 -f json "$t"; then
+        why="rspwalk exited $?: $(head -c 300 "$work/ns.json.err")"
+    else
+        s=$("$check" shares "$work/ns.folded") || why="shares: $s"
+        k=$("$check" parked "$work/ns.folded" 7) || why="${why:+$why; }parked: $k"
+        j=$("$check" json "$work/ns.json" 0 0.5) || why="${why:+$why; }profile: $j"
+        grep -q '"stop": "threads"' "$work/ns.json" || why="${why:+$why; }not stopped by thread"
+        # As found: main stopped at its trap, the parked threads running (asleep).
+        states=$(for st in /proc/"$inf"/task/*/stat; do awk '{print $3}' "$st"; done | sort | uniq -c |
+            tr -s ' ' | tr '\n' ',')
+        [ "$(awk '{print $3}' /proc/"$inf"/task/"$inf"/stat)" = t ] ||
+            why="${why:+$why; }main was not left stopped"
+        [ "$(for st in /proc/"$inf"/task/*/stat; do awk '{print $3}' "$st"; done | grep -c t)" = 1 ] ||
+            why="${why:+$why; }not only main left stopped (states:$states)"
+        details=("$s" "$k" "$j")
+    fi
+    report gdbserver/nonstop "$why" "${details[@]}"
+else
+    report gdbserver/nonstop "gdbserver did not start: $(tail -n 2 "$work"/gs-0-7.log)"
 fi
 kill "$gs" "$inf" 2>/dev/null
 

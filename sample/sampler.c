@@ -503,6 +503,23 @@ tree_add(struct run *r, struct known_thread *kt, const struct sw_stack *st)
     return sw_tree_add_path(t, kt->task, r->path, st->n, 1);
 }
 
+/* The sample just walked (N threads in R->out, taken at T_US, from round
+ * trip RT0 on; MSG: its first failure, or "") to the callback, counted. */
+static void
+hand_out(struct run *r, size_t n, uint64_t t_us, uint64_t rt0, const char *msg)
+{
+    if (r->cfg->on_sample != NULL) {
+        struct sw_sample smp = { .index = r->st->samples,
+                                 .time_us = t_us,
+                                 .round_trips = session_rt(r) - rt0,
+                                 .nthreads = n,
+                                 .threads = r->out,
+                                 .error = msg[0] ? msg : NULL };
+        r->cfg->on_sample(r->cfg->arg, &smp);
+    }
+    r->st->samples++;
+}
+
 /* Walk the N threads of R->tids, of which only STOPPED_ONLY (when not
  * SW_TID_DEFAULT) is stopped; hand the sample out. */
 static int
@@ -570,16 +587,7 @@ walk_sample(struct run *r, size_t n, bool all_stopped, uint64_t t_us, uint64_t r
         if (r->cfg->tree != NULL && (rc = tree_add(r, kt, st)) < 0)
             return sw_fail(r->err, rc, "adding thread %s to the profile: out of memory", kt->label);
     }
-    if (r->cfg->on_sample != NULL) {
-        struct sw_sample smp = { .index = r->st->samples,
-                                 .time_us = t_us,
-                                 .round_trips = session_rt(r) - rt0,
-                                 .nthreads = n,
-                                 .threads = r->out,
-                                 .error = msg[0] ? msg : NULL };
-        r->cfg->on_sample(r->cfg->arg, &smp);
-    }
-    r->st->samples++;
+    hand_out(r, n, t_us, rt0, msg);
     /* A link that failed under a walk ends the run, as does memory that ran
      * out; a walk that failed alone (a thread gone meanwhile) does not.  A
      * stub's error under QEMU user is its stub out of step (the caller
@@ -789,16 +797,7 @@ sample_by_thread(struct run *r, size_t n, uint64_t t_us, uint64_t rt0, uint64_t 
         if (!parked)
             *busy_us = sw_now_us() - t1;
     }
-    if (r->cfg->on_sample != NULL) {
-        struct sw_sample smp = { .index = r->st->samples,
-                                 .time_us = t_us,
-                                 .round_trips = session_rt(r) - rt0,
-                                 .nthreads = n,
-                                 .threads = r->out,
-                                 .error = msg[0] ? msg : NULL };
-        r->cfg->on_sample(r->cfg->arg, &smp);
-    }
-    r->st->samples++;
+    hand_out(r, n, t_us, rt0, msg);
     return 0;
 }
 

@@ -791,7 +791,7 @@ sample_by_thread(struct run *r, size_t n, uint64_t t_us, uint64_t rt0, uint64_t 
             for (size_t g = 0; g < nres; g++)
                 if (sw_proc_rsp_thread_stopped(r->p, r->fetch[g]) &&
                     (rc = dbg->resume(r->p, r->fetch[g], r->sigs[g])) < 0 &&
-                    (rc = run_ending(r, rc, "resuming", "")) < 0)
+                    (rc = run_ending(r, rc, "resuming", thread_find(r, r->fetch[g])->label)) < 0)
                     return rc;
         }
         if (!parked)

@@ -118,16 +118,23 @@ finish(struct worker *w)
     pthread_join(w->th, NULL);
 }
 
+/* A worker doing ACT with every signal blocked or not is seen at WANT
+ * (looked at until then, or until the look gives up). */
+static void
+expect_where(enum act act, bool all_blocked, enum sw_qemu_where want)
+{
+    struct worker w = { .act = act, .all_blocked = all_blocked };
+    enum sw_qemu_where got = start_and_look(&w, want);
+    finish(&w);
+    assert_int_equal(got, want);
+}
+
 static void
 test_on_socket(void **state)
 {
     (void)state;
-    struct worker w = { .act = ACT_READ, .all_blocked = true };
-    assert_int_equal(start_and_look(&w, SW_QEMU_IN_STUB), SW_QEMU_IN_STUB);
-    finish(&w);
-    struct worker a = { .act = ACT_ACK, .all_blocked = true };
-    assert_int_equal(start_and_look(&a, SW_QEMU_IN_STUB_ACK), SW_QEMU_IN_STUB_ACK);
-    finish(&a);
+    expect_where(ACT_READ, true, SW_QEMU_IN_STUB);
+    expect_where(ACT_ACK, true, SW_QEMU_IN_STUB_ACK);
 }
 
 /* "running" in /proc after a resume is no proof that a thread left the
@@ -136,24 +143,16 @@ static void
 test_running_in_signal_path(void **state)
 {
     (void)state;
-    struct worker w = { .act = ACT_SPIN, .all_blocked = true };
-    assert_int_equal(start_and_look(&w, SW_QEMU_IN_SIGNALS), SW_QEMU_IN_SIGNALS);
-    finish(&w);
-    struct worker s = { .act = ACT_SLEEP, .all_blocked = true };
-    assert_int_equal(start_and_look(&s, SW_QEMU_IN_SIGNALS), SW_QEMU_IN_SIGNALS);
-    finish(&s);
+    expect_where(ACT_SPIN, true, SW_QEMU_IN_SIGNALS);
+    expect_where(ACT_SLEEP, true, SW_QEMU_IN_SIGNALS);
 }
 
 static void
 test_out_of_signal_path(void **state)
 {
     (void)state;
-    struct worker w = { .act = ACT_SPIN, .all_blocked = false };
-    assert_int_equal(start_and_look(&w, SW_QEMU_RUNNING), SW_QEMU_RUNNING);
-    finish(&w);
-    struct worker s = { .act = ACT_SLEEP, .all_blocked = false };
-    assert_int_equal(start_and_look(&s, SW_QEMU_SYSCALL), SW_QEMU_SYSCALL);
-    finish(&s);
+    expect_where(ACT_SPIN, false, SW_QEMU_RUNNING);
+    expect_where(ACT_SLEEP, false, SW_QEMU_SYSCALL);
 }
 
 /* Before the stub's socket is known, a reader with every signal blocked is
@@ -163,14 +162,8 @@ test_socket_unknown(void **state)
 {
     (void)state;
     q.stub_fd = -1;
-    struct worker w = { .act = ACT_READ, .all_blocked = true };
-    enum sw_qemu_where got = start_and_look(&w, SW_QEMU_IN_SIGNALS);
-    finish(&w);
-    assert_int_equal(got, SW_QEMU_IN_SIGNALS);
-    struct worker o = { .act = ACT_SLEEP, .all_blocked = false };
-    got = start_and_look(&o, SW_QEMU_SYSCALL);
-    finish(&o);
-    assert_int_equal(got, SW_QEMU_SYSCALL);
+    expect_where(ACT_READ, true, SW_QEMU_IN_SIGNALS);
+    expect_where(ACT_SLEEP, false, SW_QEMU_SYSCALL);
 }
 
 static void

@@ -12,7 +12,8 @@ writing STEP_TRACE); this reads the code and the stack itself (`m` packets) and 
     copy of the builtins), which no module covers and the walker does not believe (the walk
     stops there; counted as "jit-caller", not a failure);
   - every return address in a module or in V8's code (the mappings above) follows a call
-    (e8 rel32, or ff /2 with its ModRM);
+    (e8 rel32, or ff /2 with its ModRM), and a tail-call frame's PC (`"kind": "tailcall"`,
+    the address after the caller's jump) follows a jump (e9 rel32, eb rel8, or ff /4);
   - where frame 0 is in code of no module (V8's JIT code), the truth from its bytes, decoded
     along the fall-through path by objdump (not by rspwalk's decoder): before `push %rbp;
     mov %rsp,%rbp` the caller is [sp] with SP sp+8; between the two, [sp+8] with SP sp+16;
@@ -111,18 +112,23 @@ def modrm_len(b, i):
     return n
 
 
-def follows_call(stub, ra):
+def follows_call(stub, ra, jump=False):
+    """Whether the instruction that ends at RA is a call (e8 rel32, ff /2), or with JUMP a
+    jump (e9 rel32, eb rel8, ff /4): a tail-call frame's PC is the address after its jump."""
     code = stub.read(ra - 8, 8)
     if code is None:
         return False
+    rel, reg = ((0xE9, 5), 4) if jump else ((0xE8, 5), 2)
     for k in range(2, 9):
         b = code[8 - k:]
         j = 0
         if b[j] == 0x41 or b[j] == 0x40 or b[j] == 0x48 or b[j] == 0x49:  # REX
             j += 1
-        if j < len(b) and b[j] == 0xE8 and len(b) - j == 5:
+        if j < len(b) and b[j] == rel[0] and len(b) - j == rel[1]:
             return True
-        if j + 1 < len(b) and b[j] == 0xFF and ((b[j + 1] >> 3) & 7) == 2:
+        if jump and j < len(b) and b[j] == 0xEB and len(b) - j == 2:
+            return True
+        if j + 1 < len(b) and b[j] == 0xFF and ((b[j + 1] >> 3) & 7) == reg:
             if modrm_len(b, j + 1) == len(b) - j - 1:
                 return True
     return False
@@ -253,9 +259,10 @@ def main():
         # frame 0's own PC (an inline frame's caller there has it too) is no return address
         pc = int(f["pc"], 16)
         known = f["module"] is not None or any(lo <= pc < hi for lo, hi in jit)
-        if f["trust"] != "registers" and known and not follows_call(stub, pc):
-            fails.append("frame %d: %s (%s) does not follow a call" % (
-                f["level"], f["pc"], f["function"]))
+        tail = f.get("kind") == "tailcall"
+        if f["trust"] != "registers" and known and not follows_call(stub, pc, tail):
+            fails.append("frame %d: %s (%s) does not follow a %s" % (
+                f["level"], f["pc"], f["function"], "jump" if tail else "call"))
     state = "module"
     if frames[0]["module"] is None:
         pc, sp = int(frames[0]["pc"], 16), int(frames[0]["sp"], 16)

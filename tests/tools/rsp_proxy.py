@@ -6,10 +6,10 @@ usage: rsp_proxy.py [--listen HOST] [--idle SEC] [--delay-ms N] [--delay-up-ms N
 
 UPSTREAM is HOST:PORT or unix:PATH (qemu-user's `-g PATH`).  The proxy connects to it once,
 then listens on HOST (default 127.0.0.1) port 0 and prints the port the kernel chose as the
-first line on stdout ("PORT\\n", flushed).  Clients are served one at a time, each relaying
-bytes both ways unchanged; when a client disconnects the upstream connection stays open, so
-the next client sees the same stop.  qemu-user resumes the guest when its gdb connection
-closes and never listens again: the proxy is how rspwalk and
+first line on stdout ("PORT\\n", flushed).  Clients are served one at a time (one that connects
+meanwhile waits its turn), each relaying bytes both ways unchanged; when a client disconnects
+the upstream connection stays open, so the next client sees the same stop.  qemu-user resumes
+the guest when its gdb connection closes and never listens again: the proxy is how rspwalk and
 then gdb look at one qemu stop.
 
 Acks pass through as bytes: qemu stays in ack mode (it offers no QStartNoAckMode) and each client acks
@@ -169,6 +169,7 @@ class Proxy:
         self.stop_thread = None  # thread id of the last 'T' stop reply
         self.client_set_hg = False
         self.restores = 0
+        self.waiting = []  # connections accepted while a client was served, oldest first
 
     def _watch(self, direction, counter):
         """Follow the stop thread and the client's Hg from the packets just counted."""
@@ -211,6 +212,17 @@ class Proxy:
         finally:
             self.up.settimeout(None)
 
+    def _take_client(self, conn):
+        if conn.family != socket.AF_UNIX:
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.client = conn
+        self.clients.append({"up": Counter(), "down": Counter()})
+        self.sel.register(conn, selectors.EVENT_READ, "client")
+        self.last_activity = time.monotonic()
+        if self.held_down:
+            data, self.held_down = self.held_down, b""
+            self._write("down", data)
+
     def _drop_client(self):
         if self.client is None:
             return
@@ -221,6 +233,8 @@ class Proxy:
         self.last_activity = time.monotonic()
         if self.client_set_hg and not self.transparent:
             self._restore_thread()
+        if self.waiting and not self.once:
+            self._take_client(self.waiting.pop(0))
 
     def _send(self, direction, data):
         """Forward now, or queue for later when a delay is set."""
@@ -277,17 +291,12 @@ class Proxy:
                 if what == "listen":
                     conn, _ = self.listener.accept()
                     if self.client is not None:
-                        conn.close()  # one client at a time; the next one retries
+                        # One client at a time: the next waits, unread, until this one
+                        # leaves.  (Its leaving may be the next event of this very select:
+                        # a client that starts as soon as the last one exited.)
+                        self.waiting.append(conn)
                         continue
-                    if conn.family != socket.AF_UNIX:
-                        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                    self.client = conn
-                    self.clients.append({"up": Counter(), "down": Counter()})
-                    self.sel.register(conn, selectors.EVENT_READ, "client")
-                    self.last_activity = time.monotonic()
-                    if self.held_down:
-                        data, self.held_down = self.held_down, b""
-                        self._write("down", data)
+                    self._take_client(conn)
                 elif what == "client":
                     try:
                         data = self.client.recv(CHUNK)
@@ -386,6 +395,8 @@ def main():
             os.replace(tmp, args.stats)
         if proxy.client is not None:
             proxy.client.close()
+        for conn in proxy.waiting:
+            conn.close()
         listener.close()
         up.close()
     print("rsp_proxy: %s" % why, file=sys.stderr)

@@ -137,6 +137,25 @@ rsp_thread_select(struct rsp_session *s, struct rsp_thread_id id)
     return 0;
 }
 
+int
+rsp_thread_alive(struct rsp_session *s, struct rsp_thread_id id)
+{
+    char tid[64];
+    struct rsp_reply r;
+    rsp_thread_id_format(s, id, tid, sizeof tid);
+    int rc = rsp_requestf(&s->x, RSP_PKT_THREAD_ALIVE, &r, "T%s", tid);
+    if (rc == SW_ESTUB)
+        return 0;
+    if (rc == SW_EUNSUP)
+        return 1; /* cannot tell: taken as alive */
+    if (rc < 0)
+        return rc;
+    if (r.len != 2 || memcmp(r.p, "OK", 2) != 0)
+        return sw_fail(&s->err, SW_EPROTO, "reply to 'T%s': expected OK, got '%.*s'", tid,
+                       (int)(r.len > 40 ? 40 : r.len), r.p);
+    return 1;
+}
+
 size_t
 rsp_threads_max(const struct rsp_session *s)
 {

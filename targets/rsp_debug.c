@@ -292,30 +292,83 @@ dbg_handle_event(struct sw_proc *p, bool block)
     return 0;
 }
 
-/* Non-stop: wait until every thread in IDS (N of them) is stopped, taking
- * in whatever else stops meanwhile. */
+/* Non-stop: a thread asked to stop that exits instead is reported by
+ * nothing but, when it was the last one running, an "N" stop: one still
+ * running after "N" or this long (doubled at each look) is asked after. */
+#define TGT_GONE_CHECK_US 20000
+
+static bool
+is_gone(const struct tgt_rsp_proc *rp, sw_tid tid)
+{
+    for (size_t i = 0; i < rp->ngone; i++)
+        if (rp->gone[i] == tid)
+            return true;
+    return false;
+}
+
+static int
+note_gone(struct tgt_rsp_proc *rp, sw_tid tid)
+{
+    if (rp->ngone == rp->capgone) {
+        size_t cap = rp->capgone ? 2 * rp->capgone : 8;
+        sw_tid *g = sw_realloc(rp->gone, cap * sizeof *g);
+        if (g == NULL)
+            return sw_fail(&rp->base.err, SW_ENOMEM, "pausing: out of memory");
+        rp->gone = g;
+        rp->capgone = cap;
+    }
+    rp->gone[rp->ngone++] = tid;
+    return 0;
+}
+
+/* Non-stop: wait until every thread in IDS (N of them) is stopped or gone
+ * (rp->gone, emptied first), taking in whatever else stops meanwhile. */
 static int
 wait_stopped(struct tgt_rsp_proc *rp, const struct rsp_thread_id *ids, size_t n)
 {
-    uint64_t deadline = sw_now_us() + 1000 * (uint64_t)TGT_PAUSE_TIMEOUT_MS;
+    uint64_t start = sw_now_us(), deadline = start + 1000 * (uint64_t)TGT_PAUSE_TIMEOUT_MS;
+    uint64_t look = TGT_GONE_CHECK_US, look_at = start + look;
+    bool no_resumed = false;
+    int rc;
+    rp->ngone = 0;
     for (;;) {
         size_t left = 0;
         for (size_t i = 0; i < n; i++)
-            left += !rsp_thread_stopped(rp->s, ids[i]);
+            left += !rsp_thread_stopped(rp->s, ids[i]) && !is_gone(rp, (sw_tid)ids[i].tid);
         if (left == 0 || rp->terminated)
             return 0;
         uint64_t now = sw_now_us();
+        if (no_resumed || now >= look_at) {
+            for (size_t i = 0; i < n; i++) {
+                sw_tid tid = (sw_tid)ids[i].tid;
+                if (rsp_thread_stopped(rp->s, ids[i]) || is_gone(rp, tid))
+                    continue;
+                if ((rc = rsp_thread_alive(rp->s, ids[i])) < 0)
+                    return proc_fail_from_session(rp, rc);
+                if (rc == 0 && (rc = note_gone(rp, tid)) < 0)
+                    return rc;
+            }
+            no_resumed = false;
+            look *= 2;
+            look_at = sw_now_us() + look;
+            continue;
+        }
         if (now >= deadline)
             return sw_fail(&rp->base.err, SW_ETIMEDOUT,
                            "pausing: %zu thread%s not stopped after %d ms", left,
                            left == 1 ? "" : "s", TGT_PAUSE_TIMEOUT_MS);
         struct rsp_stop st;
         bool taken;
-        int rc = rsp_wait_stop(rp->s, (int)((deadline - now + 999) / 1000), &st);
+        uint64_t until = look_at < deadline ? look_at : deadline;
+        rc = rsp_wait_stop(rp->s, (int)((until - now + 999) / 1000), &st);
         if (rc == SW_ETIMEDOUT)
-            continue; /* the deadline check names what is missing */
+            continue; /* the checks above name what is missing */
         if (rc < 0)
             return proc_fail_from_session(rp, rc);
+        if (st.kind == RSP_STOP_NO_RESUMED) {
+            no_resumed = true; /* no thread runs: one not stopped has exited */
+            continue;
+        }
         if ((rc = take_event(rp, &st, &taken)) < 0)
             return rc;
     }
@@ -366,6 +419,9 @@ pause_non_stop(struct tgt_rsp_proc *rp, sw_tid tid)
         return rc;
     if (rp->terminated)
         return exited(rp);
+    if (tid != SW_TID_DEFAULT && is_gone(rp, tid))
+        return sw_fail(&rp->base.err, SW_ENOENT, "pausing thread %" PRIu64 ": it has exited",
+                       (uint64_t)tid);
     if (tid != SW_TID_DEFAULT)
         rp->base.default_tid = tid;
     rp->running = false;

@@ -475,6 +475,7 @@ rsp_destroy(struct sw_proc *p)
     tgt_warm_fini(rp);
     sw_free(rp->auxv);
     sw_free(rp->nssig);
+    sw_free(rp->gone);
     free(rp->threads);
     sw_idmap_fini(&rp->threads_idx);
     if (rp->vpath != NULL) {
@@ -804,6 +805,18 @@ sw_proc_rsp_thread_stopped(struct sw_proc *p, sw_tid tid)
     if (tid == SW_TID_DEFAULT)
         tid = rp->base.default_tid;
     return rsp_thread_stopped(rp->s, tgt_rsp_thread_id(rp, tid));
+}
+
+bool
+sw_proc_rsp_thread_gone(struct sw_proc *p, sw_tid tid)
+{
+    struct tgt_rsp_proc *rp = rsp_of(p);
+    if (rp == NULL)
+        return false;
+    for (size_t i = 0; i < rp->ngone; i++)
+        if (rp->gone[i] == tid)
+            return true;
+    return false;
 }
 
 int

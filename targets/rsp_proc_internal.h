@@ -83,6 +83,10 @@ struct tgt_rsp_proc {
      * at most one entry a thread. */
     struct tgt_thread_signal *nssig;
     size_t nnssig, capnssig;
+    /* Non-stop: the threads the last pause found gone (exited while being
+     * paused; sw_proc_rsp_thread_gone).  Owned. */
+    sw_tid *gone;
+    size_t ngone, capgone;
     sw_addr stack_end; /* page above AT_EXECFN: the main stack's end, or 0 */
     bool no_cache;
     bool terminated;

@@ -504,6 +504,12 @@ SW_API int rsp_resume_threads(struct rsp_session *s, const struct rsp_thread_id 
  * stopped at connect) and was not resumed since; all-stop, the target has
  * stopped and not been resumed. */
 SW_API bool rsp_thread_stopped(const struct rsp_session *s, struct rsp_thread_id id);
+/* Whether thread ID still exists ("T" + ID, the GDB manual's "T thread-id"):
+ * 1 when the stub answers OK (or does not know the packet), 0 when it
+ * answers an error (the thread has exited), else a failure of the link.  Non-stop, gdbserver
+ * reports no exit of a thread but the last one's ("N" when none is resumed any more): a thread
+ * asked to stop may be gone instead. */
+SW_API int rsp_thread_alive(struct rsp_session *s, struct rsp_thread_id id);
 /* Stops received from the stub that rsp_wait_stop has not returned yet,
  * plus one while a %Stop is not yet acknowledged (the stub may have more
  * queued behind it): while nonzero, rsp_wait_stop with timeout 0 returns a

@@ -103,9 +103,17 @@ SW_API int sw_proc_rsp_stop_signal(struct sw_proc *p);
 SW_API int sw_proc_rsp_thread_signal(struct sw_proc *p, sw_tid tid);
 
 /* Non-stop: pause the N threads TIDS with one request (rsp_stop_threads)
- * and wait until each is stopped, taking in what else stops meanwhile.
+ * and wait until each is stopped or gone, taking in what else stops
+ * meanwhile.  A thread that exits instead reports nothing on gdbserver (an
+ * "N" stop when no thread is left running): a thread not stopped after
+ * "N", or 20 ms, then 40, 80, ..., is asked after (rsp_thread_alive), and
+ * one the stub no longer knows is gone (sw_proc_rsp_thread_gone).
  * SW_EUNSUP on an all-stop link; SW_EEXITED when the target exited. */
 SW_API int sw_proc_rsp_pause_threads(struct sw_proc *p, const sw_tid *tids, size_t n);
+
+/* Whether the last pause (sw_proc_rsp_pause_threads, or ProcDebug's pause
+ * in non-stop mode) found thread TID gone: it exited before it stopped. */
+SW_API bool sw_proc_rsp_thread_gone(struct sw_proc *p, sw_tid tid);
 
 /* Non-stop: resume the N threads TIDS with one request, thread TIDS[i]
  * with signal SIGS[i] (gdb's numbering, 0: none; SIGS NULL: none), the

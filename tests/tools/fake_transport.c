@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rsp/codec.h"
 #include "util/util.h"
@@ -165,7 +166,7 @@ fake_script_parse(const char *text)
         } else if (starts(p, len, "<! hangup")) {
             ok = add_line(fs, L_HANGUP, "", 0, lineno);
         } else if (starts(p, len, "<! silence")) {
-            ok = add_line(fs, L_SILENCE, "", 0, lineno);
+            ok = add_line(fs, L_SILENCE, p + 10, len - 10, lineno);
         } else {
             fprintf(stderr, "fake_script: line %u: cannot parse '%.*s'\n", lineno, (int)len, p);
             ok = false;
@@ -450,6 +451,12 @@ fake_read(struct rsp_transport *t, void *buf, size_t cap, int timeout_ms, size_t
     if (fs->hung)
         return sw_fail(&t->err, SW_ECONN, "connection closed by the stub");
     if (fs->pos < fs->n && fs->lines[fs->pos].kind == L_SILENCE) {
+        const struct line *l = &fs->lines[fs->pos];
+        long ms = l->len > 0 ? strtol((const char *)l->data, NULL, 10) : 0;
+        if (ms > 0) {
+            struct timespec d = { ms / 1000, (ms % 1000) * 1000000L };
+            nanosleep(&d, NULL);
+        }
         fs->pos++;
         run(fs);
         return sw_fail(&t->err, SW_ETIMEDOUT, "fake: silence");

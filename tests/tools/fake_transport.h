@@ -18,7 +18,8 @@
  *   <! nak                     right after a "->" line: the stub answers '-' and
  *                              the next line must be the same "->" again
  *   <! hangup                  the stub closes the connection
- *   <! silence                 the next read times out (SW_ETIMEDOUT)
+ *   <! silence [MS]            the next read times out (SW_ETIMEDOUT), after MS
+ *                              milliseconds of real time (default 0)
  *   <! flood BYTES             every later read returns BYTES, repeated, forever
  * In every payload, \xNN stands for the byte NN.  Ack mode is on until the
  * stub answers OK to QStartNoAckMode and the session acks that OK.

@@ -7,8 +7,9 @@
  * rsp_debug.c): pause of one thread (non-stop: vCont;t; all-stop strict:
  * refused without a packet), reads of a running thread refused, several
  * stops taken in by one handle_debug_event, detach leaving every thread
- * stopped.  The event descriptor (rsp/event_fd.c) readable for stops read
- * ahead or queued.  Transcripts follow what gdbserver 13.1 sent (rsp/nonstop.c).
+ * stopped, a thread that exits while it is paused found gone ('T').  The event descriptor
+ * (rsp/event_fd.c) readable for stops read ahead or queued.  Transcripts follow what gdbserver 13.1
+ * sent (rsp/nonstop.c).
  */
 #include <poll.h>
 #include <setjmp.h>
@@ -247,6 +248,26 @@ test_nonstop_threads_stopped_and_resumed_with_one_vcont(void **state)
     assert_int_equal(rsp_resume_threads(f.s, both, NULL, 2), SW_EPROTO);
     assert_contains(rsp_session_errmsg(f.s), "expected OK");
     assert_int_equal(rsp_stop_threads(f.s, stop2, 0), 0); /* nothing to send */
+    finish(&f);
+}
+
+static void
+test_nonstop_thread_alive_answers(void **state)
+{
+    (void)state;
+    struct fx f;
+    assert_int_equal(open_ns(&f,
+                             NS_HEAD "-> Tp1f.20\n<- OK\n-> Tp1f.21\n<- E01\n-> Tp1f.21\n<- XY\n"
+                                     "-> Tp1f.21\n<- \n",
+                             true),
+                     0);
+    assert_int_equal(rsp_thread_alive(f.s, T20), 1);
+    assert_int_equal(rsp_thread_alive(f.s, T21), 0);
+    assert_int_equal(rsp_thread_alive(f.s, T21), SW_EPROTO);
+    assert_contains(rsp_session_errmsg(f.s), "reply to 'Tp1f.21': expected OK, got 'XY'");
+    /* A stub without the packet cannot tell: alive, and it is not asked again. */
+    assert_int_equal(rsp_thread_alive(f.s, T21), 1);
+    assert_int_equal(rsp_thread_alive(f.s, T20), 1);
     finish(&f);
 }
 
@@ -572,6 +593,54 @@ test_procdebug_non_stop_pause_all_and_detach_leaving_stopped(void **state)
     proc_close(&f);
 }
 
+/* gdbserver reports no exit of a thread asked to stop but, when no thread is
+ * left running, an "N" stop: the threads not stopped are asked after then,
+ * and one the stub no longer knows is gone, not waited for. */
+static void
+test_procdebug_non_stop_pause_finds_a_thread_gone_after_no_resumed(void **state)
+{
+    (void)state;
+    struct pfx f;
+    const sw_tid both[] = { 0x1f, 0x20 };
+    proc_open(&f, true, false,
+              "-> vCont?\n<- vCont;c;C;t;s;S\n-> vCont;c\n<- OK\n"
+              "-> vCont;t:p1f.1f;t:p1f.20\n<- OK\n"
+              "<% Stop:T00thread:p1f.1f;\n-> vStopped\n<- N\n-> vStopped\n<- OK\n"
+              "-> Tp1f.20\n<- E01\n");
+    assert_int_equal(f.p->debug->resume(f.p, SW_TID_DEFAULT, 0), 0);
+    assert_int_equal(sw_proc_rsp_pause_threads(f.p, both, 2), 0);
+    assert_true(sw_proc_rsp_thread_stopped(f.p, 0x1f));
+    assert_false(sw_proc_rsp_thread_gone(f.p, 0x1f));
+    assert_false(sw_proc_rsp_thread_stopped(f.p, 0x20));
+    assert_true(sw_proc_rsp_thread_gone(f.p, 0x20));
+    proc_close(&f);
+}
+
+/* Without "N" (another thread still runs): asked after once the stop is
+ * late (20 ms); alive, it is waited for; gone, ProcDebug's pause says so. */
+static void
+test_procdebug_non_stop_pause_asks_after_a_late_thread(void **state)
+{
+    (void)state;
+    struct pfx f;
+    const sw_tid one[] = { 0x20 };
+    proc_open(&f, true, false,
+              "-> vCont?\n<- vCont;c;C;t;s;S\n-> vCont;c\n<- OK\n"
+              "-> vCont;t:p1f.20\n<- OK\n<! silence 25\n-> Tp1f.20\n<- OK\n"
+              "<% Stop:T00thread:p1f.20;\n-> vStopped\n<- OK\n"
+              "-> vCont;c:p1f.20\n<- OK\n"
+              "-> vCont;t:p1f.20\n<- OK\n<! silence 25\n-> Tp1f.20\n<- E01\n");
+    assert_int_equal(f.p->debug->resume(f.p, SW_TID_DEFAULT, 0), 0);
+    assert_int_equal(sw_proc_rsp_pause_threads(f.p, one, 1), 0);
+    assert_true(sw_proc_rsp_thread_stopped(f.p, 0x20));
+    assert_false(sw_proc_rsp_thread_gone(f.p, 0x20));
+    assert_int_equal(f.p->debug->resume(f.p, 0x20, 0), 0);
+    assert_int_equal(f.p->debug->pause(f.p, 0x20), SW_ENOENT);
+    assert_contains(sw_proc_errmsg(f.p), "pausing thread 32: it has exited");
+    assert_true(sw_proc_rsp_thread_gone(f.p, 0x20));
+    proc_close(&f);
+}
+
 static void
 test_procdebug_non_stop_pause_that_never_stops_times_out(void **state)
 {
@@ -603,9 +672,12 @@ main(void)
         cmocka_unit_test(test_procdebug_non_stop_pause_walk_resume_one_thread),
         cmocka_unit_test(test_nonstop_threads_stopped_and_resumed_with_one_vcont),
         cmocka_unit_test(test_nonstop_threads_split_over_packets_the_stub_takes),
+        cmocka_unit_test(test_nonstop_thread_alive_answers),
         cmocka_unit_test(test_allstop_has_no_thread_sets),
         cmocka_unit_test(test_procdebug_non_stop_events_are_taken_in_together),
         cmocka_unit_test(test_procdebug_non_stop_pause_all_and_detach_leaving_stopped),
+        cmocka_unit_test(test_procdebug_non_stop_pause_finds_a_thread_gone_after_no_resumed),
+        cmocka_unit_test(test_procdebug_non_stop_pause_asks_after_a_late_thread),
         cmocka_unit_test(test_procdebug_non_stop_pause_that_never_stops_times_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

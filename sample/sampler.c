@@ -36,6 +36,14 @@
  * user mode reports no thread events, and the list costs a round trip a
  * thread. */
 #define SAMPLE_THREAD_LIST_US 500000
+/* How often a non-stop run's thread list is asked for again, with the
+ * threads it knows paused first: gdbserver answers qXfer:threads in
+ * non-stop mode with every thread paused (server.cc,
+ * handle_qxfer_threads_proper), the very stop this mode spares the threads
+ * that run, and gdbserver 13.1 aborts when the process exits during that
+ * pause ("unsuspend LWP ..., suspended=-1"); a paused thread cannot exit.
+ * A thread that exits between two lists is found gone by its pause. */
+#define SAMPLE_NS_LIST_US 100000
 /* Stub resyncs in a row (QEMU user: sw_proc_rsp_resync) before a run ends. */
 #define SAMPLE_RESYNC_TRIES 4
 /* A memo's stack bytes: at most this many (a deeper stack is walked again at
@@ -128,6 +136,7 @@ struct run {
     size_t *group;         /* owned: THREADS, indices into TIDS of one group, CAPOUT */
     sw_tid *fetch;         /* owned: THREADS, the threads of a group fetched at once, CAPOUT */
     int *sigs;             /* owned: THREADS, the signal each of FETCH is resumed with, CAPOUT */
+    bool *gone;            /* owned: THREADS, the threads of OUT that exited before they stopped */
     sw_tid *found_stopped; /* owned: THREADS, the threads stopped when the run began */
     size_t nfound_stopped;
     uint8_t *scratch; /* owned: SAMPLE_MEMO_MAX, a memo's bytes at this stop */
@@ -335,6 +344,10 @@ reserve_out(struct run *r, size_t n)
     if (sg == NULL)
         return SW_ENOMEM;
     r->sigs = sg;
+    bool *gn = sw_realloc(r->gone, n * sizeof *gn);
+    if (gn == NULL)
+        return SW_ENOMEM;
+    r->gone = gn;
     struct sw_sample_thread *o = sw_realloc(r->out, n * sizeof *o);
     if (o == NULL)
         return SW_ENOMEM;
@@ -655,6 +668,17 @@ fetch_memos(struct run *r, const size_t *group, size_t k)
     return rc;
 }
 
+/* The label of the first thread of GROUP (K indices into R->out; SIZE_MAX:
+ * none) for a message about the whole group. */
+static const char *
+group_label(const struct run *r, const size_t *group, size_t k)
+{
+    for (size_t g = 0; g < k; g++)
+        if (group[g] != SIZE_MAX)
+            return r->out[group[g]].label;
+    return "(none left)";
+}
+
 /* One sample of the N threads of R->tids on a non-stop link: the threads
  * not parked, then the parked ones, each group paused one by one, walked,
  * and resumed (with the program's own signal a thread stopped at by
@@ -675,6 +699,7 @@ sample_by_thread(struct run *r, size_t n, uint64_t t_us, uint64_t rt0, uint64_t 
             return sw_fail(r->err, SW_ENOMEM, "sampling thread %" PRIu64 ": out of memory",
                            r->tids[i]);
         r->out[i] = (struct sw_sample_thread){ .tid = r->tids[i], .state = SW_SAMPLE_FAILED };
+        r->gone[i] = false;
     }
     for (size_t i = 0; i < n; i++)
         r->out[i].label = thread_find(r, r->tids[i])->label;
@@ -701,12 +726,27 @@ sample_by_thread(struct run *r, size_t n, uint64_t t_us, uint64_t rt0, uint64_t 
         if ((rc = sw_proc_rsp_pause_threads(r->p, r->fetch, k)) < 0 &&
             (rc = run_ending(r, rc, "stopping", r->out[group[0]].label)) < 0)
             return rc;
+        /* A thread that exited since the list is not in this sample, as if
+         * listed after it: found gone by the pause, or by the one that
+         * follows alone. */
+        for (size_t g = 0; g < k; g++)
+            if (sw_proc_rsp_thread_gone(r->p, r->tids[group[g]])) {
+                r->gone[group[g]] = true;
+                group[g] = SIZE_MAX;
+            }
         for (size_t g = 0; g < k; g++) {
+            if (group[g] == SIZE_MAX)
+                continue;
             sw_tid tid = r->tids[group[g]];
             if (sw_proc_rsp_thread_stopped(r->p, tid))
                 continue; /* stopped by itself (a signal): walked as it is */
             if ((rc = dbg->pause(r->p, tid)) == 0)
                 continue;
+            if (sw_proc_rsp_thread_gone(r->p, tid)) {
+                r->gone[group[g]] = true;
+                group[g] = SIZE_MAX;
+                continue;
+            }
             const char *label = r->out[group[g]].label;
             if ((rc = run_ending(r, rc, "stopping", label)) < 0)
                 return rc;
@@ -716,7 +756,7 @@ sample_by_thread(struct run *r, size_t n, uint64_t t_us, uint64_t rt0, uint64_t 
         /* The parked ones' kept stack bytes (what their walks are taken
          * again over) in one write: then their windows are not read. */
         if (parked && (rc = fetch_memos(r, group, k)) < 0 &&
-            (rc = run_ending(r, rc, "fetching", r->out[group[0]].label)) < 0)
+            (rc = run_ending(r, rc, "fetching", group_label(r, group, k))) < 0)
             return rc;
         /* Their registers and stacks in one write, then in one more. */
         size_t nfetch = 0;
@@ -724,7 +764,7 @@ sample_by_thread(struct run *r, size_t n, uint64_t t_us, uint64_t rt0, uint64_t 
             if (group[g] != SIZE_MAX)
                 r->fetch[nfetch++] = r->tids[group[g]];
         if (nfetch > 0 && (rc = sw_walker_prefetch(r->w, r->fetch, nfetch)) < 0 &&
-            (rc = run_ending(r, rc, "fetching", r->out[group[0]].label)) < 0)
+            (rc = run_ending(r, rc, "fetching", group_label(r, group, k))) < 0)
             return rc;
         for (size_t g = 0; g < k; g++) {
             if (group[g] == SIZE_MAX)
@@ -786,7 +826,7 @@ sample_by_thread(struct run *r, size_t n, uint64_t t_us, uint64_t rt0, uint64_t 
             r->sigs[nres++] = sig;
         }
         if ((rc = sw_proc_rsp_resume_threads(r->p, r->fetch, r->sigs, nres)) < 0) {
-            if ((rc = run_ending(r, rc, "resuming", r->out[group[0]].label)) < 0)
+            if ((rc = run_ending(r, rc, "resuming", group_label(r, group, k))) < 0)
                 return rc;
             for (size_t g = 0; g < nres; g++)
                 if (sw_proc_rsp_thread_stopped(r->p, r->fetch[g]) &&
@@ -797,7 +837,11 @@ sample_by_thread(struct run *r, size_t n, uint64_t t_us, uint64_t rt0, uint64_t 
         if (!parked)
             *busy_us = sw_now_us() - t1;
     }
-    hand_out(r, n, t_us, rt0, msg);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!r->gone[i])
+            r->out[m++] = r->out[i];
+    hand_out(r, m, t_us, rt0, msg);
     return 0;
 }
 
@@ -972,6 +1016,7 @@ run_free(struct run *r)
     sw_free(r->group);
     sw_free(r->fetch);
     sw_free(r->sigs);
+    sw_free(r->gone);
     sw_free(r->found_stopped);
     sw_free(r->tids);
     sw_free(r->threads);
@@ -1024,12 +1069,27 @@ run_by_thread(struct run *r, uint64_t period)
     uint64_t rt_start = session_rt(r), t0 = sw_now_us(), next = t0, last_progress = t0;
     if (r->nfound_stopped > 0 && (rc = resume(r)) < 0)
         return rc;
+    uint64_t listed = t0;
     while (!done(r, t0)) {
         wait_tick(r, period, &next);
         uint64_t rt0 = session_rt(r), ts = sw_now_us(), busy_us = 0;
-        if ((rc = list_threads(r, &n)) < 0 ||
-            (rc = sample_by_thread(r, n, ts - t0, rt0, &busy_us)) < 0)
+        if (ts - listed >= SAMPLE_NS_LIST_US) {
+            if (n > 0 && (rc = sw_proc_rsp_pause_threads(r->p, r->tids, n)) < 0 &&
+                (rc = run_ending(r, rc, "stopping", "before listing")) < 0)
+                break;
+            if ((rc = list_threads(r, &n)) < 0)
+                break;
+            listed = ts;
+            r->st->stopped_us += sw_now_us() - ts; /* the sample's own stop follows */
+        }
+        if ((rc = sample_by_thread(r, n, ts - t0, rt0, &busy_us)) < 0)
             break;
+        /* The threads found gone are not asked for again. */
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (!r->gone[i])
+                r->tids[k++] = r->tids[i];
+        n = k;
         r->st->stopped_us += busy_us;
         if (r->cfg->progress != NULL && sw_now_us() - last_progress >= progress_us) {
             last_progress = sw_now_us();

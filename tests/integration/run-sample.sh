@@ -24,6 +24,8 @@
 #                      thread list a stop kept from the last one's length must find them) and
 #                      the workers exit before main does: all 6 threads found and walked, none
 #                      failed, every walk to the bottom; the run ends with the program's exit.
+#   gdbserver/churn-nonstop  the same with --non-stop: threads created and ending while the
+#                      others run and are paused, walked and resumed apart.
 #   gdbserver/eight    eight workers (on a 2-core host each stop waits for the scheduler to
 #                      run every worker, so few stops: their shares are printed, not judged);
 #                      folded (the input of flamegraph.pl) well formed; speedscope valid against speedscope's
@@ -214,32 +216,38 @@ fi
 kill "$gs" "$inf" 2>/dev/null
 
 # The program runs 1 s from its start, without the trap; the run ends when it exits.
-log=$work/gs-churn.log
-gdbserver 127.0.0.1:0 "$IT_ROOT/build/fixtures/x86_64/shares-O0-dyn" 2 1 run 3 </dev/null \
-    >"$log" 2>&1 &
-gs=$!
-pids+=("$gs")
-port=
-for _ in $(seq 100); do
-    port=$(sed -n 's/^Listening on port \([0-9][0-9]*\)$/\1/p' "$log")
-    [ -n "$port" ] && break
-    sleep 0.05
-done
-why= details=()
-if [ -z "$port" ]; then
-    why="gdbserver did not start: $(tail -n 2 "$log")"
-else
-    sample "$work/churn.json" --sample 30@max -f json "127.0.0.1:$port"
-    rc=$?
-    if [ $rc != 1 ] || ! grep -q 'exited with status 0' "$work/churn.json.err"; then
-        why="rspwalk exited $rc, not 1 at the program's exit: $(head -c 300 "$work/churn.json.err")"
+# churn NAME [RSPWALK-OPTION...]
+churn() {
+    local name=$1 log=$work/gs-$1.log j rc
+    shift
+    gdbserver 127.0.0.1:0 "$IT_ROOT/build/fixtures/x86_64/shares-O0-dyn" 2 1 run 3 </dev/null \
+        >"$log" 2>&1 &
+    gs=$!
+    pids+=("$gs")
+    port=
+    for _ in $(seq 100); do
+        port=$(sed -n 's/^Listening on port \([0-9][0-9]*\)$/\1/p' "$log")
+        [ -n "$port" ] && break
+        sleep 0.05
+    done
+    why= details=()
+    if [ -z "$port" ]; then
+        why="gdbserver did not start: $(tail -n 2 "$log")"
     else
-        j=$("$check" threads "$work/churn.json" 3 2) || why="$j"
-        details=("$j")
+        sample "$work/$name.json" "$@" --sample 30@max -f json "127.0.0.1:$port"
+        rc=$?
+        if [ $rc != 1 ] || ! grep -q 'exited with status 0' "$work/$name.json.err"; then
+            why="rspwalk exited $rc, not 1 at the program's exit: $(head -c 300 "$work/$name.json.err")"
+        else
+            j=$("$check" threads "$work/$name.json" 3 2) || why="$j"
+            details=("$j")
+        fi
     fi
-fi
-report gdbserver/churn "$why" "${details[@]}"
-kill "$gs" 2>/dev/null
+    report "gdbserver/$name" "$why" "${details[@]}"
+    kill "$gs" 2>/dev/null
+}
+churn churn
+churn churn-nonstop --non-stop
 
 if gs_start 8; then
     t=127.0.0.1:$port

@@ -51,6 +51,12 @@ int sw_qemu_user_signal(struct sw_qemu_user *q, sw_tid tid);
  * host (state R in /proc), not blocked in a system call. */
 bool sw_qemu_user_thread_on_cpu(const struct sw_qemu_user *q, sw_tid tid);
 
+/* The guest thread a signal stop aims at: of Q->guests (or, while the stub
+ * has listed none, /proc's threads that take SIGINT now), one in state R,
+ * the one the scheduler ran last where /proc shows it; with none in state R,
+ * the next in turn.  0: no thread. */
+sw_tid sw_qemu_user_pick(struct sw_qemu_user *q);
+
 /* Where a guest thread is, as /proc/PID/task/TID/syscall shows it. */
 enum sw_qemu_where {
     SW_QEMU_GONE,        /* no such thread any more */

@@ -2,7 +2,8 @@
  *
  * The test's own process plays QEMU: a socket pair's end is the stub's socket,
  * and a thread of its own reads it, waits for an ack, spins or sleeps, with
- * every signal blocked (QEMU's signal path) or with its usual mask.
+ * every signal blocked (QEMU's signal path) or with its usual mask; and which
+ * thread a signal stop picks.
  */
 #define _DEFAULT_SOURCE
 #include <setjmp.h>
@@ -21,7 +22,7 @@
 
 #include "targets/qemu_user.h"
 
-enum act { ACT_READ, ACT_ACK, ACT_SPIN, ACT_SLEEP };
+enum act { ACT_READ, ACT_ACK, ACT_SPIN, ACT_SLEEP, ACT_DOZE };
 
 struct worker {
     enum act act;
@@ -54,8 +55,9 @@ worker_main(void *arg)
             ;
         break;
     case ACT_SLEEP:
+    case ACT_DOZE: /* 1 ms, or 100 ms: all but never runnable */
         while (!atomic_load(&w->stop)) {
-            struct timespec ts = { 0, 1000000 };
+            struct timespec ts = { 0, w->act == ACT_DOZE ? 100000000 : 1000000 };
             nanosleep(&ts, NULL);
         }
         break;
@@ -183,6 +185,32 @@ test_gone(void **state)
     assert_int_equal(got, SW_QEMU_GONE);
 }
 
+/* The signal goes to a thread on a CPU (or waiting for one), never to one
+ * that sleeps while another runs; with only sleepers, to one of them. */
+static void
+test_pick_prefers_a_running_thread(void **state)
+{
+    (void)state;
+    struct worker spin = { .act = ACT_SPIN }, nap = { .act = ACT_DOZE };
+    start_and_look(&spin, SW_QEMU_RUNNING);
+    start_and_look(&nap, SW_QEMU_SYSCALL);
+    sw_tid ts = (sw_tid)atomic_load(&spin.tid), tn = (sw_tid)atomic_load(&nap.tid);
+    q.guests[0] = tn;
+    q.guests[1] = ts;
+    q.nguests = 2;
+    for (int i = 0; i < 20; i++)
+        assert_int_equal(sw_qemu_user_pick(&q), ts);
+    q.nguests = 1; /* the sleeper alone */
+    assert_int_equal(sw_qemu_user_pick(&q), tn);
+    q.nguests = 0; /* /proc's threads: this one (reading /proc) or the spinner */
+    for (int i = 0; i < 20; i++) {
+        sw_tid v = sw_qemu_user_pick(&q);
+        assert_true(v == ts || v == (sw_tid)syscall(SYS_gettid));
+    }
+    finish(&spin);
+    finish(&nap);
+}
+
 int
 main(void)
 {
@@ -192,6 +220,7 @@ main(void)
         cmocka_unit_test_setup_teardown(test_out_of_signal_path, setup, teardown),
         cmocka_unit_test_setup_teardown(test_socket_unknown, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gone, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pick_prefers_a_running_thread, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

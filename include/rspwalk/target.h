@@ -138,7 +138,7 @@ SW_API bool sw_proc_rsp_thread_stopped(struct sw_proc *p, sw_tid tid);
  * *WHY, when not NULL, says why not; borrowed, valid until the next call). */
 SW_API bool sw_proc_rsp_qemu_user(struct sw_proc *p, const char **why);
 /* Stop P's QEMU user process with a signal to guest thread TID (SW_TID_DEFAULT:
- * one P picks, on a CPU first, round the threads).  QEMU 7.2's stub is not
+ * one P picks: of those in state R, the one the scheduler ran last).  QEMU 7.2's stub is not
  * safe for two threads at once: the signal waits until the thread stopped
  * last has left it, and a stub found out of step is brought back first
  * (sw_proc_rsp_resync).  0 when stopped; SW_ENOENT when TID is gone; else a

@@ -122,18 +122,30 @@ sw_qemu_user_signal(struct sw_qemu_user *q, sw_tid tid)
     return SW_EIO;
 }
 
+/* The first SIZE - 1 bytes of /proc/PID/task/TID/NAME of Q's process into
+ * BUF, ended with a NUL: their count, or -1 with errno set when the file
+ * cannot be opened. */
+static long
+read_task_file(const struct sw_qemu_user *q, sw_tid tid, const char *name, char *buf, size_t size)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%" PRId64 "/task/%" PRIu64 "/%s", q->host_pid, (uint64_t)tid,
+             name);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    size_t n = fread(buf, 1, size - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return (long)n;
+}
+
 bool
 sw_qemu_user_thread_on_cpu(const struct sw_qemu_user *q, sw_tid tid)
 {
-    char path[96], buf[512];
-    snprintf(path, sizeof path, "/proc/%" PRId64 "/task/%" PRIu64 "/stat", q->host_pid,
-             (uint64_t)tid);
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
+    char buf[512];
+    if (read_task_file(q, tid, "stat", buf, sizeof buf) < 0)
         return false;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
     /* "TID (COMM) STATE ...": COMM may hold spaces and parentheses. */
     const char *rp = strrchr(buf, ')');
     return rp != NULL && rp[1] == ' ' && rp[2] == 'R';
@@ -146,15 +158,9 @@ sw_qemu_user_thread_on_cpu(const struct sw_qemu_user *q, sw_tid tid)
 static double
 exec_start(const struct sw_qemu_user *q, sw_tid tid)
 {
-    char path[96], buf[768];
-    snprintf(path, sizeof path, "/proc/%" PRId64 "/task/%" PRIu64 "/sched", q->host_pid,
-             (uint64_t)tid);
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
+    char buf[768];
+    if (read_task_file(q, tid, "sched", buf, sizeof buf) < 0)
         return -1;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
     /* After the first line ("COMM (TID, #threads: N)": COMM is anything). */
     const char *at = strstr(buf, "\nse.exec_start");
     const char *colon = at ? strchr(at, ':') : NULL;
@@ -170,15 +176,10 @@ exec_start(const struct sw_qemu_user *q, sw_tid tid)
 static enum sw_qemu_where
 read_syscall(const struct sw_qemu_user *q, sw_tid tid, long *nr, unsigned long args[3])
 {
-    char path[96], buf[256];
-    snprintf(path, sizeof path, "/proc/%" PRId64 "/task/%" PRIu64 "/syscall", q->host_pid,
-             (uint64_t)tid);
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
+    char buf[256];
+    long n = read_task_file(q, tid, "syscall", buf, sizeof buf);
+    if (n < 0)
         return errno == ENOENT || errno == ESRCH ? SW_QEMU_GONE : SW_QEMU_UNKNOWN;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
     if (n == 0)
         return SW_QEMU_UNKNOWN; /* no access (ptrace rules) reads as empty */
     if (strncmp(buf, "running", 7) == 0)

@@ -98,11 +98,13 @@ if [ ! -d "$ajv_dir/ajv" ]; then
     fi
 fi
 
-# gs_start THREADS [PARKED]: gdbserver on the x86_64 fixture; sets $port, $gs and $inf.
-gs_start() {
-    local log=$work/gs-$1${2:+-$2}.log
-    gdbserver 127.0.0.1:0 "$IT_ROOT/build/fixtures/x86_64/shares-O0-dyn" "$1" 600 trap "${2:-0}" \
-        </dev/null >"$log" 2>&1 &
+# gs_launch LOG FIXTURE-ARG...: gdbserver on the x86_64 fixture, its output in LOG; sets $gs
+# and $port (empty when it did not start listening).
+gs_launch() {
+    local log=$1
+    shift
+    gdbserver 127.0.0.1:0 "$IT_ROOT/build/fixtures/x86_64/shares-O0-dyn" "$@" </dev/null \
+        >"$log" 2>&1 &
     gs=$!
     pids+=("$gs")
     port=
@@ -111,6 +113,12 @@ gs_start() {
         [ -n "$port" ] && break
         sleep 0.05
     done
+}
+
+# gs_start THREADS [PARKED]: gdbserver on the x86_64 fixture; sets $port, $gs and $inf.
+gs_start() {
+    local log=$work/gs-$1${2:+-$2}.log
+    gs_launch "$log" "$1" 600 trap "${2:-0}"
     inf=$(sed -n 's/^Process .* created; pid = \([0-9][0-9]*\)$/\1/p' "$log")
     [ -n "$inf" ] && pids+=("$inf")
     [ -n "$port" ] && [ -n "$inf" ]
@@ -220,16 +228,7 @@ kill "$gs" "$inf" 2>/dev/null
 churn() {
     local name=$1 log=$work/gs-$1.log j rc
     shift
-    gdbserver 127.0.0.1:0 "$IT_ROOT/build/fixtures/x86_64/shares-O0-dyn" 2 1 run 3 </dev/null \
-        >"$log" 2>&1 &
-    gs=$!
-    pids+=("$gs")
-    port=
-    for _ in $(seq 100); do
-        port=$(sed -n 's/^Listening on port \([0-9][0-9]*\)$/\1/p' "$log")
-        [ -n "$port" ] && break
-        sleep 0.05
-    done
+    gs_launch "$log" 2 1 run 3
     why= details=()
     if [ -z "$port" ]; then
         why="gdbserver did not start: $(tail -n 2 "$log")"

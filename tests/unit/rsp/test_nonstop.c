@@ -593,6 +593,14 @@ test_procdebug_non_stop_pause_all_and_detach_leaving_stopped(void **state)
     proc_close(&f);
 }
 
+/* Thread TID of P is stopped (or not) and gone (or not). */
+static void
+expect_thread(struct sw_proc *p, sw_tid tid, bool stopped, bool gone)
+{
+    assert_int_equal(sw_proc_rsp_thread_stopped(p, tid), stopped);
+    assert_int_equal(sw_proc_rsp_thread_gone(p, tid), gone);
+}
+
 /* gdbserver reports no exit of a thread asked to stop but, when no thread is
  * left running, an "N" stop: the threads not stopped are asked after then,
  * and one the stub no longer knows is gone, not waited for. */
@@ -609,10 +617,8 @@ test_procdebug_non_stop_pause_finds_a_thread_gone_after_no_resumed(void **state)
               "-> Tp1f.20\n<- E01\n");
     assert_int_equal(f.p->debug->resume(f.p, SW_TID_DEFAULT, 0), 0);
     assert_int_equal(sw_proc_rsp_pause_threads(f.p, both, 2), 0);
-    assert_true(sw_proc_rsp_thread_stopped(f.p, 0x1f));
-    assert_false(sw_proc_rsp_thread_gone(f.p, 0x1f));
-    assert_false(sw_proc_rsp_thread_stopped(f.p, 0x20));
-    assert_true(sw_proc_rsp_thread_gone(f.p, 0x20));
+    expect_thread(f.p, 0x1f, true, false);
+    expect_thread(f.p, 0x20, false, true);
     proc_close(&f);
 }
 
@@ -632,12 +638,11 @@ test_procdebug_non_stop_pause_asks_after_a_late_thread(void **state)
               "-> vCont;t:p1f.20\n<- OK\n<! silence 25\n-> Tp1f.20\n<- E01\n");
     assert_int_equal(f.p->debug->resume(f.p, SW_TID_DEFAULT, 0), 0);
     assert_int_equal(sw_proc_rsp_pause_threads(f.p, one, 1), 0);
-    assert_true(sw_proc_rsp_thread_stopped(f.p, 0x20));
-    assert_false(sw_proc_rsp_thread_gone(f.p, 0x20));
+    expect_thread(f.p, 0x20, true, false);
     assert_int_equal(f.p->debug->resume(f.p, 0x20, 0), 0);
     assert_int_equal(f.p->debug->pause(f.p, 0x20), SW_ENOENT);
     assert_contains(sw_proc_errmsg(f.p), "pausing thread 32: it has exited");
-    assert_true(sw_proc_rsp_thread_gone(f.p, 0x20));
+    expect_thread(f.p, 0x20, false, true);
     proc_close(&f);
 }
 

@@ -326,32 +326,25 @@ thread_add(struct run *r, sw_tid tid)
     return t;
 }
 
-/* Room for N threads in a sample. */
+/* Room for N threads in a sample: each per-thread array grown to N. */
 static int
 reserve_out(struct run *r, size_t n)
 {
     if (n <= r->capout)
         return 0;
-    size_t *g = sw_realloc(r->group, n * sizeof *g);
-    if (g == NULL)
-        return SW_ENOMEM;
-    r->group = g;
-    sw_tid *f = sw_realloc(r->fetch, n * sizeof *f);
-    if (f == NULL)
-        return SW_ENOMEM;
-    r->fetch = f;
-    int *sg = sw_realloc(r->sigs, n * sizeof *sg);
-    if (sg == NULL)
-        return SW_ENOMEM;
-    r->sigs = sg;
-    bool *gn = sw_realloc(r->gone, n * sizeof *gn);
-    if (gn == NULL)
-        return SW_ENOMEM;
-    r->gone = gn;
-    struct sw_sample_thread *o = sw_realloc(r->out, n * sizeof *o);
-    if (o == NULL)
-        return SW_ENOMEM;
-    r->out = o;
+#define RESERVE(field)                                                                             \
+    do {                                                                                           \
+        void *grown = sw_realloc(r->field, n * sizeof *r->field);                                  \
+        if (grown == NULL)                                                                         \
+            return SW_ENOMEM;                                                                      \
+        r->field = grown;                                                                          \
+    } while (0)
+    RESERVE(group);
+    RESERVE(fetch);
+    RESERVE(sigs);
+    RESERVE(gone);
+    RESERVE(out);
+#undef RESERVE
     r->capout = n;
     return 0;
 }
